@@ -1,0 +1,185 @@
+// Package firmakit holds what every part of firmakit shares: the profile
+// (header names, what is signed, tolerances), request and webhook signing and
+// verification, and the types of the service's interface.
+package firmakit
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"crypto/sha512"
+	_ "embed"
+	"fmt"
+	"hash"
+	"os"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+//go:embed profile.yaml
+var bundledProfileYAML []byte
+
+// Parts of the request string to sign that a profile may name.
+const (
+	PartTimestamp = "timestamp" // the timestamp header's value, exactly as sent
+	PartMethod    = "method"    // the HTTP method, upper case
+	PartTarget    = "target"    // the path as sent on the wire, plus "?" and the raw query
+	PartPath      = "path"      // the path as sent on the wire, without the query
+	PartKey       = "key"       // the credential id of the key header
+	PartBody      = "body"      // the raw body bytes
+)
+
+// Profile is every choice the service interface leaves open: header names,
+// what is signed and how, tolerances and the notification's field names.
+// The zero value is not usable; start from BundledProfile or LoadProfile.
+type Profile struct {
+	Name         string              `yaml:"name" json:"name"`
+	Request      RequestProfile      `yaml:"request" json:"request"`
+	Webhook      WebhookProfile      `yaml:"webhook" json:"webhook"`
+	Notification NotificationProfile `yaml:"notification" json:"notification"`
+}
+
+// RequestProfile describes how a merchant signs its requests.
+type RequestProfile struct {
+	KeyHeader       string        `yaml:"key_header" json:"key_header"`
+	TimestampHeader string        `yaml:"timestamp_header" json:"timestamp_header"`
+	SignatureHeader string        `yaml:"signature_header" json:"signature_header"`
+	StringToSign    []string      `yaml:"string_to_sign" json:"string_to_sign"`
+	Separator       string        `yaml:"separator" json:"separator"`
+	Hash            string        `yaml:"hash" json:"hash"`
+	Encoding        string        `yaml:"encoding" json:"encoding"`
+	Tolerance       time.Duration `yaml:"tolerance" json:"tolerance"`
+}
+
+// WebhookProfile describes how the service signs its notifications: one
+// header holding "<timestamp_key>=<t>" and one or more
+// "<signature_key>=<mac>" entries, the MAC taken over
+// "<t><payload_separator><raw body>".
+type WebhookProfile struct {
+	SignatureHeader  string        `yaml:"signature_header" json:"signature_header"`
+	TimestampKey     string        `yaml:"timestamp_key" json:"timestamp_key"`
+	SignatureKey     string        `yaml:"signature_key" json:"signature_key"`
+	PayloadSeparator string        `yaml:"payload_separator" json:"payload_separator"`
+	Hash             string        `yaml:"hash" json:"hash"`
+	Encoding         string        `yaml:"encoding" json:"encoding"`
+	Tolerance        time.Duration `yaml:"tolerance" json:"tolerance"`
+}
+
+// NotificationProfile names the fields of a notification's JSON body.
+type NotificationProfile struct {
+	EventID     string `yaml:"event_id" json:"event_id"`
+	Type        string `yaml:"type" json:"type"`
+	MerchantID  string `yaml:"merchant_id" json:"merchant_id"`
+	SignatureID string `yaml:"signature_id" json:"signature_id"`
+	Title       string `yaml:"title" json:"title"`
+	Status      string `yaml:"status" json:"status"`
+	DocumentURL string `yaml:"document_url" json:"document_url"`
+	Reason      string `yaml:"reason" json:"reason"`
+	Demo        string `yaml:"demo" json:"demo"`
+	CreatedAt   string `yaml:"created_at" json:"created_at"`
+}
+
+// BundledProfile returns a fresh copy of the bundled profile of
+// defaults.md, the one firmakit uses when no profile file is given.
+func BundledProfile() *Profile {
+	p, err := ParseProfile(bundledProfileYAML)
+	if err != nil {
+		panic("firmakit: embedded profile is invalid: " + err.Error())
+	}
+	return p
+}
+
+// BundledProfileYAML returns the text of the bundled profile, a starting
+// point for a profile file of one's own.
+func BundledProfileYAML() []byte { return bytes.Clone(bundledProfileYAML) }
+
+// LoadProfile reads a profile file (YAML, or JSON, which YAML reads too).
+// Fields the file leaves out keep the bundled profile's values.
+func LoadProfile(path string) (*Profile, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("profile: %w", err)
+	}
+	p, err := ParseProfile(data)
+	if err != nil {
+		return nil, fmt.Errorf("profile %s: %w", path, err)
+	}
+	return p, nil
+}
+
+// ParseProfile reads a profile from YAML or JSON text over the bundled
+// defaults and validates it.
+func ParseProfile(data []byte) (*Profile, error) {
+	var p Profile
+	if len(bundledProfileYAML) > 0 && !bytes.Equal(data, bundledProfileYAML) {
+		base, err := ParseProfile(bundledProfileYAML)
+		if err != nil {
+			return nil, err
+		}
+		p = *base
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&p); err != nil {
+		return nil, fmt.Errorf("invalid profile: %w", err)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+// Validate reports the first inconsistency of the profile, so that a bad
+// profile file fails at start and not in the middle of a run.
+func (p *Profile) Validate() error {
+	r := p.Request
+	for name, v := range map[string]string{
+		"request.key_header": r.KeyHeader, "request.timestamp_header": r.TimestampHeader,
+		"request.signature_header": r.SignatureHeader, "webhook.signature_header": p.Webhook.SignatureHeader,
+		"webhook.timestamp_key": p.Webhook.TimestampKey, "webhook.signature_key": p.Webhook.SignatureKey,
+		"notification.event_id": p.Notification.EventID, "notification.status": p.Notification.Status,
+		"notification.signature_id": p.Notification.SignatureID,
+	} {
+		if strings.TrimSpace(v) == "" {
+			return fmt.Errorf("invalid profile: %s is empty", name)
+		}
+	}
+	if len(r.StringToSign) == 0 {
+		return fmt.Errorf("invalid profile: request.string_to_sign is empty")
+	}
+	for _, part := range r.StringToSign {
+		switch part {
+		case PartTimestamp, PartMethod, PartTarget, PartPath, PartKey, PartBody:
+		default:
+			return fmt.Errorf("invalid profile: unknown part %q in request.string_to_sign (want timestamp, method, target, path, key or body)", part)
+		}
+	}
+	for _, h := range []struct{ name, v string }{{"request.hash", r.Hash}, {"webhook.hash", p.Webhook.Hash}} {
+		if _, err := hashFunc(h.v); err != nil {
+			return fmt.Errorf("invalid profile: %s: %w", h.name, err)
+		}
+	}
+	for _, e := range []struct{ name, v string }{{"request.encoding", r.Encoding}, {"webhook.encoding", p.Webhook.Encoding}} {
+		if _, err := encodingOf(e.v); err != nil {
+			return fmt.Errorf("invalid profile: %s: %w", e.name, err)
+		}
+	}
+	if r.Tolerance <= 0 || p.Webhook.Tolerance <= 0 {
+		return fmt.Errorf("invalid profile: tolerances must be positive durations such as 300s")
+	}
+	if strings.ContainsAny(p.Webhook.TimestampKey+p.Webhook.SignatureKey, ",= ") {
+		return fmt.Errorf("invalid profile: webhook keys may not contain ',', '=' or spaces")
+	}
+	return nil
+}
+
+func hashFunc(name string) (func() hash.Hash, error) {
+	switch strings.ToLower(name) {
+	case "sha256", "sha-256":
+		return sha256.New, nil
+	case "sha512", "sha-512":
+		return sha512.New, nil
+	}
+	return nil, fmt.Errorf("unknown hash %q (want sha256 or sha512)", name)
+}

@@ -1,0 +1,95 @@
+package firmakit
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// WebhookSignature returns the value of the webhook signature header for
+// body sent at t, with one signature entry per secret (rotation).
+func (p *Profile) WebhookSignature(secrets []string, t time.Time, body []byte) string {
+	w := p.Webhook
+	m := cachedMAC(w.Hash, w.Encoding)
+	ts := strconv.FormatInt(t.Unix(), 10)
+	var b strings.Builder
+	b.WriteString(w.TimestampKey + "=" + ts)
+	for _, s := range secrets {
+		b.WriteString("," + w.SignatureKey + "=")
+		b.WriteString(m.enc.encode(m.sum([]byte(s), w.PayloadSeparator, []byte(ts), body)))
+	}
+	return b.String()
+}
+
+// WebhookHeader is a parsed webhook signature header.
+type WebhookHeader struct {
+	Timestamp  string
+	Signatures []string
+}
+
+// ParseWebhookHeader splits a webhook signature header into its timestamp
+// and signatures. Entries with other keys (a future "v2", say) are ignored,
+// as senders may add schemes. It returns ErrMalformedHeader when the header
+// has no timestamp, two of them, or no signature.
+func (p *Profile) ParseWebhookHeader(v string) (WebhookHeader, error) {
+	var h WebhookHeader
+	if len(v) > 8192 {
+		return h, fmt.Errorf("%w: header is %d bytes long", ErrMalformedHeader, len(v))
+	}
+	seenTS := false
+	for _, item := range strings.Split(v, ",") {
+		k, val, ok := strings.Cut(strings.TrimSpace(item), "=")
+		if !ok {
+			return h, fmt.Errorf("%w: entry %q is not key=value", ErrMalformedHeader, clip(item))
+		}
+		switch k {
+		case p.Webhook.TimestampKey:
+			if seenTS {
+				return h, fmt.Errorf("%w: timestamp given twice", ErrMalformedHeader)
+			}
+			seenTS = true
+			h.Timestamp = val
+		case p.Webhook.SignatureKey:
+			if val != "" {
+				h.Signatures = append(h.Signatures, val)
+			}
+		}
+	}
+	if !seenTS {
+		return h, fmt.Errorf("%w: no %s= timestamp", ErrMalformedHeader, p.Webhook.TimestampKey)
+	}
+	if len(h.Signatures) == 0 {
+		return h, fmt.Errorf("%w: no %s= signature", ErrMalformedHeader, p.Webhook.SignatureKey)
+	}
+	return h, nil
+}
+
+// VerifyWebhook checks a notification: header is the signature header's
+// value, body the raw bytes received. It accepts the notification when any
+// signature entry matches any secret. Errors wrap ErrMissingHeaders (empty
+// header), ErrMalformedHeader, ErrExpired (timestamp outside the tolerance,
+// either way) or ErrInvalidSignature (no entry matches).
+func (p *Profile) VerifyWebhook(header string, body []byte, secrets []string, now time.Time) error {
+	if strings.TrimSpace(header) == "" {
+		return fmt.Errorf("%w: no %s header", ErrMissingHeaders, p.Webhook.SignatureHeader)
+	}
+	h, err := p.ParseWebhookHeader(header)
+	if err != nil {
+		return err
+	}
+	if err := checkTimestamp(h.Timestamp, now, p.Webhook.Tolerance); err != nil {
+		return err
+	}
+	w := p.Webhook
+	m := cachedMAC(w.Hash, w.Encoding)
+	for _, s := range secrets {
+		want := m.sum([]byte(s), w.PayloadSeparator, []byte(h.Timestamp), body)
+		for _, sig := range h.Signatures {
+			if m.equal(want, sig) {
+				return nil
+			}
+		}
+	}
+	return fmt.Errorf("%w: none of %d signature(s) matches", ErrInvalidSignature, len(h.Signatures))
+}
