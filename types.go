@@ -229,3 +229,12 @@ func (p *Profile) DecodeNotification(body []byte) (Notification, map[string]json
 	n.Status = State(status)
 	return n, raw, nil
 }
+
+// Template is a contract template as the service assigns it: the name used
+// in a request's documents, its title, its signer keys and its data keys.
+type Template struct {
+	Name    string   `yaml:"name" json:"name"`
+	Title   string   `yaml:"title" json:"title"`
+	Signers []string `yaml:"signers" json:"signers"`
+	Data    []string `yaml:"data" json:"data"`
+}

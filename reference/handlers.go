@@ -1,0 +1,364 @@
+package reference
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"mime"
+	"net/http"
+	"net/mail"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/firmakit/firmakit"
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+)
+
+// Limits of a create-signature request.
+const (
+	MaxTitleLength = 500
+	MaxDocuments   = 20
+	MaxSigners     = 100
+	MaxDataKeys    = 500
+	MaxDataValue   = 10000
+)
+
+func (s *Server) handleCheck(c echo.Context) error {
+	if _, err := jsonObject(c); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, firmakit.APIResponse{StatusCode: http.StatusOK, Message: "Authenticated"})
+}
+
+// jsonObject is check 5 of defaults.md A: the body, already authenticated,
+// must be a JSON object sent as JSON.
+func jsonObject(c echo.Context) (map[string]json.RawMessage, error) {
+	if ct := c.Request().Header.Get("Content-Type"); ct != "" {
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
+			return nil, &APIError{Status: http.StatusUnsupportedMediaType, Message: fmt.Sprintf(
+				"Unsupported Content-Type %q: send the body as application/json", clipString(ct, 80))}
+		}
+	}
+	body := RequestBody(c)
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil, bad("Body is empty: send a JSON object, such as {}")
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return nil, bad("Body is not valid JSON: " + jsonErrorText(err))
+	}
+	if dec.More() {
+		return nil, bad(fmt.Sprintf("Body is not valid JSON: unexpected data after the value at byte %d", dec.InputOffset()))
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return nil, bad("Body must be a JSON object, got " + jsonKind(v))
+	}
+	var obj map[string]json.RawMessage
+	_ = json.Unmarshal(body, &obj)
+	return obj, nil
+}
+
+func jsonErrorText(err error) string {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("%s (at byte %d)", se.Error(), se.Offset)
+	}
+	if err.Error() == "EOF" || err.Error() == "unexpected EOF" {
+		return "the body ends before the JSON value does"
+	}
+	return err.Error()
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case json.Number:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case nil:
+		return "null"
+	}
+	return "an object"
+}
+
+func bad(msg string) *APIError { return &APIError{Status: http.StatusBadRequest, Message: msg} }
+
+func (s *Server) handleCreateSignature(c echo.Context) error {
+	obj, err := jsonObject(c)
+	if err != nil {
+		return err
+	}
+	m := s.Config.Merchant(c.Param("merchant_id"))
+	if m == nil { // authentication passed, so the key's merchant exists; defensive
+		return &APIError{Status: http.StatusNotFound, Message: "Unknown merchant"}
+	}
+	req, tmpls, err := validateCreate(obj, m)
+	if err != nil {
+		return err
+	}
+	now := s.Now()
+	env := firmakit.Envelope{
+		SignatureID: uuid.NewString(),
+		Status:      firmakit.EnvelopePending,
+		Title:       req.Title,
+		Routing:     req.Routing,
+		Sender:      m.Sender,
+		CreatedAt:   firmakit.FormatTime(now),
+	}
+	for i, t := range tmpls {
+		env.Documents = append(env.Documents, firmakit.Document{Key: "document_" + strconv.Itoa(i), Title: t.Title})
+	}
+	for _, sg := range req.Signers {
+		env.Recipients = append(env.Recipients, firmakit.Recipient{Key: sg.Key, Name: sg.Name, Email: sg.Email, Status: firmakit.RecipientPending})
+	}
+	s.signatures.put(m.ID, env)
+	err = c.JSON(http.StatusCreated, firmakit.APIResponse{StatusCode: http.StatusCreated, Message: "Signature request created", Data: &env})
+	if state, ok := firmakit.DemoState(req.Title); ok && err == nil {
+		s.deliveries.scheduleDemo(m, env, state)
+	}
+	return err
+}
+
+// validateCreate checks a create-signature body against defaults.md C and
+// the merchant's templates. Every refusal names the field and the fault.
+func validateCreate(obj map[string]json.RawMessage, m *Merchant) (firmakit.CreateSignatureRequest, []*firmakit.Template, error) {
+	var req firmakit.CreateSignatureRequest
+	allowed := map[string]bool{"title": true, "documents": true, "signers": true, "data": true, "routing": true}
+	var unknown []string
+	for k := range obj {
+		if !allowed[k] {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return req, nil, bad(fmt.Sprintf("unknown field: %s (allowed: title, documents, signers, data, routing)", clipString(unknown[0], 80)))
+	}
+	present := func(k string) bool { v, ok := obj[k]; return ok && string(v) != "null" }
+
+	if !present("title") {
+		return req, nil, bad("title is required")
+	}
+	if json.Unmarshal(obj["title"], &req.Title) != nil {
+		return req, nil, bad("title must be a string")
+	}
+	if strings.TrimSpace(req.Title) == "" {
+		return req, nil, bad("title is required")
+	}
+	if n := utf8.RuneCountInString(req.Title); n > MaxTitleLength {
+		return req, nil, bad(fmt.Sprintf("title is too long: %d characters, at most %d", n, MaxTitleLength))
+	}
+	req.Routing = "parallel"
+	if present("routing") {
+		if json.Unmarshal(obj["routing"], &req.Routing) != nil || (req.Routing != "parallel" && req.Routing != "sequential") {
+			return req, nil, bad("routing must be parallel or sequential")
+		}
+	}
+
+	if !present("documents") {
+		return req, nil, bad("documents is required")
+	}
+	if json.Unmarshal(obj["documents"], &req.Documents) != nil {
+		return req, nil, bad("documents must be an array of template names")
+	}
+	if len(req.Documents) == 0 {
+		return req, nil, bad("documents must name at least one template")
+	}
+	if len(req.Documents) > MaxDocuments {
+		return req, nil, bad(fmt.Sprintf("too many documents: %d, at most %d", len(req.Documents), MaxDocuments))
+	}
+	var tmpls []*firmakit.Template
+	signerSet := map[string]bool{}
+	var wantSigners, wantData []string
+	dataSet := map[string]bool{}
+	seenDoc := map[string]bool{}
+	for _, d := range req.Documents {
+		t := m.Template(d)
+		if t == nil {
+			return req, nil, bad("unknown document: " + clipString(d, 80))
+		}
+		if seenDoc[d] {
+			return req, nil, bad("document listed twice: " + d)
+		}
+		seenDoc[d] = true
+		tmpls = append(tmpls, t)
+		for _, k := range t.Signers {
+			if !signerSet[k] {
+				signerSet[k] = true
+				wantSigners = append(wantSigners, k)
+			}
+		}
+		for _, k := range t.Data {
+			if !dataSet[k] {
+				dataSet[k] = true
+				wantData = append(wantData, k)
+			}
+		}
+	}
+
+	if !present("signers") {
+		return req, nil, bad("signers is required")
+	}
+	if json.Unmarshal(obj["signers"], &req.Signers) != nil {
+		return req, nil, bad("signers must be an array of objects with key, name and email strings")
+	}
+	if len(req.Signers) > MaxSigners {
+		return req, nil, bad(fmt.Sprintf("too many signers: %d, at most %d", len(req.Signers), MaxSigners))
+	}
+	given := map[string]bool{}
+	for i, sg := range req.Signers {
+		if sg.Key == "" {
+			return req, nil, bad(fmt.Sprintf("signers[%d].key is required", i))
+		}
+		if !signerSet[sg.Key] {
+			return req, nil, bad("unknown signer: " + clipString(sg.Key, 80))
+		}
+		if given[sg.Key] {
+			return req, nil, bad("signer listed twice: " + sg.Key)
+		}
+		given[sg.Key] = true
+		if strings.TrimSpace(sg.Name) == "" {
+			return req, nil, bad("name is required for " + sg.Key)
+		}
+		if utf8.RuneCountInString(sg.Name) > 200 {
+			return req, nil, bad("name is too long for " + sg.Key + ": at most 200 characters")
+		}
+		if !validEmail(sg.Email) {
+			return req, nil, bad("invalid email for " + sg.Key)
+		}
+	}
+	for _, k := range wantSigners {
+		if !given[k] {
+			return req, nil, bad("missing signer: " + k)
+		}
+	}
+	sort.SliceStable(req.Signers, func(i, j int) bool { return signerOrder(req.Signers[i].Key) < signerOrder(req.Signers[j].Key) })
+
+	req.Data = map[string]string{}
+	if present("data") {
+		var raw map[string]json.RawMessage
+		if json.Unmarshal(obj["data"], &raw) != nil {
+			return req, nil, bad("data must be an object of strings")
+		}
+		if len(raw) > MaxDataKeys {
+			return req, nil, bad(fmt.Sprintf("too many data keys: %d, at most %d", len(raw), MaxDataKeys))
+		}
+		for k, v := range raw {
+			var sv string
+			var num json.Number
+			switch {
+			case json.Unmarshal(v, &sv) == nil:
+			case json.Unmarshal(v, &num) == nil:
+				sv = num.String()
+			default:
+				return req, nil, bad(fmt.Sprintf("data key %s must be a string", clipString(k, 80)))
+			}
+			if utf8.RuneCountInString(sv) > MaxDataValue {
+				return req, nil, bad(fmt.Sprintf("data key %s is too long: at most %d characters", clipString(k, 80), MaxDataValue))
+			}
+			req.Data[k] = sv
+		}
+	}
+	for _, k := range wantData {
+		if _, ok := req.Data[k]; !ok {
+			return req, nil, bad("missing data key: " + k)
+		}
+	}
+	var extra []string
+	for k := range req.Data {
+		if !dataSet[k] {
+			extra = append(extra, k)
+		}
+	}
+	if len(extra) > 0 {
+		sort.Strings(extra)
+		return req, nil, bad("unknown data key: " + clipString(extra[0], 80))
+	}
+	return req, tmpls, nil
+}
+
+// signerOrder sorts signer_1, signer_2, … by number; other keys last.
+func signerOrder(k string) int {
+	n, err := strconv.Atoi(strings.TrimPrefix(k, "signer_"))
+	if err != nil || !strings.HasPrefix(k, "signer_") {
+		return 1 << 30
+	}
+	return n
+}
+
+func validEmail(s string) bool {
+	if len(s) > 254 || strings.ContainsAny(s, " <>\"") {
+		return false
+	}
+	a, err := mail.ParseAddress(s)
+	if err != nil || a.Address != s || a.Name != "" {
+		return false
+	}
+	_, domain, _ := strings.Cut(s, "@")
+	return strings.Contains(domain, ".") && !strings.HasPrefix(domain, ".") && !strings.HasSuffix(domain, ".")
+}
+
+func (s *Server) handleDemoDocument(c echo.Context) error {
+	id, ok := strings.CutSuffix(c.Param("file"), ".pdf")
+	if !ok {
+		return &APIError{Status: http.StatusNotFound, Message: "Not found: demo documents are served as {signature_id}.pdf"}
+	}
+	env, ok := s.signatures.get(id)
+	if !ok {
+		return &APIError{Status: http.StatusNotFound, Message: "Not found: no signature " + clipString(id, 60) + " on this server"}
+	}
+	var signers []string
+	for _, r := range env.Recipients {
+		signers = append(signers, fmt.Sprintf("%s: %s <%s>", r.Key, r.Name, r.Email))
+	}
+	c.Response().Header().Set("Content-Disposition", `inline; filename="`+env.SignatureID+`.pdf"`)
+	return c.Blob(http.StatusOK, "application/pdf", DemoPDF(env.Title, env.SignatureID, env.CreatedAt, signers))
+}
+
+func (s *Server) handleDeliveries(c echo.Context) error {
+	q := c.QueryParams()
+	out := s.deliveries.list(deliveryFilter{SignatureID: q.Get("signature_id"), EventID: q.Get("event_id"), Outcome: q.Get("outcome")})
+	return c.JSON(http.StatusOK, map[string]any{"deliveries": out, "count": len(out)})
+}
+
+// signatureStore keeps the last n envelopes, for the demo documents.
+type signatureStore struct {
+	mu    sync.Mutex
+	n     int
+	order []string
+	byID  map[string]firmakit.Envelope
+}
+
+func newSignatureStore(n int) *signatureStore {
+	return &signatureStore{n: n, byID: map[string]firmakit.Envelope{}}
+}
+
+func (st *signatureStore) put(_ string, env firmakit.Envelope) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.byID[env.SignatureID] = env
+	st.order = append(st.order, env.SignatureID)
+	if len(st.order) > st.n {
+		delete(st.byID, st.order[0])
+		st.order = st.order[1:]
+	}
+}
+
+func (st *signatureStore) get(id string) (firmakit.Envelope, bool) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	env, ok := st.byID[id]
+	return env, ok
+}

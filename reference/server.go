@@ -1,0 +1,244 @@
+package reference
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/firmakit/firmakit"
+	"github.com/labstack/echo/v4"
+)
+
+// Defaults of a reference server; each is a field of Server.
+const (
+	DefaultAddr      = "127.0.0.1:8080"
+	DefaultDemoDelay = 500 * time.Millisecond
+	DefaultMaxBody   = 1 << 20
+)
+
+// DefaultRetrySchedule is the wait before each retry of a notification
+// that was not answered 2xx (defaults.md B).
+var DefaultRetrySchedule = []time.Duration{1 * time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, 16 * time.Second}
+
+// Server is the reference merchant service. Set its fields, then Open it;
+// zero fields take the defaults above and the bundled profile and demo
+// merchants.
+type Server struct {
+	Addr    string            // listen address; "127.0.0.1:0" picks a free port
+	Profile *firmakit.Profile // what is signed and how
+	Config  *Config           // merchants, credentials, templates
+	// PublicURL is the base of the links the server hands out (the demo
+	// document_url); it defaults to the address it listens on.
+	PublicURL string
+	Now       func() time.Time
+	Logger    *slog.Logger
+	MaxBody   int64 // bodies over this get 413
+
+	// DemoDelay is the wait between a 201 and its demo notification.
+	DemoDelay time.Duration
+	// RetrySchedule is the wait before each retry; nil takes the default,
+	// an empty non-nil slice disables retries.
+	RetrySchedule []time.Duration
+	// DeliveryTimeout bounds one delivery attempt (default 10 s).
+	DeliveryTimeout time.Duration
+	// ShutdownGrace bounds how long Close waits for pending notifications.
+	ShutdownGrace time.Duration
+	// HTTPClient sends the notifications.
+	HTTPClient *http.Client
+
+	echo       *echo.Echo
+	srv        *http.Server
+	ln         net.Listener
+	deliveries *dispatcher
+	signatures *signatureStore
+	closeOnce  sync.Once
+}
+
+// Open starts listening synchronously, so that URL is known when it
+// returns, and serves in a goroutine.
+func (s *Server) Open() error {
+	if s.Addr == "" {
+		s.Addr = DefaultAddr
+	}
+	if s.Profile == nil {
+		s.Profile = firmakit.BundledProfile()
+	}
+	if s.Config == nil {
+		s.Config = DemoConfig()
+	}
+	if s.Now == nil {
+		s.Now = time.Now
+	}
+	if s.Logger == nil {
+		s.Logger = slog.New(slog.DiscardHandler)
+	}
+	if s.MaxBody <= 0 {
+		s.MaxBody = DefaultMaxBody
+	}
+	if s.DemoDelay == 0 {
+		s.DemoDelay = DefaultDemoDelay
+	}
+	if s.RetrySchedule == nil {
+		s.RetrySchedule = DefaultRetrySchedule
+	}
+	if s.DeliveryTimeout <= 0 {
+		s.DeliveryTimeout = 10 * time.Second
+	}
+	if s.ShutdownGrace <= 0 {
+		s.ShutdownGrace = 5 * time.Second
+	}
+	if s.HTTPClient == nil {
+		s.HTTPClient = &http.Client{Timeout: s.DeliveryTimeout, Transport: &http.Transport{
+			MaxIdleConnsPerHost: 64, IdleConnTimeout: 30 * time.Second,
+		}}
+	}
+	ln, err := net.Listen("tcp", s.Addr)
+	if err != nil {
+		return fmt.Errorf("reference server: %w", err)
+	}
+	s.ln = ln
+	if s.PublicURL == "" {
+		s.PublicURL = s.URL()
+	}
+	s.PublicURL = strings.TrimRight(s.PublicURL, "/")
+	s.signatures = newSignatureStore(10000)
+	s.deliveries = newDispatcher(s)
+	s.echo = s.routes()
+	s.srv = &http.Server{Handler: s.echo, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second}
+	go func() {
+		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.Logger.Error("reference server stopped", "err", err)
+		}
+	}()
+	s.Logger.Info("reference server listening", "url", s.URL())
+	return nil
+}
+
+// URL returns the base URL the server listens on.
+func (s *Server) URL() string {
+	if s.ln == nil {
+		return ""
+	}
+	return "http://" + s.ln.Addr().String()
+}
+
+// Handler returns the server's HTTP handler (after Open), for tests and
+// benchmarks that drive it without a network.
+func (s *Server) Handler() http.Handler { return s.echo }
+
+// Close stops taking requests, then finishes pending notifications within
+// ShutdownGrace; those it could not finish are logged one by one, never
+// dropped silently.
+func (s *Server) Close() error {
+	var err error
+	s.closeOnce.Do(func() {
+		if s.srv == nil {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), s.ShutdownGrace)
+		defer cancel()
+		err = s.srv.Shutdown(ctx)
+		s.deliveries.close(ctx)
+	})
+	return err
+}
+
+// Deliveries returns a snapshot of every recorded delivery, oldest first.
+func (s *Server) Deliveries() []Delivery { return s.deliveries.list(deliveryFilter{}) }
+
+func (s *Server) routes() *echo.Echo {
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = s.handleError
+	e.Use(s.recoverer)
+	auth := Auth(AuthConfig{Profile: s.Profile, Lookup: s.Config.Credential, Now: s.Now, MaxBody: s.MaxBody})
+	e.POST("/:api_version/check/:merchant_id", s.handleCheck, s.requireVersion, auth)
+	e.POST("/v1/signature/:merchant_id", s.handleCreateSignature, auth)
+	e.GET("/demo/documents/:file", s.handleDemoDocument)
+	e.GET("/_sandbox/deliveries", s.handleDeliveries)
+	e.GET("/healthz", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
+	return e
+}
+
+// APIError is an answer of the service other than success: it is written
+// as {"status_code": Status, "message": Message}.
+type APIError struct {
+	Status  int
+	Message string
+	Err     error // the cause, for logs
+}
+
+func (e *APIError) Error() string { return fmt.Sprintf("%d %s", e.Status, e.Message) }
+func (e *APIError) Unwrap() error { return e.Err }
+
+func (s *Server) handleError(err error, c echo.Context) {
+	if c.Response().Committed {
+		return
+	}
+	var api *APIError
+	var he *echo.HTTPError
+	switch {
+	case errors.As(err, &api):
+	case errors.As(err, &he):
+		api = &APIError{Status: he.Code, Message: http.StatusText(he.Code)}
+		switch he.Code {
+		case http.StatusMethodNotAllowed:
+			api.Message = fmt.Sprintf("Method not allowed: %s %s; this endpoint takes POST",
+				c.Request().Method, clipString(c.Request().URL.Path, 200))
+		case http.StatusNotFound:
+			api.Message = fmt.Sprintf("Not found: %s %s is not an endpoint of this service (it has POST /{api_version}/check/{merchant_id} and POST /v1/signature/{merchant_id})",
+				c.Request().Method, clipString(c.Request().URL.Path, 200))
+		case http.StatusRequestEntityTooLarge:
+			api.Message = fmt.Sprintf("Request body too large: the limit is %d bytes", s.MaxBody)
+		}
+	default:
+		s.Logger.Error("internal error", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
+		api = &APIError{Status: http.StatusInternalServerError, Message: "Internal error"}
+	}
+	if c.Request().Method == http.MethodHead {
+		_ = c.NoContent(api.Status)
+		return
+	}
+	_ = c.JSON(api.Status, firmakit.APIResponse{StatusCode: api.Status, Message: api.Message})
+}
+
+// recoverer turns a panic into a logged 500, so that a bug answers in the
+// API's shape instead of dropping the connection.
+func (s *Server) recoverer(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				if r == http.ErrAbortHandler {
+					panic(r)
+				}
+				err = fmt.Errorf("panic: %v", r)
+			}
+		}()
+		return next(c)
+	}
+}
+
+func (s *Server) requireVersion(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		v := c.Param("api_version")
+		if !s.Config.AcceptsVersion(v) {
+			return &APIError{Status: http.StatusNotFound, Message: fmt.Sprintf(
+				"Unknown api version: %q (accepted: %s)", clipString(v, 40), strings.Join(s.Config.APIVersions, ", "))}
+		}
+		return next(c)
+	}
+}
+
+func clipString(s string, n int) string {
+	r := []rune(s)
+	if len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
