@@ -1,48 +1,24 @@
 package reference_test
 
 import (
-	"archive/zip"
-	"bytes"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/internal/docxtest"
 	"github.com/firmakit/firmakit/reference"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// makeDocx builds a .docx from its parts, as Word lays them out.
-func makeDocx(t testing.TB, parts map[string]string) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for name, body := range parts {
-		w, err := zw.Create(name)
-		require.NoError(t, err)
-		_, err = w.Write([]byte(body))
-		require.NoError(t, err)
-	}
-	require.NoError(t, zw.Close())
-	return buf.Bytes()
-}
+func makeDocx(_ testing.TB, parts map[string]string) []byte { return docxtest.Build(parts) }
 
-const wordNS = `xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"`
-
-// leaseDocument holds a placeholder split over three runs, the way Word
-// saves text that was edited or spell-checked.
-const leaseDocument = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-<w:document ` + wordNS + `><w:body>
-<w:p><w:r><w:t>Contrato de arriendo entre </w:t></w:r><w:r><w:t>{{nombre_</w:t></w:r><w:proofErr w:type="spellStart"/><w:r><w:rPr><w:b/></w:rPr><w:t>arrendatario</w:t></w:r><w:r><w:t>}} y el comercio.</w:t></w:r></w:p>
-<w:p><w:r><w:t xml:space="preserve">Monto mensual: {{ monto_mensual }} pesos; repetido {{nombre_arrendatario}}.</w:t></w:r></w:p>
-<w:tbl><w:tr><w:tc><w:p><w:r><w:t>[[signer_</w:t></w:r><w:r><w:t>2]]</w:t></w:r></w:p></w:tc>
-<w:tc><w:p><w:r><w:t>[[signer_1]]</w:t></w:r></w:p></w:tc></w:tr></w:tbl>
-<w:p><w:r><w:t>{{no_cerrado</w:t></w:r></w:p><w:p><w:r><w:t>}}</w:t></w:r></w:p>
-</w:body></w:document>`
-
-const coreProps = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-<cp:coreProperties xmlns:cp="http://schemas.openxmlformats.org/package/2006/metadata/core-properties" xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>Contrato de arriendo</dc:title></cp:coreProperties>`
+const (
+	wordNS        = docxtest.WordNS
+	leaseDocument = docxtest.LeaseDocument
+	coreProps     = docxtest.CoreProps
+)
 
 func TestInspectDocx(t *testing.T) {
 	doc := makeDocx(t, map[string]string{

@@ -1,0 +1,54 @@
+# firmakit: build, test, measure.
+GO      ?= go
+BIN     ?= bin/firmakit
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
+# Debian packages the tests drive: a real browser for the dashboard, a real
+# PDF reader for the demo documents, curl for the printed curl lines.
+DEBS    := chromium poppler-utils curl
+FUZZTIME ?= 30s
+
+.PHONY: build test deps lint bench bench-verify bench-load bench-demo bench-receiver fuzz clean
+
+build:
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/firmakit
+
+# The test command of the README: installs what the tests need if it is
+# missing, then vet and the race-enabled tests of every package.
+test: deps
+	$(GO) vet ./...
+	$(GO) test -race -count=1 ./...
+
+deps:
+	@missing=""; \
+	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
+	command -v pdftotext >/dev/null 2>&1 || missing="$$missing poppler-utils"; \
+	command -v curl >/dev/null 2>&1 || missing="$$missing curl"; \
+	if [ -n "$$missing" ]; then \
+		echo "installing Debian packages:$$missing"; \
+		SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+	$(GO) mod download
+
+lint:
+	@test -z "$$(gofmt -l .)" || { gofmt -l .; echo "gofmt would change the files above"; exit 1; }
+	$(GO) vet ./...
+
+bench: bench-verify bench-load bench-demo
+
+bench-verify:
+	$(GO) test -run - -bench 'HMAC|Verify' -benchmem -count 5 .
+
+bench-load: build
+	$(GO) run ./internal/bench load --duration 10s
+
+bench-demo: build
+	$(GO) run ./internal/bench demo --bin $(BIN)
+
+fuzz:
+	$(GO) test -run - -fuzz FuzzParseWebhookHeader -fuzztime $(FUZZTIME) .
+	$(GO) test -run - -fuzz FuzzVerifyWebhook -fuzztime $(FUZZTIME) .
+	$(GO) test -run - -fuzz FuzzVerifyRequest -fuzztime $(FUZZTIME) .
+
+clean:
+	rm -rf bin

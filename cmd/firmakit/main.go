@@ -1,0 +1,300 @@
+// Command firmakit tests a merchant API for digital contract signatures:
+// it runs the conformance suite (certify), the reference server (serve),
+// the webhook receiver (receive) and helpers for merchants' own code.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Exit codes of firmakit, documented in the README.
+const (
+	ExitOK          = 0 // success; for certify, every selected scenario passed
+	ExitFailed      = 1 // a scenario failed, or a command failed at run time
+	ExitUsage       = 2 // usage or configuration error
+	ExitUnreachable = 3 // target or receiver unreachable
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = ""
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	m := &Main{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
+	os.Exit(m.Run(ctx, os.Args[1:]))
+}
+
+// Main is the whole program, runnable in-process by tests.
+type Main struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	Getenv         func(string) string
+	// Ready, when set, is called by long-running commands once they
+	// listen, with the URLs they serve; tests use it to wait.
+	Ready func(urls map[string]string)
+}
+
+// exitError carries an exit code up to Run.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func usageError(format string, a ...any) error {
+	return &exitError{ExitUsage, fmt.Errorf(format, a...)}
+}
+
+type command struct {
+	name    string
+	summary string
+	usage   string
+	flags   func(fs *flag.FlagSet) func(ctx context.Context, args []string) error
+}
+
+func (m *Main) commands() []command {
+	return []command{
+		m.serveCommand(),
+		m.signCommand(),
+		m.templateCommand(),
+		m.profileCommand(),
+		{name: "version", summary: "print the version", usage: "firmakit version",
+			flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
+				return func(context.Context, []string) error {
+					fmt.Fprintln(m.Stdout, "firmakit", Version())
+					return nil
+				}
+			}},
+	}
+}
+
+// Version returns the build's version: the -ldflags value, else the
+// module version, else "devel".
+func Version() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "devel"
+}
+
+// Run runs the command line args and returns the exit code.
+func (m *Main) Run(ctx context.Context, args []string) int {
+	if m.Getenv == nil {
+		m.Getenv = func(string) string { return "" }
+	}
+	if m.Stdin == nil {
+		m.Stdin = strings.NewReader("")
+	}
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		if len(args) > 1 {
+			return m.Run(ctx, []string{args[1], "-h"})
+		}
+		m.printHelp(m.Stdout)
+		if len(args) == 0 {
+			return ExitUsage
+		}
+		return ExitOK
+	}
+	for _, c := range m.commands() {
+		if c.name != args[0] {
+			continue
+		}
+		err := m.runCommand(ctx, c, args[1:])
+		if errors.Is(err, flag.ErrHelp) {
+			return ExitOK
+		}
+		if err != nil {
+			fmt.Fprintf(m.Stderr, "firmakit %s: %v\n", c.name, err)
+			var ee *exitError
+			if errors.As(err, &ee) {
+				return ee.code
+			}
+			return ExitFailed
+		}
+		return ExitOK
+	}
+	fmt.Fprintf(m.Stderr, "firmakit: unknown command %q\n\n", args[0])
+	m.printHelp(m.Stderr)
+	return ExitUsage
+}
+
+func (m *Main) printHelp(w io.Writer) {
+	fmt.Fprintln(w, "firmakit tests a merchant API for digital contract signatures.")
+	fmt.Fprintln(w, "\nUsage: firmakit <command> [flags]\n\nCommands:")
+	for _, c := range m.commands() {
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nEvery flag can also be set as FIRMAKIT_<FLAG> (upper case, '-' as '_') or in a")
+	fmt.Fprintln(w, "YAML --config file (flag names as keys). Flags win over the environment, which")
+	fmt.Fprintln(w, "wins over the file. 'firmakit help <command>' shows a command's flags.")
+}
+
+func (m *Main) runCommand(ctx context.Context, c command, args []string) error {
+	fs := flag.NewFlagSet("firmakit "+c.name, flag.ContinueOnError)
+	fs.SetOutput(m.Stderr)
+	configFile := fs.String("config", "", "YAML file of flag values (keys are flag names)")
+	run := c.flags(fs)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: %s\n\n%s.\n\nFlags:\n", c.usage, strings.ToUpper(c.summary[:1])+c.summary[1:])
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return &exitError{ExitUsage, errors.New("see 'firmakit help " + c.name + "'")}
+	}
+	if err := m.fillFlags(fs, *configFile); err != nil {
+		return &exitError{ExitUsage, err}
+	}
+	return run(ctx, fs.Args())
+}
+
+// fillFlags gives every flag not set on the command line its value from
+// FIRMAKIT_<NAME>, else from the config file.
+func (m *Main) fillFlags(fs *flag.FlagSet, configFile string) error {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if configFile == "" && !set["config"] {
+		configFile = m.Getenv("FIRMAKIT_CONFIG")
+	}
+	fromFile := map[string]any{}
+	if configFile != "" {
+		data, err := os.ReadFile(configFile)
+		if err != nil {
+			return fmt.Errorf("config: %w", err)
+		}
+		if err := yaml.Unmarshal(data, &fromFile); err != nil {
+			return fmt.Errorf("config %s: not a YAML map of flag names to values: %w", configFile, err)
+		}
+		var unknown []string
+		for k := range fromFile {
+			if fs.Lookup(k) == nil {
+				unknown = append(unknown, k)
+			}
+		}
+		if len(unknown) > 0 {
+			sort.Strings(unknown)
+			return fmt.Errorf("config %s: unknown key %q for this command", configFile, unknown[0])
+		}
+	}
+	var err error
+	fs.VisitAll(func(f *flag.Flag) {
+		if err != nil || set[f.Name] || f.Name == "config" {
+			return
+		}
+		env := "FIRMAKIT_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+		if v := m.Getenv(env); v != "" {
+			if e := setFlag(fs, f.Name, v); e != nil {
+				err = fmt.Errorf("%s: %w", env, e)
+			}
+			return
+		}
+		if v, ok := fromFile[f.Name]; ok {
+			var vals []string
+			switch t := v.(type) {
+			case []any:
+				for _, x := range t {
+					vals = append(vals, fmt.Sprint(x))
+				}
+			default:
+				vals = []string{fmt.Sprint(t)}
+			}
+			for _, s := range vals {
+				if e := fs.Set(f.Name, s); e != nil {
+					err = fmt.Errorf("config %s: %s: %w", configFile, f.Name, e)
+				}
+			}
+		}
+	})
+	return err
+}
+
+// setFlag sets a flag from an environment value; list flags take a
+// comma-separated list.
+func setFlag(fs *flag.FlagSet, name, v string) error {
+	if _, ok := fs.Lookup(name).Value.(*listFlag); ok {
+		for _, s := range strings.Split(v, ",") {
+			if err := fs.Set(name, strings.TrimSpace(s)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return fs.Set(name, v)
+}
+
+// listFlag is a repeatable string flag.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+
+// durationsFlag is a comma-separated list of durations.
+type durationsFlag struct {
+	d   []time.Duration
+	set bool
+}
+
+func (f *durationsFlag) String() string {
+	var s []string
+	for _, d := range f.d {
+		s = append(s, d.String())
+	}
+	return strings.Join(s, ",")
+}
+
+func (f *durationsFlag) Set(v string) error {
+	f.d, f.set = []time.Duration{}, true
+	if strings.TrimSpace(v) == "" || v == "none" {
+		return nil
+	}
+	for _, p := range strings.Split(v, ",") {
+		d, err := time.ParseDuration(strings.TrimSpace(p))
+		if err != nil || d < 0 {
+			return fmt.Errorf("%q is not a duration such as 1s", p)
+		}
+		f.d = append(f.d, d)
+	}
+	return nil
+}
+
+// logFlags adds --log-level and --log-format and returns a constructor.
+func (m *Main) logFlags(fs *flag.FlagSet) func() (*slog.Logger, error) {
+	level := fs.String("log-level", "info", "log level: debug, info, warn, error")
+	format := fs.String("log-format", "text", "log format: text or json")
+	return func() (*slog.Logger, error) {
+		var lv slog.Level
+		if err := lv.UnmarshalText([]byte(*level)); err != nil {
+			return nil, usageError("--log-level %q: want debug, info, warn or error", *level)
+		}
+		opts := &slog.HandlerOptions{Level: lv}
+		switch *format {
+		case "text":
+			return slog.New(slog.NewTextHandler(m.Stderr, opts)), nil
+		case "json":
+			return slog.New(slog.NewJSONHandler(m.Stderr, opts)), nil
+		}
+		return nil, usageError("--log-format %q: want text or json", *format)
+	}
+}

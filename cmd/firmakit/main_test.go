@@ -1,0 +1,177 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/firmakit/firmakit/internal/docxtest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// run runs firmakit in-process and returns its exit code and output.
+func run(t *testing.T, env map[string]string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	m := &Main{Stdout: &out, Stderr: &errOut, Getenv: func(k string) string { return env[k] }}
+	code := m.Run(context.Background(), args)
+	return code, out.String(), errOut.String()
+}
+
+func TestHelpAndUsage(t *testing.T) {
+	code, out, _ := run(t, nil, "help")
+	assert.Equal(t, ExitOK, code)
+	assert.Contains(t, out, "serve")
+	code, _, errOut := run(t, nil, "nope")
+	assert.Equal(t, ExitUsage, code)
+	assert.Contains(t, errOut, `unknown command "nope"`)
+	code, _, errOut = run(t, nil, "sign", "--bogus")
+	assert.Equal(t, ExitUsage, code)
+	assert.Contains(t, errOut, "flag provided but not defined: -bogus")
+	code, _, errOut = run(t, nil, "help", "serve")
+	assert.Equal(t, ExitOK, code)
+	assert.Contains(t, errOut, "-webhook-url")
+	code, out, _ = run(t, nil, "version")
+	assert.Equal(t, ExitOK, code)
+	assert.True(t, strings.HasPrefix(out, "firmakit "))
+}
+
+func TestSignPrintsTheTestVector(t *testing.T) {
+	code, out, errOut := run(t, nil, "sign", "--url", "http://127.0.0.1:8080/v1/check/merchant_demo", "--timestamp", "1763805600")
+	require.Equal(t, ExitOK, code, errOut)
+	assert.Equal(t, "X-Service-Key: test_key_demo\nX-Service-Signature: 93ba2faf7e5ececabf3335c35cd0cfb586a26c6a9152dc955176a85397188c5b\nX-Service-Timestamp: 1763805600\n", out)
+	assert.Contains(t, errOut, `"1763805600\nPOST\n/v1/check/merchant_demo\n{}"`)
+	assert.NotContains(t, out+errOut, "test_secret_demo", "the secret is never printed")
+}
+
+func TestSignErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sign"}, "--url is required"},
+		{[]string{"sign", "--url", "ftp://x/y"}, "is not an http(s) URL"},
+		{[]string{"sign", "--url", "http://x/y", "--body-file", "/nonexistent"}, "no such file"},
+		{[]string{"sign", "--url", "http://x/y", "--profile", "/nonexistent"}, "no such file"},
+		{[]string{"sign", "--url", "http://x/y", "extra"}, `unexpected argument "extra"`},
+	} {
+		code, _, errOut := run(t, nil, tc.args...)
+		assert.Equal(t, ExitUsage, code, tc.args)
+		assert.Contains(t, errOut, tc.want)
+	}
+}
+
+func TestTemplateInspect(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "contrato_arriendo.docx")
+	require.NoError(t, os.WriteFile(good, docxtest.Lease(), 0o600))
+	code, out, errOut := run(t, nil, "template", "inspect", good)
+	require.Equal(t, ExitOK, code, errOut)
+	assert.Equal(t, "name:    contrato_arriendo\ntitle:   Contrato de arriendo\nsigners: signer_1, signer_2\ndata:    nombre_arrendatario, monto_mensual\n", out)
+	code, out, _ = run(t, nil, "template", "inspect", "--json", good)
+	require.Equal(t, ExitOK, code)
+	assert.Contains(t, out, `"signers": [`)
+
+	bad := filepath.Join(dir, "bad.docx")
+	require.NoError(t, os.WriteFile(bad, []byte("not a zip"), 0o600))
+	code, _, errOut = run(t, nil, "template", "inspect", bad)
+	assert.Equal(t, ExitFailed, code)
+	assert.Contains(t, errOut, "not a Word .docx file")
+	code, _, _ = run(t, nil, "template", "inspect")
+	assert.Equal(t, ExitUsage, code)
+}
+
+func TestProfileCommand(t *testing.T) {
+	code, out, _ := run(t, nil, "profile")
+	require.Equal(t, ExitOK, code)
+	assert.Contains(t, out, "key_header: X-Service-Key")
+	f := filepath.Join(t.TempDir(), "p.yaml")
+	require.NoError(t, os.WriteFile(f, []byte("request: {hash: md5}"), 0o600))
+	code, _, errOut := run(t, nil, "profile", "--check", f)
+	assert.Equal(t, ExitUsage, code)
+	assert.Contains(t, errOut, `unknown hash "md5"`)
+}
+
+// serveInProcess runs 'firmakit serve' until the test ends and returns its URL.
+func serveInProcess(t *testing.T, env map[string]string, args ...string) (string, *bytes.Buffer) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan string, 1)
+	var out syncBuffer
+	m := &Main{Stdout: &out, Stderr: &out, Getenv: func(k string) string { return env[k] },
+		Ready: func(u map[string]string) { ready <- u["reference"] }}
+	done := make(chan int)
+	go func() { done <- m.Run(ctx, append([]string{"serve"}, args...)) }()
+	var url string
+	select {
+	case url = <-ready:
+	case code := <-done:
+		t.Fatalf("serve exited %d: %s", code, out.String())
+	case <-time.After(5 * time.Second):
+		t.Fatal("serve did not start")
+	}
+	t.Cleanup(func() {
+		cancel()
+		assert.Equal(t, ExitOK, <-done)
+	})
+	return url, &out.buf
+}
+
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func TestServeAndSignedCurl(t *testing.T) {
+	url, _ := serveInProcess(t, nil, "--addr", "127.0.0.1:0")
+	code, line, errOut := run(t, nil, "sign", "--url", url+"/v1/check/merchant_demo", "--curl", "--body", `{"ping":"pong's"}`)
+	require.Equal(t, ExitOK, code, errOut)
+	curl, err := exec.LookPath("curl")
+	require.NoError(t, err, "curl is needed to run the printed line")
+	out, err := exec.Command("sh", "-c", line).CombinedOutput()
+	require.NoError(t, err, string(out))
+	assert.Equal(t, `{"status_code":200,"message":"Authenticated"}`+"\n", string(out), curl)
+}
+
+func TestConfigPrecedence(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "firmakit.yaml")
+	require.NoError(t, os.WriteFile(cfg, []byte("addr: 127.0.0.1:1\nlog-level: debug\n"), 0o600))
+	// The environment wins over the file: the server listens on a free port.
+	url, _ := serveInProcess(t, map[string]string{"FIRMAKIT_ADDR": "127.0.0.1:0", "FIRMAKIT_CONFIG": cfg})
+	resp, err := http.Get(url + "/healthz")
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, 200, resp.StatusCode)
+
+	require.NoError(t, os.WriteFile(cfg, []byte("adr: x\n"), 0o600))
+	code, _, errOut := run(t, nil, "serve", "--config", cfg)
+	assert.Equal(t, ExitUsage, code)
+	assert.Contains(t, errOut, `unknown key "adr"`)
+	code, _, errOut = run(t, map[string]string{"FIRMAKIT_DEMO_DELAY": "soon"}, "serve")
+	assert.Equal(t, ExitUsage, code)
+	assert.Contains(t, errOut, "FIRMAKIT_DEMO_DELAY")
+	code, _, errOut = run(t, nil, "serve", "--webhook-url", "nope")
+	assert.Equal(t, ExitUsage, code)
+	assert.Contains(t, errOut, "not an http(s) URL")
+}

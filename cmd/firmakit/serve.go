@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"time"
+
+	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/reference"
+)
+
+// profileFlag adds --profile and returns a loader.
+func profileFlag(fs *flag.FlagSet) func() (*firmakit.Profile, error) {
+	path := fs.String("profile", "", "profile file (YAML or JSON) of header names, signing and notification fields; default: the bundled profile")
+	return func() (*firmakit.Profile, error) {
+		if *path == "" {
+			return firmakit.BundledProfile(), nil
+		}
+		p, err := firmakit.LoadProfile(*path)
+		if err != nil {
+			return nil, usageError("%v", err)
+		}
+		return p, nil
+	}
+}
+
+// referenceFlags adds the flags of a reference server and returns a
+// constructor of an unopened server.
+func (m *Main) referenceFlags(fs *flag.FlagSet, defaultAddr string) func() (*reference.Server, error) {
+	addr := fs.String("addr", defaultAddr, "address the reference server listens on")
+	merchants := fs.String("merchants", "", "merchant configuration file (YAML); default: the bundled demo merchants")
+	webhook := fs.String("webhook-url", "", "signature_webhook of the demo merchant (merchant_demo)")
+	publicURL := fs.String("public-url", "", "base URL of links the server hands out (document_url); default: its own address")
+	delay := fs.Duration("demo-delay", reference.DefaultDemoDelay, "wait between a 201 and its demo notification")
+	retries := &durationsFlag{d: reference.DefaultRetrySchedule}
+	fs.Var(retries, "retry-schedule", "waits before each retry of an unanswered notification, comma-separated; 'none' disables retries")
+	profile := profileFlag(fs)
+	logger := m.logFlags(fs)
+	return func() (*reference.Server, error) {
+		p, err := profile()
+		if err != nil {
+			return nil, err
+		}
+		cfg := reference.DemoConfig()
+		if *merchants != "" {
+			if cfg, err = reference.LoadConfig(*merchants); err != nil {
+				return nil, usageError("%v", err)
+			}
+		}
+		if *webhook != "" {
+			if err := cfg.SetWebhook("merchant_demo", *webhook); err != nil {
+				return nil, usageError("--webhook-url: %v", err)
+			}
+		}
+		if *delay < 0 {
+			return nil, usageError("--demo-delay must not be negative")
+		}
+		log, err := logger()
+		if err != nil {
+			return nil, err
+		}
+		return &reference.Server{Addr: *addr, Profile: p, Config: cfg, PublicURL: *publicURL, DemoDelay: *delay,
+			RetrySchedule: retries.d, Logger: log}, nil
+	}
+}
+
+func (m *Main) serveCommand() command {
+	return command{name: "serve", summary: "run the reference server of the merchant API",
+		usage: "firmakit serve [--addr 127.0.0.1:8080] [--merchants FILE] [--webhook-url URL] [--profile FILE]",
+		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
+			newServer := m.referenceFlags(fs, reference.DefaultAddr)
+			return func(ctx context.Context, args []string) error {
+				if len(args) > 0 {
+					return usageError("unexpected argument %q", args[0])
+				}
+				s, err := newServer()
+				if err != nil {
+					return err
+				}
+				if err := s.Open(); err != nil {
+					return err
+				}
+				fmt.Fprintf(m.Stdout, "firmakit reference server on %s (demo merchant merchant_demo, key test_key_demo)\n", s.URL())
+				fmt.Fprintf(m.Stdout, "try: firmakit sign --url %s/v1/check/merchant_demo --curl | sh\n", s.URL())
+				if m.Ready != nil {
+					m.Ready(map[string]string{"reference": s.URL()})
+				}
+				<-ctx.Done()
+				fmt.Fprintln(m.Stdout, "shutting down: finishing pending notifications")
+				done := make(chan error, 1)
+				go func() { done <- s.Close() }()
+				select {
+				case err := <-done:
+					return err
+				case <-time.After(s.ShutdownGrace + 5*time.Second):
+					return fmt.Errorf("shutdown took too long")
+				}
+			}
+		}}
+}

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/reference"
+	"go.yaml.in/yaml/v3"
+)
+
+func (m *Main) templateCommand() command {
+	return command{name: "template", summary: "inspect a Word template as the service would assign it",
+		usage: "firmakit template inspect [--json] FILE.docx",
+		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
+			asJSON := fs.Bool("json", false, "print JSON")
+			return func(ctx context.Context, args []string) error {
+				if len(args) == 0 || args[0] != "inspect" {
+					return usageError("want 'firmakit template inspect FILE.docx'")
+				}
+				// Flags may follow the subcommand too.
+				sub := flag.NewFlagSet("inspect", flag.ContinueOnError)
+				sub.SetOutput(m.Stderr)
+				subJSON := sub.Bool("json", *asJSON, "print JSON")
+				if err := sub.Parse(args[1:]); err != nil {
+					return usageError("%v", err)
+				}
+				if sub.NArg() != 1 {
+					return usageError("want exactly one .docx file")
+				}
+				t, err := reference.InspectDocxFile(sub.Arg(0))
+				if err != nil {
+					return err
+				}
+				if *subJSON {
+					enc := json.NewEncoder(m.Stdout)
+					enc.SetIndent("", "  ")
+					return enc.Encode(t)
+				}
+				printTemplate(m, t)
+				return nil
+			}
+		}}
+}
+
+func printTemplate(m *Main, t firmakit.Template) {
+	fmt.Fprintf(m.Stdout, "name:    %s\n", t.Name)
+	fmt.Fprintf(m.Stdout, "title:   %s\n", t.Title)
+	fmt.Fprintf(m.Stdout, "signers: %s\n", strings.Join(t.Signers, ", "))
+	data := strings.Join(t.Data, ", ")
+	if data == "" {
+		data = "(none)"
+	}
+	fmt.Fprintf(m.Stdout, "data:    %s\n", data)
+}
+
+func (m *Main) profileCommand() command {
+	return command{name: "profile", summary: "print the bundled profile, or check a profile file",
+		usage: "firmakit profile [--check FILE]",
+		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
+			check := fs.String("check", "", "validate this profile file and print it resolved")
+			return func(ctx context.Context, args []string) error {
+				if *check == "" {
+					_, err := m.Stdout.Write(firmakit.BundledProfileYAML())
+					return err
+				}
+				p, err := firmakit.LoadProfile(*check)
+				if err != nil {
+					return usageError("%v", err)
+				}
+				out, err := yaml.Marshal(p)
+				if err != nil {
+					return err
+				}
+				_, err = m.Stdout.Write(out)
+				return err
+			}
+		}}
+}

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/reference"
+	"github.com/labstack/echo/v4"
+)
+
+// runLoad compares the reference server's check endpoint with a bare echo
+// handler that answers the same 200 body, with one load generator that
+// signs every request afresh for both.
+func runLoad(args []string) error {
+	fs := flag.NewFlagSet("load", flag.ExitOnError)
+	duration := fs.Duration("duration", 10*time.Second, "length of each measured round")
+	conns := fs.Int("conns", 32, "concurrent keep-alive connections")
+	rounds := fs.Int("rounds", 3, "rounds per target, interleaved")
+	_ = fs.Parse(args)
+
+	ref := &reference.Server{Addr: "127.0.0.1:0"}
+	if err := ref.Open(); err != nil {
+		return err
+	}
+	defer ref.Close()
+
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.POST("/:api_version/check/:merchant_id", func(c echo.Context) error {
+		return c.JSON(http.StatusOK, firmakit.APIResponse{StatusCode: http.StatusOK, Message: "Authenticated"})
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	bare := &http.Server{Handler: e}
+	go bare.Serve(ln)
+	defer bare.Close()
+
+	targets := []struct{ name, url string }{
+		{"bare echo handler", "http://" + ln.Addr().String()},
+		{"reference /v1/check", ref.URL()},
+	}
+	results := map[string][]float64{}
+	for r := 0; r < *rounds; r++ {
+		for _, t := range targets {
+			rps, errs, err := loadRound(t.url+"/v1/check/merchant_demo", *conns, *duration)
+			if err != nil {
+				return err
+			}
+			if errs > 0 {
+				return fmt.Errorf("%s: %d requests did not answer 200", t.name, errs)
+			}
+			results[t.name] = append(results[t.name], rps)
+			fmt.Printf("round %d  %-20s %8.0f req/s\n", r+1, t.name, rps)
+		}
+	}
+	b, rf := median(results[targets[0].name]), median(results[targets[1].name])
+	fmt.Printf("\nmedian  bare echo %0.f req/s, reference %0.f req/s: reference at %.1f%% of bare (target >= 70%%)\n", b, rf, 100*rf/b)
+	return nil
+}
+
+func median(v []float64) float64 {
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	return s[len(s)/2]
+}
+
+// loadRound sends freshly signed requests on conns connections for d and
+// returns the rate of 200 answers.
+func loadRound(url string, conns int, d time.Duration) (float64, int64, error) {
+	p := firmakit.BundledProfile()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conns, MaxConnsPerHost: conns}}
+	body := []byte(`{"ping":"bench"}`)
+	const target = "/v1/check/merchant_demo"
+	var ok, bad atomic.Int64
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i := 0; i < conns; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+				req.Header.Set("Content-Type", "application/json")
+				for k, v := range p.SignedHeaders("test_key_demo", "test_secret_demo", "POST", target, body, time.Now()) {
+					req.Header[k] = v
+				}
+				resp, err := client.Do(req)
+				if err != nil {
+					if ctx.Err() == nil {
+						bad.Add(1)
+					}
+					continue
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode == 200 {
+					ok.Add(1)
+				} else {
+					bad.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	client.CloseIdleConnections()
+	return float64(ok.Load()) / time.Since(start).Seconds(), bad.Load(), nil
+}

@@ -1,0 +1,35 @@
+// Command bench measures firmakit's figures on loopback. Every load it
+// makes targets 127.0.0.1 only, is bounded in time and count, and stops by
+// itself.
+//
+//	go run ./internal/bench load  [--duration 10s] [--conns 32]
+//	go run ./internal/bench demo  [--bin bin/firmakit] [--n 1000] [--rate 200]
+//	go run ./internal/bench receiver [--bin bin/firmakit] ...
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: bench load|demo|receiver [flags]")
+		os.Exit(2)
+	}
+	var err error
+	switch os.Args[1] {
+	case "load":
+		err = runLoad(os.Args[2:])
+	case "demo":
+		err = runDemo(os.Args[2:])
+	case "receiver":
+		err = runReceiver(os.Args[2:])
+	default:
+		err = fmt.Errorf("unknown benchmark %q", os.Args[1])
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,7 @@
+package main
+
+import "fmt"
+
+func runReceiver(args []string) error {
+	return fmt.Errorf("the receiver benchmark needs the receiver package")
+}
