@@ -72,6 +72,7 @@ type command struct {
 func (m *Main) commands() []command {
 	return []command{
 		m.serveCommand(),
+		m.receiveCommand(),
 		m.signCommand(),
 		m.templateCommand(),
 		m.profileCommand(),

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/firmakit/firmakit/receiver"
+)
+
+// receiverFlags adds the flags of a receiver and returns a constructor of
+// an unopened receiver.
+func (m *Main) receiverFlags(fs *flag.FlagSet, defaultAddr, defaultDB string) func() (*receiver.Receiver, error) {
+	addr := fs.String("listen", defaultAddr, "address the receiver listens on")
+	db := fs.String("db", defaultDB, "database file, or :memory:")
+	secrets := &listFlag{}
+	fs.Var(secrets, "secret", "webhook secret of a channel, as channel=secret (repeatable; '*=secret' for every channel); default merchant_demo=whsec_test_demo")
+	strict := fs.Bool("strict", false, "answer 401 to notifications whose signature is not valid (they are still recorded)")
+	token := fs.String("token", "", "token for the dashboard and API; generated when listening beyond loopback")
+	maxBody := fs.Int64("max-body", receiver.DefaultMaxBody, "largest body kept, in bytes; larger ones get 413")
+	maxEvents := fs.Int64("max-events", receiver.DefaultMaxEvents, "records kept at most (0: no limit)")
+	maxAge := fs.Duration("max-age", 0, "age of records kept at most, e.g. 72h (0: no limit)")
+	publicURL := fs.String("public-url", "", "URL senders reach the receiver at; default its own address")
+	profile := profileFlag(fs)
+	logger := m.logFlags(fs)
+	return func() (*receiver.Receiver, error) {
+		p, err := profile()
+		if err != nil {
+			return nil, err
+		}
+		log, err := logger()
+		if err != nil {
+			return nil, err
+		}
+		sec, err := parseSecrets(*secrets)
+		if err != nil {
+			return nil, err
+		}
+		if *maxBody <= 0 || *maxEvents < 0 || *maxAge < 0 {
+			return nil, usageError("--max-body must be positive, --max-events and --max-age not negative")
+		}
+		return &receiver.Receiver{Addr: *addr, DB: *db, Profile: p, Secrets: sec, Strict: *strict, Token: *token,
+			MaxBody: *maxBody, MaxEvents: *maxEvents, MaxAge: *maxAge, PublicURL: *publicURL, Logger: log}, nil
+	}
+}
+
+// parseSecrets reads channel=secret pairs; nil when none are given, so
+// that the receiver's default applies.
+func parseSecrets(pairs []string) (map[string][]string, error) {
+	if len(pairs) == 0 {
+		return nil, nil
+	}
+	out := map[string][]string{}
+	for _, p := range pairs {
+		ch, sec, ok := strings.Cut(p, "=")
+		if !ok || ch == "" || sec == "" {
+			return nil, usageError("--secret %q: want channel=secret", redact(p))
+		}
+		out[ch] = append(out[ch], sec)
+	}
+	return out, nil
+}
+
+// redact keeps what an error may show of a value that may hold a secret.
+func redact(s string) string {
+	if ch, _, ok := strings.Cut(s, "="); ok {
+		return ch + "=…"
+	}
+	if len(s) > 4 {
+		return s[:2] + "…"
+	}
+	return "…"
+}
+
+func (m *Main) receiveCommand() command {
+	return command{name: "receive", summary: "run the webhook receiver and its live dashboard",
+		usage: "firmakit receive [--listen 127.0.0.1:8090] [--db FILE] [--secret channel=secret] [--strict]",
+		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
+			newReceiver := m.receiverFlags(fs, receiver.DefaultAddr, receiver.DefaultDB)
+			return func(ctx context.Context, args []string) error {
+				if len(args) > 0 {
+					return usageError("unexpected argument %q", args[0])
+				}
+				rv, err := newReceiver()
+				if err != nil {
+					return err
+				}
+				if err := rv.Open(); err != nil {
+					return &exitError{ExitUnreachable, err}
+				}
+				dash := rv.URL() + "/"
+				if rv.Token != "" {
+					dash += "?token=" + rv.Token
+				}
+				fmt.Fprintf(m.Stdout, "firmakit receiver: send notifications to %s\n", rv.HookURL("{channel}"))
+				fmt.Fprintf(m.Stdout, "dashboard: %s\n", dash)
+				if m.Ready != nil {
+					m.Ready(map[string]string{"receiver": rv.URL(), "dashboard": dash})
+				}
+				<-ctx.Done()
+				done := make(chan error, 1)
+				go func() { done <- rv.Close() }()
+				select {
+				case err := <-done:
+					return err
+				case <-time.After(10 * time.Second):
+					return fmt.Errorf("shutdown took too long")
+				}
+			}
+		}}
+}

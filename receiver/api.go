@@ -1,0 +1,587 @@
+package receiver
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/firmakit/firmakit"
+	"github.com/gorilla/websocket"
+	"github.com/labstack/echo/v4"
+)
+
+// APIError is an error answer of the receiver's API: {"error": Message}.
+type APIError struct {
+	Status  int
+	Message string
+}
+
+func (e *APIError) Error() string { return e.Message }
+
+func apiError(status int, msg string) error { return &APIError{Status: status, Message: msg} }
+
+func (rv *Receiver) routes() *echo.Echo {
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = rv.handleError
+	e.POST("/hooks/:channel", rv.handleHook)
+	e.GET("/healthz", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
+
+	// The token guards every route but the hooks; it is attached per route
+	// because a group middleware would turn 405s into 404s.
+	g := func(method, path string, h echo.HandlerFunc) { e.Add(method, path, h, rv.requireToken) }
+	g("GET", "/", rv.handleDashboard)
+	g("GET", "/assets/*", echo.WrapHandler(http.StripPrefix("/assets/", http.FileServer(http.FS(dashboardAssets())))))
+	g("GET", "/api/info", rv.handleInfo)
+	g("GET", "/api/events", rv.handleList)
+	g("DELETE", "/api/events", rv.handleDeleteAll)
+	g("GET", "/api/events/wait", rv.handleWait)
+	g("GET", "/api/events/export", rv.handleExport)
+	g("GET", "/api/events/:id", rv.handleGet)
+	g("DELETE", "/api/events/:id", rv.handleDelete)
+	g("POST", "/api/events/:id/replay", rv.handleReplay)
+	g("GET", "/api/stream", rv.handleStream)
+	g("GET", "/api/channels/:channel/responses", rv.handleGetAnswer)
+	g("POST", "/api/channels/:channel/responses", rv.handleSetAnswer)
+	g("DELETE", "/api/channels/:channel/responses", rv.handleClearAnswer)
+	g("POST", "/api/contracts", rv.handleNoteContract)
+	g("POST", "/api/demo", rv.handleDemo)
+	return e
+}
+
+func (rv *Receiver) handleError(err error, c echo.Context) {
+	if c.Response().Committed {
+		return
+	}
+	var api *APIError
+	var he *echo.HTTPError
+	switch {
+	case errors.As(err, &api):
+	case errors.As(err, &he):
+		api = &APIError{Status: he.Code, Message: strings.ToLower(http.StatusText(he.Code))}
+		if he.Code == http.StatusNotFound {
+			api.Message = "not found: " + c.Request().Method + " " + c.Request().URL.Path
+		}
+	default:
+		rv.Logger.Error("receiver error", "path", c.Request().URL.Path, "err", err)
+		api = &APIError{Status: http.StatusInternalServerError, Message: "internal error"}
+	}
+	_ = c.JSON(api.Status, map[string]string{"error": api.Message})
+}
+
+const tokenCookie = "firmakit_token"
+
+// requireToken guards the dashboard and the API when a token is set. The
+// token comes as a Bearer header, a ?token= query (which also sets a
+// cookie, so that the dashboard's own calls pass) or that cookie.
+func (rv *Receiver) requireToken(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if rv.Token == "" {
+			return next(c)
+		}
+		given := strings.TrimPrefix(c.Request().Header.Get("Authorization"), "Bearer ")
+		if q := c.QueryParam("token"); q != "" {
+			given = q
+			c.SetCookie(&http.Cookie{Name: tokenCookie, Value: q, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+		}
+		if given == "" {
+			if ck, err := c.Cookie(tokenCookie); err == nil {
+				given = ck.Value
+			}
+		}
+		if subtle.ConstantTimeCompare([]byte(given), []byte(rv.Token)) != 1 {
+			return apiError(http.StatusUnauthorized, "a token is required: open the dashboard with ?token=<token> or send Authorization: Bearer <token>")
+		}
+		return next(c)
+	}
+}
+
+func (rv *Receiver) handleDashboard(c echo.Context) error {
+	page, err := dashboardFS.ReadFile("dashboard/index.html")
+	if err != nil {
+		return err
+	}
+	h := c.Response().Header()
+	h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'")
+	h.Set("X-Content-Type-Options", "nosniff")
+	return c.HTMLBlob(http.StatusOK, page)
+}
+
+func (rv *Receiver) handleInfo(c echo.Context) error {
+	channels := []string{}
+	for ch := range rv.Secrets {
+		channels = append(channels, ch)
+	}
+	return c.JSON(http.StatusOK, map[string]any{
+		"hooks_url": rv.PublicURL + "/hooks/{channel}", "strict": rv.Strict, "demo": rv.Demo != nil,
+		"channels_with_secrets": channels, "states": firmakit.States, "max_body": rv.MaxBody,
+	})
+}
+
+// filterFrom reads a Filter from the query; bad values are 400s that say
+// what to send instead.
+func filterFrom(c echo.Context) (Filter, error) {
+	q := c.QueryParams()
+	f := Filter{Channel: q.Get("channel"), State: q.Get("state"), SignatureID: q.Get("signature_id"),
+		EventID: q.Get("event_id"), Verdict: q.Get("verdict"), Limit: 100, Newest: q.Get("order") != "asc"}
+	if v := q.Get("status"); v != "" && f.State == "" {
+		f.State = v
+	}
+	if v := q.Get("after"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			return f, apiError(http.StatusBadRequest, "after must be a record id (a whole number)")
+		}
+		f.AfterID = n
+	}
+	if v := q.Get("since"); v != "" {
+		t, err := time.Parse(time.RFC3339Nano, v)
+		if err != nil {
+			return f, apiError(http.StatusBadRequest, "since must be an RFC 3339 time such as 2026-11-22T10:00:00Z")
+		}
+		f.Since = t
+	}
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 1000 {
+			return f, apiError(http.StatusBadRequest, "limit must be from 1 to 1000")
+		}
+		f.Limit = n
+	}
+	if v := q.Get("order"); v != "" && v != "asc" && v != "desc" {
+		return f, apiError(http.StatusBadRequest, "order must be asc or desc")
+	}
+	if f.Verdict != "" && f.Verdict != VerdictValid && f.Verdict != VerdictInvalid && f.Verdict != VerdictMissing && f.Verdict != VerdictUnverified {
+		return f, apiError(http.StatusBadRequest, "verdict must be valid, invalid, missing or unverified")
+	}
+	return f, nil
+}
+
+func (rv *Receiver) handleList(c echo.Context) error {
+	f, err := filterFrom(c)
+	if err != nil {
+		return err
+	}
+	recs, err := rv.store.list(c.Request().Context(), f)
+	if err != nil {
+		return err
+	}
+	out := map[string]any{"events": recs, "count": len(recs)}
+	if len(recs) == f.Limit {
+		last := recs[len(recs)-1].ID
+		if f.Newest {
+			out["next"] = fmt.Sprintf("before=%d", last)
+		} else {
+			out["next_after"] = last
+		}
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+func idParam(c echo.Context) (int64, error) {
+	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err != nil || id < 1 {
+		return 0, apiError(http.StatusBadRequest, "the record id must be a positive whole number")
+	}
+	return id, nil
+}
+
+func (rv *Receiver) handleGet(c echo.Context) error {
+	id, err := idParam(c)
+	if err != nil {
+		return err
+	}
+	r, err := rv.store.get(c.Request().Context(), id)
+	if errors.Is(err, ErrNotFound) {
+		return apiError(http.StatusNotFound, fmt.Sprintf("no record %d", id))
+	}
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, r)
+}
+
+func (rv *Receiver) handleDelete(c echo.Context) error {
+	id, err := idParam(c)
+	if err != nil {
+		return err
+	}
+	if err := rv.store.deleteOne(c.Request().Context(), id); errors.Is(err, ErrNotFound) {
+		return apiError(http.StatusNotFound, fmt.Sprintf("no record %d", id))
+	} else if err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+func (rv *Receiver) handleDeleteAll(c echo.Context) error {
+	n, err := rv.store.deleteAll(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]int64{"deleted": n})
+}
+
+func (rv *Receiver) handleWait(c echo.Context) error {
+	f, err := filterFrom(c)
+	if err != nil {
+		return err
+	}
+	timeout := 2 * time.Second
+	if v := c.QueryParam("timeout"); v != "" {
+		if timeout, err = time.ParseDuration(v); err != nil || timeout <= 0 || timeout > 5*time.Minute {
+			return apiError(http.StatusBadRequest, "timeout must be a duration from 1ms to 5m, such as 2s")
+		}
+	}
+	ctx, cancel := context.WithTimeout(c.Request().Context(), timeout)
+	defer cancel()
+	r, err := rv.Wait(ctx, f)
+	if errors.Is(err, ErrTimeout) {
+		return apiError(http.StatusRequestTimeout, "no matching notification within "+timeout.String())
+	}
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, r)
+}
+
+// each pages through every stored record matching f, oldest first.
+func (rv *Receiver) each(ctx context.Context, f Filter, fn func(*Record) error) error {
+	f.Newest, f.Limit = false, 500
+	for {
+		recs, err := rv.store.list(ctx, f)
+		if err != nil {
+			return err
+		}
+		for _, r := range recs {
+			if err := fn(r); err != nil {
+				return err
+			}
+			f.AfterID = r.ID
+		}
+		if len(recs) < f.Limit {
+			return nil
+		}
+	}
+}
+
+func (rv *Receiver) handleExport(c echo.Context) error {
+	f, err := filterFrom(c)
+	if err != nil {
+		return err
+	}
+	format := c.QueryParam("format")
+	ctx := c.Request().Context()
+	w := c.Response()
+	switch format {
+	case "", "jsonl":
+		w.Header().Set("Content-Type", "application/x-ndjson")
+		w.Header().Set("Content-Disposition", `attachment; filename="firmakit-events.jsonl"`)
+		w.WriteHeader(http.StatusOK)
+		bw := bufio.NewWriter(w)
+		enc := json.NewEncoder(bw)
+		err = rv.each(ctx, f, func(r *Record) error { return enc.Encode(r) })
+		_ = bw.Flush()
+		return err
+	case "har":
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Disposition", `attachment; filename="firmakit-events.har"`)
+		w.WriteHeader(http.StatusOK)
+		bw := bufio.NewWriter(w)
+		fmt.Fprint(bw, `{"log":{"version":"1.2","creator":{"name":"firmakit receiver","version":"1"},"entries":[`)
+		first := true
+		err = rv.each(ctx, f, func(r *Record) error {
+			if !first {
+				bw.WriteByte(',')
+			}
+			first = false
+			b, err := json.Marshal(harEntry(r, rv.PublicURL))
+			bw.Write(b)
+			return err
+		})
+		fmt.Fprint(bw, "]}}\n")
+		_ = bw.Flush()
+		return err
+	}
+	return apiError(http.StatusBadRequest, "format must be jsonl or har")
+}
+
+type harNV struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+func harEntry(r *Record, base string) map[string]any {
+	headers := []harNV{}
+	for k, vs := range r.Header {
+		for _, v := range vs {
+			headers = append(headers, harNV{k, v})
+		}
+	}
+	query := []harNV{}
+	if q, err := url.ParseQuery(r.Query); err == nil {
+		for k, vs := range q {
+			for _, v := range vs {
+				query = append(query, harNV{k, v})
+			}
+		}
+	}
+	u := base + r.Path
+	if r.Query != "" {
+		u += "?" + r.Query
+	}
+	mime := r.Header.Get("Content-Type")
+	if mime == "" {
+		mime = "application/octet-stream"
+	}
+	post := map[string]any{"mimeType": mime, "text": string(r.Body)}
+	return map[string]any{
+		"startedDateTime": r.ReceivedAt.UTC().Format(time.RFC3339Nano),
+		"time":            0,
+		"request": map[string]any{
+			"method": r.Method, "url": u, "httpVersion": "HTTP/1.1", "headers": headers, "queryString": query,
+			"cookies": []any{}, "headersSize": -1, "bodySize": r.Size, "postData": post,
+		},
+		"response": map[string]any{
+			"status": r.Status, "statusText": http.StatusText(r.Status), "httpVersion": "HTTP/1.1",
+			"headers": []any{}, "cookies": []any{}, "content": map[string]any{"size": 0, "mimeType": "application/json"},
+			"redirectURL": "", "headersSize": -1, "bodySize": -1,
+		},
+		"cache":     map[string]any{},
+		"timings":   map[string]any{"send": 0, "wait": 0, "receive": 0},
+		"comment":   fmt.Sprintf("firmakit record %d, channel %s, verdict %s", r.ID, r.Channel, r.Verdict),
+		"_firmakit": map[string]any{"id": r.ID, "verdict": r.Verdict, "reason": r.Reason, "event_id": r.EventID},
+	}
+}
+
+// hopHeaders are not replayed: the transport sets them anew.
+var hopHeaders = map[string]bool{"Host": true, "Content-Length": true, "Connection": true, "Accept-Encoding": true,
+	"Transfer-Encoding": true, "Keep-Alive": true, "Te": true, "Trailer": true, "Upgrade": true}
+
+func (rv *Receiver) handleReplay(c echo.Context) error {
+	id, err := idParam(c)
+	if err != nil {
+		return err
+	}
+	var in struct {
+		URL     string   `json:"url"`
+		Secrets []string `json:"secrets"`
+	}
+	if err := json.NewDecoder(io.LimitReader(c.Request().Body, 64<<10)).Decode(&in); err != nil {
+		return apiError(http.StatusBadRequest, `the body must be JSON: {"url": "http://…", "secrets": ["optional, to re-sign"]}`)
+	}
+	u, err := url.Parse(in.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return apiError(http.StatusBadRequest, "url must be an http(s) URL")
+	}
+	r, err := rv.store.get(c.Request().Context(), id)
+	if errors.Is(err, ErrNotFound) {
+		return apiError(http.StatusNotFound, fmt.Sprintf("no record %d", id))
+	}
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(c.Request().Context(), r.Method, in.URL, bytes.NewReader(r.Body))
+	if err != nil {
+		return apiError(http.StatusBadRequest, err.Error())
+	}
+	for k, vs := range r.Header {
+		if !hopHeaders[http.CanonicalHeaderKey(k)] {
+			req.Header[k] = vs
+		}
+	}
+	if len(in.Secrets) > 0 {
+		req.Header.Set(rv.Profile.Webhook.SignatureHeader, rv.Profile.WebhookSignature(in.Secrets, rv.Now(), r.Body))
+	}
+	start := time.Now()
+	resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
+	out := map[string]any{"latency_ms": float64(time.Since(start).Microseconds()) / 1000, "resigned": len(in.Secrets) > 0}
+	if err != nil {
+		out["error"] = err.Error()
+		return c.JSON(http.StatusBadGateway, out)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	out["status"], out["body"] = resp.StatusCode, string(b)
+	return c.JSON(http.StatusOK, out)
+}
+
+func (rv *Receiver) handleGetAnswer(c echo.Context) error {
+	v, ok := rv.answers.Load(c.Param("channel"))
+	if !ok {
+		return c.JSON(http.StatusOK, map[string]any{"channel": c.Param("channel"), "rule": nil})
+	}
+	r := v.(*answerRule)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return c.JSON(http.StatusOK, map[string]any{"channel": c.Param("channel"), "rule": r})
+}
+
+func (rv *Receiver) handleSetAnswer(c echo.Context) error {
+	var in struct {
+		Status *int   `json:"status"`
+		Delay  string `json:"delay"`
+		Count  int    `json:"count"`
+	}
+	dec := json.NewDecoder(io.LimitReader(c.Request().Body, 64<<10))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&in); err != nil {
+		return apiError(http.StatusBadRequest, `the body must be JSON: {"status": 500, "delay": "2s", "count": 3} (count 0: until cleared)`)
+	}
+	if in.Status == nil || *in.Status < 100 || *in.Status > 599 {
+		return apiError(http.StatusBadRequest, "status must be an HTTP status from 100 to 599")
+	}
+	var d time.Duration
+	if in.Delay != "" {
+		var err error
+		if d, err = time.ParseDuration(in.Delay); err != nil || d < 0 || d > time.Minute {
+			return apiError(http.StatusBadRequest, "delay must be a duration from 0 to 1m, such as 2s")
+		}
+	}
+	if in.Count < 0 {
+		return apiError(http.StatusBadRequest, "count must be 0 (until cleared) or more")
+	}
+	rule := &answerRule{Status: *in.Status, Delay: in.Delay, Remaining: in.Count, delay: d}
+	rv.answers.Store(c.Param("channel"), rule)
+	return c.JSON(http.StatusOK, map[string]any{"channel": c.Param("channel"), "rule": rule})
+}
+
+func (rv *Receiver) handleClearAnswer(c echo.Context) error {
+	rv.answers.Delete(c.Param("channel"))
+	return c.NoContent(http.StatusNoContent)
+}
+
+func (rv *Receiver) handleNoteContract(c echo.Context) error {
+	var in struct {
+		SignatureID string `json:"signature_id"`
+		CreatedAt   string `json:"created_at"`
+	}
+	if err := json.NewDecoder(io.LimitReader(c.Request().Body, 64<<10)).Decode(&in); err != nil || in.SignatureID == "" || len(in.SignatureID) > 200 {
+		return apiError(http.StatusBadRequest, `the body must be JSON: {"signature_id": "…", "created_at": "2026-11-22T10:00:00.000Z"}`)
+	}
+	if err := rv.NoteContract(c.Request().Context(), in.SignatureID, in.CreatedAt); err != nil {
+		return apiError(http.StatusBadRequest, err.Error())
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+func (rv *Receiver) handleDemo(c echo.Context) error {
+	if rv.Demo == nil {
+		return apiError(http.StatusNotFound, "demo contracts are available when the receiver runs with a reference server ('firmakit up')")
+	}
+	var in struct {
+		State string `json:"state"`
+	}
+	_ = json.NewDecoder(io.LimitReader(c.Request().Body, 4<<10)).Decode(&in)
+	st := firmakit.State(in.State)
+	if !st.Valid() {
+		return apiError(http.StatusBadRequest, "state must be one of CREATED, BOUNCED, REJECTED, CANCELED, SIGNED")
+	}
+	env, err := rv.Demo(c.Request().Context(), st)
+	if err != nil {
+		return apiError(http.StatusBadGateway, "the demo contract could not be created: "+err.Error())
+	}
+	return c.JSON(http.StatusCreated, env)
+}
+
+var upgrader = websocket.Upgrader{ReadBufferSize: 1024, WriteBufferSize: 16 << 10}
+
+// handleStream pushes records over a websocket: first every stored record
+// after ?after=ID, then each new one, with no gap and no duplicate. A
+// client that falls StreamBuffer records behind is closed with code 1013
+// and reconnects with the last id it saw.
+func (rv *Receiver) handleStream(c echo.Context) error {
+	f, err := filterFrom(c)
+	if err != nil {
+		return err
+	}
+	conn, err := upgrader.Upgrade(c.Response(), c.Request(), nil)
+	if err != nil {
+		return nil // the upgrader has answered
+	}
+	rv.streams.Add(1)
+	defer rv.streams.Done()
+	defer conn.Close()
+
+	match := f
+	match.AfterID = 0
+	sub := rv.hub.subscribe(rv.StreamBuffer, match.Match)
+	defer rv.hub.unsubscribe(sub)
+
+	const writeWait = 5 * time.Second
+	last := f.AfterID
+	send := func(r *Record) error {
+		if r.ID <= last {
+			return nil
+		}
+		b, err := json.Marshal(r)
+		if err != nil {
+			return err
+		}
+		conn.SetWriteDeadline(time.Now().Add(writeWait))
+		if err := conn.WriteMessage(websocket.TextMessage, b); err != nil {
+			return err
+		}
+		last = r.ID
+		return nil
+	}
+	// Backlog from storage; live records wait in the subscription.
+	if err := rv.each(c.Request().Context(), Filter{Channel: f.Channel, State: f.State, SignatureID: f.SignatureID,
+		EventID: f.EventID, Verdict: f.Verdict, AfterID: f.AfterID, Since: f.Since}, send); err != nil {
+		return nil
+	}
+
+	// The reader handles pongs and notices the client leaving.
+	gone := make(chan struct{})
+	conn.SetReadLimit(4096)
+	conn.SetReadDeadline(time.Now().Add(3 * rv.PingInterval))
+	conn.SetPongHandler(func(string) error {
+		conn.SetReadDeadline(time.Now().Add(3 * rv.PingInterval))
+		return nil
+	})
+	go func() {
+		defer close(gone)
+		for {
+			if _, _, err := conn.ReadMessage(); err != nil {
+				return
+			}
+		}
+	}()
+	ping := time.NewTicker(rv.PingInterval)
+	defer ping.Stop()
+	for {
+		select {
+		case r, ok := <-sub.ch:
+			if !ok {
+				code, reason := websocket.CloseGoingAway, "receiver shutting down"
+				if rv.hub.wasCut(sub) {
+					code, reason = websocket.CloseTryAgainLater, fmt.Sprintf("too slow; reconnect with after=%d", last)
+				}
+				_ = conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason), time.Now().Add(time.Second))
+				return nil
+			}
+			if err := send(r); err != nil {
+				return nil
+			}
+		case <-ping.C:
+			if err := conn.WriteControl(websocket.PingMessage, nil, time.Now().Add(writeWait)); err != nil {
+				return nil
+			}
+		case <-gone:
+			return nil
+		case <-rv.stop:
+			_ = conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseGoingAway, "receiver shutting down"), time.Now().Add(time.Second))
+			return nil
+		}
+	}
+}

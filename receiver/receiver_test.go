@@ -1,0 +1,530 @@
+package receiver_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/receiver"
+	"github.com/gorilla/websocket"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// MustOpenReceiver opens a receiver on a free loopback port with an
+// in-memory store unless change says otherwise, closed with the test.
+func MustOpenReceiver(t testing.TB, change func(*receiver.Receiver)) *receiver.Receiver {
+	t.Helper()
+	rv := &receiver.Receiver{Addr: "127.0.0.1:0", DB: ":memory:"}
+	if change != nil {
+		change(rv)
+	}
+	require.NoError(t, rv.Open())
+	t.Cleanup(func() { rv.Close() })
+	return rv
+}
+
+var profile = firmakit.BundledProfile()
+
+func notification(state firmakit.State, eventID, signatureID string) []byte {
+	n := firmakit.Notification{EventID: eventID, Type: firmakit.NotificationType, MerchantID: "merchant_demo",
+		SignatureID: signatureID, Title: "DEMO_" + string(state), Status: state, Demo: true, CreatedAt: "2026-11-22T10:00:00.512Z"}
+	if state.HasReason() {
+		n.Reason = "r"
+	}
+	b, _ := profile.EncodeNotification(n)
+	return b
+}
+
+// post sends body to channel with the signature header sig ("" for none).
+func post(t testing.TB, rv *receiver.Receiver, channel string, body []byte, sig string) (int, map[string]any) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", rv.URL()+"/hooks/"+channel, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	if sig != "" {
+		req.Header.Set("X-Service-Signature", sig)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var out map[string]any
+	raw, _ := io.ReadAll(resp.Body)
+	require.NoError(t, json.Unmarshal(raw, &out), string(raw))
+	return resp.StatusCode, out
+}
+
+func signedPost(t testing.TB, rv *receiver.Receiver, channel string, body []byte) (int, map[string]any) {
+	return post(t, rv, channel, body, profile.WebhookSignature([]string{"whsec_test_demo"}, time.Now(), body))
+}
+
+func getJSON(t testing.TB, url string, out any) int {
+	t.Helper()
+	resp, err := http.Get(url)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	if out != nil {
+		require.NoError(t, json.NewDecoder(resp.Body).Decode(out))
+	}
+	return resp.StatusCode
+}
+
+func TestIngestRecordsEverything(t *testing.T) {
+	rv := MustOpenReceiver(t, nil)
+	body := notification(firmakit.StateSigned, "ev-1", "sig-1")
+	before := time.Now().UTC()
+	status, out := signedPost(t, rv, "merchant_demo", body)
+	require.Equal(t, 200, status)
+	assert.Equal(t, float64(1), out["received"])
+
+	var rec receiver.Record
+	require.Equal(t, 200, getJSON(t, rv.URL()+"/api/events/1", &rec))
+	assert.Equal(t, int64(1), rec.ID)
+	assert.Equal(t, "merchant_demo", rec.Channel)
+	assert.Equal(t, "POST", rec.Method)
+	assert.Equal(t, "/hooks/merchant_demo", rec.Path)
+	assert.Equal(t, body, rec.Body, "raw bytes kept exactly")
+	assert.Equal(t, int64(len(body)), rec.Size)
+	assert.Equal(t, "application/json", rec.Header.Get("Content-Type"))
+	assert.Equal(t, receiver.VerdictValid, rec.Verdict)
+	assert.Equal(t, "ev-1", rec.EventID)
+	assert.Equal(t, "sig-1", rec.SignatureID)
+	assert.Equal(t, "SIGNED", rec.State)
+	assert.False(t, rec.Duplicate)
+	assert.Contains(t, rec.RemoteAddr, "127.0.0.1:")
+	assert.WithinDuration(t, before, rec.ReceivedAt, 2*time.Second)
+	assert.Equal(t, 200, rec.Status)
+
+	// Microseconds in the JSON.
+	resp, err := http.Get(rv.URL() + "/api/events/1")
+	require.NoError(t, err)
+	raw, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	assert.Regexp(t, `"received_at":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z"`, string(raw))
+}
+
+func TestVerdicts(t *testing.T) {
+	rv := MustOpenReceiver(t, func(rv *receiver.Receiver) {
+		rv.Secrets = map[string][]string{"merchant_demo": {"whsec_new", "whsec_test_demo"}}
+	})
+	body := notification(firmakit.StateCreated, "e", "s")
+	now := time.Now()
+	sign := func(secret string, at time.Time) string { return profile.WebhookSignature([]string{secret}, at, body) }
+	for _, tc := range []struct {
+		name, channel, sig, verdict, reason string
+	}{
+		{"valid", "merchant_demo", sign("whsec_test_demo", now), "valid", ""},
+		{"rotated secret", "merchant_demo", sign("whsec_new", now), "valid", ""},
+		{"missing", "merchant_demo", "", "missing", "no X-Service-Signature header"},
+		{"malformed", "merchant_demo", "garbage", "invalid", "malformed signature header"},
+		{"stale", "merchant_demo", sign("whsec_test_demo", now.Add(-10*time.Minute)), "invalid", "stale timestamp"},
+		{"future", "merchant_demo", sign("whsec_test_demo", now.Add(10*time.Minute)), "invalid", "future timestamp"},
+		{"wrong secret", "merchant_demo", sign("whsec_other", now), "invalid", "no matching signature"},
+		{"unknown channel", "somewhere", sign("whsec_test_demo", now), "unverified", "no webhook secret is known for channel somewhere"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			status, out := post(t, rv, tc.channel, body, tc.sig)
+			require.Equal(t, 200, status, "not strict: every notification is taken")
+			var rec receiver.Record
+			getJSON(t, fmt.Sprintf("%s/api/events/%v", rv.URL(), out["received"]), &rec)
+			assert.Equal(t, tc.verdict, rec.Verdict)
+			assert.Contains(t, rec.Reason, tc.reason)
+		})
+	}
+}
+
+func TestDuplicatesAreFlagged(t *testing.T) {
+	rv := MustOpenReceiver(t, nil)
+	body := notification(firmakit.StateSigned, "same-event", "s")
+	signedPost(t, rv, "merchant_demo", body)
+	signedPost(t, rv, "merchant_demo", body)
+	var list struct{ Events []receiver.Record }
+	getJSON(t, rv.URL()+"/api/events?order=asc", &list)
+	require.Len(t, list.Events, 2)
+	assert.False(t, list.Events[0].Duplicate)
+	assert.True(t, list.Events[1].Duplicate)
+}
+
+func TestStrictRefusesButRecords(t *testing.T) {
+	rv := MustOpenReceiver(t, func(rv *receiver.Receiver) { rv.Strict = true })
+	body := notification(firmakit.StateSigned, "e", "s")
+	status, out := post(t, rv, "merchant_demo", body, "t=1,v1=00")
+	assert.Equal(t, 401, status)
+	assert.Contains(t, out["error"], "signature invalid")
+	status, _ = post(t, rv, "merchant_demo", body, "")
+	assert.Equal(t, 401, status)
+	status, _ = signedPost(t, rv, "merchant_demo", body)
+	assert.Equal(t, 200, status)
+	n, err := rv.Count(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, int64(3), n)
+}
+
+func TestProgrammedAnswers(t *testing.T) {
+	rv := MustOpenReceiver(t, nil)
+	set := func(body string) int {
+		resp, err := http.Post(rv.URL()+"/api/channels/merchant_demo/responses", "application/json", strings.NewReader(body))
+		require.NoError(t, err)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	assert.Equal(t, 400, set(`{"status": 99}`))
+	assert.Equal(t, 400, set(`{"status": 500, "delay": "soon"}`))
+	assert.Equal(t, 400, set(`{"stat": 500}`))
+	require.Equal(t, 200, set(`{"status": 503, "count": 2}`))
+	body := notification(firmakit.StateSigned, "e", "s")
+	var got []int
+	for i := 0; i < 3; i++ {
+		st, _ := signedPost(t, rv, "merchant_demo", body)
+		got = append(got, st)
+	}
+	assert.Equal(t, []int{503, 503, 200}, got)
+	// Other channels are not affected; delays hold the answer back.
+	require.Equal(t, 200, set(`{"status": 202, "delay": "150ms"}`))
+	start := time.Now()
+	st, _ := signedPost(t, rv, "merchant_demo", body)
+	assert.Equal(t, 202, st)
+	assert.GreaterOrEqual(t, time.Since(start), 150*time.Millisecond)
+	st, _ = signedPost(t, rv, "other", body)
+	assert.Equal(t, 200, st)
+	req, _ := http.NewRequest("DELETE", rv.URL()+"/api/channels/merchant_demo/responses", nil)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	st, _ = signedPost(t, rv, "merchant_demo", body)
+	assert.Equal(t, 200, st)
+	// The records hold the answers given.
+	var list struct{ Events []receiver.Record }
+	getJSON(t, rv.URL()+"/api/events?order=asc&channel=merchant_demo", &list)
+	require.Len(t, list.Events, 5)
+	assert.Equal(t, 503, list.Events[0].Status)
+}
+
+func TestBodyOverLimit(t *testing.T) {
+	rv := MustOpenReceiver(t, func(rv *receiver.Receiver) { rv.MaxBody = 1000 })
+	status, out := signedPost(t, rv, "merchant_demo", bytes.Repeat([]byte("x"), 1001))
+	assert.Equal(t, 413, status)
+	assert.Contains(t, out["error"], "body too large")
+	var rec receiver.Record
+	getJSON(t, fmt.Sprintf("%s/api/events/%v", rv.URL(), out["received"]), &rec)
+	assert.True(t, rec.BodyDropped)
+	assert.Equal(t, int64(1001), rec.Size)
+	assert.Empty(t, rec.Body)
+	assert.Equal(t, 413, rec.Status)
+}
+
+func TestWait(t *testing.T) {
+	rv := MustOpenReceiver(t, nil)
+	ctx := context.Background()
+	// One that arrived before the call.
+	signedPost(t, rv, "merchant_demo", notification(firmakit.StateCreated, "e1", "sig-a"))
+	r, err := rv.Wait(ctx, receiver.Filter{SignatureID: "sig-a"})
+	require.NoError(t, err)
+	assert.Equal(t, "e1", r.EventID)
+	// One that arrives during the call.
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		signedPost(t, rv, "merchant_demo", notification(firmakit.StateSigned, "e2", "sig-b"))
+	}()
+	wctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	r, err = rv.Wait(wctx, receiver.Filter{SignatureID: "sig-b", State: "SIGNED"})
+	require.NoError(t, err)
+	assert.Equal(t, "e2", r.EventID)
+	// None.
+	tctx, cancel2 := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel2()
+	_, err = rv.Wait(tctx, receiver.Filter{SignatureID: "sig-none"})
+	assert.ErrorIs(t, err, receiver.ErrTimeout)
+
+	// Over HTTP.
+	var rec receiver.Record
+	assert.Equal(t, 200, getJSON(t, rv.URL()+"/api/events/wait?signature_id=sig-b&status=SIGNED&timeout=1s", &rec))
+	assert.Equal(t, "e2", rec.EventID)
+	var e map[string]string
+	assert.Equal(t, 408, getJSON(t, rv.URL()+"/api/events/wait?signature_id=sig-none&timeout=50ms", &e))
+	assert.Equal(t, "no matching notification within 50ms", e["error"])
+	assert.Equal(t, 400, getJSON(t, rv.URL()+"/api/events/wait?timeout=forever", &e))
+}
+
+func TestListFiltersPagingDeleteExport(t *testing.T) {
+	rv := MustOpenReceiver(t, nil)
+	for i := 0; i < 5; i++ {
+		st := firmakit.States[i]
+		signedPost(t, rv, "merchant_demo", notification(st, fmt.Sprintf("e%d", i), fmt.Sprintf("s%d", i)))
+	}
+	post(t, rv, "other", []byte("not json <script>"), "")
+	var list struct {
+		Events    []receiver.Record
+		Count     int
+		NextAfter int64 `json:"next_after"`
+	}
+	getJSON(t, rv.URL()+"/api/events?state=SIGNED", &list)
+	require.Len(t, list.Events, 1)
+	assert.Equal(t, "s4", list.Events[0].SignatureID)
+	getJSON(t, rv.URL()+"/api/events?verdict=missing", &list)
+	require.Len(t, list.Events, 1)
+	assert.Equal(t, "other", list.Events[0].Channel)
+	getJSON(t, rv.URL()+"/api/events?order=asc&limit=2&after=1", &list)
+	require.Len(t, list.Events, 2)
+	assert.Equal(t, int64(2), list.Events[0].ID)
+	assert.Equal(t, int64(3), list.NextAfter)
+	getJSON(t, rv.URL()+"/api/events?channel=merchant_demo", &list)
+	assert.Equal(t, 5, list.Count)
+	assert.Equal(t, int64(5), list.Events[0].ID, "newest first by default")
+	var e map[string]string
+	assert.Equal(t, 400, getJSON(t, rv.URL()+"/api/events?limit=0", &e))
+	assert.Equal(t, 400, getJSON(t, rv.URL()+"/api/events?since=yesterday", &e))
+	assert.Equal(t, 400, getJSON(t, rv.URL()+"/api/events/abc", &e))
+	assert.Equal(t, 404, getJSON(t, rv.URL()+"/api/events/999", &e))
+
+	resp, err := http.Get(rv.URL() + "/api/events/export?format=jsonl&channel=merchant_demo")
+	require.NoError(t, err)
+	raw, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	require.Len(t, lines, 5)
+	var first receiver.Record
+	require.NoError(t, json.Unmarshal([]byte(lines[0]), &first))
+	assert.Equal(t, int64(1), first.ID)
+
+	resp, err = http.Get(rv.URL() + "/api/events/export?format=har")
+	require.NoError(t, err)
+	var har struct {
+		Log struct {
+			Version string
+			Entries []struct {
+				Request struct {
+					Method, URL string
+					PostData    struct{ Text string }
+				}
+				Response struct{ Status int }
+			}
+		}
+	}
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&har))
+	resp.Body.Close()
+	assert.Equal(t, "1.2", har.Log.Version)
+	require.Len(t, har.Log.Entries, 6)
+	assert.Equal(t, rv.URL()+"/hooks/other", har.Log.Entries[5].Request.URL)
+	assert.Equal(t, "not json <script>", har.Log.Entries[5].Request.PostData.Text)
+
+	req, _ := http.NewRequest("DELETE", rv.URL()+"/api/events/1", nil)
+	resp, err = http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, 204, resp.StatusCode)
+	assert.Equal(t, 404, getJSON(t, rv.URL()+"/api/events/1", &e))
+	req, _ = http.NewRequest("DELETE", rv.URL()+"/api/events", nil)
+	resp, err = http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	n, _ := rv.Count(context.Background())
+	assert.Equal(t, int64(0), n)
+}
+
+func TestReplay(t *testing.T) {
+	rv := MustOpenReceiver(t, nil)
+	var mu sync.Mutex
+	var got []http.Header
+	var bodies [][]byte
+	sink := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		got, bodies = append(got, r.Header.Clone()), append(bodies, b)
+		mu.Unlock()
+		w.WriteHeader(204)
+	}))
+	defer sink.Close()
+	body := notification(firmakit.StateSigned, "e", "s")
+	oldSig := profile.WebhookSignature([]string{"whsec_test_demo"}, time.Now().Add(-time.Minute), body)
+	post(t, rv, "merchant_demo", body, oldSig)
+	replay := func(in string) map[string]any {
+		resp, err := http.Post(rv.URL()+"/api/events/1/replay", "application/json", strings.NewReader(in))
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		var out map[string]any
+		require.NoError(t, json.NewDecoder(resp.Body).Decode(&out))
+		return out
+	}
+	assert.Equal(t, float64(204), replay(`{"url":"` + sink.URL + `/x"}`)["status"])
+	assert.Equal(t, float64(204), replay(`{"url":"` + sink.URL + `/x","secrets":["whsec_other"]}`)["status"])
+	assert.Contains(t, replay(`{"url":"file:///etc/passwd"}`)["error"], "http(s) URL")
+	mu.Lock()
+	defer mu.Unlock()
+	require.Len(t, got, 2)
+	assert.Equal(t, oldSig, got[0].Get("X-Service-Signature"), "as it was")
+	assert.Equal(t, body, bodies[0])
+	require.NoError(t, profile.VerifyWebhook(got[1].Get("X-Service-Signature"), bodies[1], []string{"whsec_other"}, time.Now()), "re-signed")
+}
+
+func TestPersistenceAcrossRestart(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "r.db")
+	rv := &receiver.Receiver{Addr: "127.0.0.1:0", DB: db}
+	require.NoError(t, rv.Open())
+	for i := 0; i < 20; i++ {
+		st, _ := signedPost(t, rv, "merchant_demo", notification(firmakit.StateSigned, fmt.Sprint(i), "s"))
+		require.Equal(t, 200, st)
+	}
+	require.NoError(t, rv.Close())
+	rv2 := MustOpenReceiver(t, func(r *receiver.Receiver) { r.DB = db })
+	n, err := rv2.Count(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, int64(20), n)
+	_, out := signedPost(t, rv2, "merchant_demo", notification(firmakit.StateSigned, "0", "s"))
+	assert.Equal(t, float64(21), out["received"], "ids go on after a restart")
+	var rec receiver.Record
+	getJSON(t, rv2.URL()+"/api/events/21", &rec)
+	assert.True(t, rec.Duplicate, "duplicates are found across restarts")
+}
+
+func TestRetention(t *testing.T) {
+	rv := MustOpenReceiver(t, func(r *receiver.Receiver) { r.MaxEvents = 3 })
+	for i := 0; i < 6; i++ {
+		signedPost(t, rv, "merchant_demo", notification(firmakit.StateSigned, fmt.Sprint(i), "s"))
+	}
+	require.Eventually(t, func() bool { n, _ := rv.Count(context.Background()); return n == 3 }, 3*time.Second, 50*time.Millisecond)
+	var list struct{ Events []receiver.Record }
+	getJSON(t, rv.URL()+"/api/events?order=asc", &list)
+	assert.Equal(t, int64(4), list.Events[0].ID, "the oldest go first")
+}
+
+func TestToken(t *testing.T) {
+	rv := MustOpenReceiver(t, func(r *receiver.Receiver) { r.Token = "s3cret" })
+	var e map[string]string
+	assert.Equal(t, 401, getJSON(t, rv.URL()+"/api/events", &e))
+	assert.Contains(t, e["error"], "a token is required")
+	assert.Equal(t, 200, getJSON(t, rv.URL()+"/api/events?token=s3cret", nil))
+	req, _ := http.NewRequest("GET", rv.URL()+"/api/events", nil)
+	req.Header.Set("Authorization", "Bearer s3cret")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, 200, resp.StatusCode)
+	resp, err = http.Get(rv.URL() + "/")
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, 401, resp.StatusCode, "the dashboard too")
+	st, _ := signedPost(t, rv, "merchant_demo", notification(firmakit.StateSigned, "e", "s"))
+	assert.Equal(t, 200, st, "hooks stay open")
+}
+
+func TestNonLoopbackGetsAToken(t *testing.T) {
+	rv := MustOpenReceiver(t, func(r *receiver.Receiver) { r.Addr = "0.0.0.0:0" })
+	assert.Len(t, rv.Token, 32)
+}
+
+func dial(t *testing.T, rv *receiver.Receiver, query string) *websocket.Conn {
+	t.Helper()
+	u := "ws" + strings.TrimPrefix(rv.URL(), "http") + "/api/stream" + query
+	c, _, err := websocket.DefaultDialer.Dial(u, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func readRecord(t *testing.T, c *websocket.Conn) receiver.Record {
+	t.Helper()
+	c.SetReadDeadline(time.Now().Add(3 * time.Second))
+	var r receiver.Record
+	_, b, err := c.ReadMessage()
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &r))
+	return r
+}
+
+func TestStreamResumesWithNoGapNoDuplicate(t *testing.T) {
+	rv := MustOpenReceiver(t, nil)
+	for i := 1; i <= 3; i++ {
+		signedPost(t, rv, "merchant_demo", notification(firmakit.StateSigned, fmt.Sprint(i), "s"))
+	}
+	c := dial(t, rv, "")
+	for i := int64(1); i <= 3; i++ {
+		assert.Equal(t, i, readRecord(t, c).ID, "backlog")
+	}
+	signedPost(t, rv, "merchant_demo", notification(firmakit.StateSigned, "4", "s"))
+	assert.Equal(t, int64(4), readRecord(t, c).ID, "live")
+	c.Close()
+	// Missed while away.
+	for i := 5; i <= 7; i++ {
+		signedPost(t, rv, "merchant_demo", notification(firmakit.StateSigned, fmt.Sprint(i), "s"))
+	}
+	c2 := dial(t, rv, "?after=4")
+	// Ingest during the catch-up as well.
+	go func() {
+		for i := 8; i <= 30; i++ {
+			signedPost(t, rv, "merchant_demo", notification(firmakit.StateSigned, fmt.Sprint(i), "s"))
+		}
+	}()
+	for want := int64(5); want <= 30; want++ {
+		assert.Equal(t, want, readRecord(t, c2).ID)
+	}
+	// Filters apply to the stream.
+	c3 := dial(t, rv, "?after=30&state=CANCELED")
+	signedPost(t, rv, "merchant_demo", notification(firmakit.StateSigned, "x", "s"))
+	signedPost(t, rv, "merchant_demo", notification(firmakit.StateCanceled, "y", "s"))
+	assert.Equal(t, "CANCELED", readRecord(t, c3).State)
+}
+
+func TestSlowStreamClientIsCutOff(t *testing.T) {
+	rv := MustOpenReceiver(t, func(r *receiver.Receiver) { r.StreamBuffer = 16; r.MaxBody = 4 << 20 })
+	slow := dial(t, rv, "")
+	fast := dial(t, rv, "")
+	big := bytes.Repeat([]byte("x"), 512<<10)
+	var got []int64
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for len(got) < 40 {
+			fast.SetReadDeadline(time.Now().Add(10 * time.Second))
+			var r receiver.Record
+			if err := fast.ReadJSON(&r); err != nil {
+				return
+			}
+			got = append(got, r.ID)
+		}
+	}()
+	for i := 0; i < 40; i++ {
+		st, _ := post(t, rv, "c", big, "")
+		require.Equal(t, 200, st)
+	}
+	<-done
+	assert.Len(t, got, 40, "the fast client got everything")
+	// The slow one, which never read, was closed with 1013.
+	slow.SetReadDeadline(time.Now().Add(10 * time.Second))
+	var err error
+	for err == nil {
+		_, _, err = slow.ReadMessage()
+	}
+	var ce *websocket.CloseError
+	require.ErrorAs(t, err, &ce)
+	assert.Equal(t, websocket.CloseTryAgainLater, ce.Code)
+	assert.Contains(t, ce.Text, "reconnect with after=")
+}
+
+func TestHostileHookInput(t *testing.T) {
+	rv := MustOpenReceiver(t, nil)
+	for _, body := range []string{"", "null", "[]", `{"event_id": 5}`, `{"status": {"x": 1}}`, "\xff\xfe", strings.Repeat("{", 10000)} {
+		st, out := post(t, rv, "merchant_demo", []byte(body), "t=abc,v1=zz")
+		assert.Equal(t, 200, st, body)
+		assert.NotNil(t, out["received"])
+	}
+	st, _ := post(t, rv, strings.Repeat("c", 300), []byte("{}"), "")
+	assert.Equal(t, 400, st)
+	resp, err := http.Get(rv.URL() + "/hooks/merchant_demo")
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, 405, resp.StatusCode)
+	var rec receiver.Record
+	getJSON(t, rv.URL()+"/api/events/6", &rec)
+	assert.Equal(t, []byte("\xff\xfe"), rec.Body, "non-UTF-8 bodies round-trip through base64")
+}

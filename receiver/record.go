@@ -1,0 +1,125 @@
+// Package receiver takes webhook notifications, verifies their signatures,
+// keeps them in an embedded SQLite database and streams them to clients:
+// the conformance suite (which waits on them), remote callers of its JSON
+// API, and the live dashboard.
+package receiver
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"time"
+	"unicode/utf8"
+)
+
+// Verdicts of a record's signature check.
+const (
+	VerdictValid      = "valid"      // a signature entry matches a channel secret
+	VerdictInvalid    = "invalid"    // malformed header, stale or future timestamp, or no match
+	VerdictMissing    = "missing"    // no signature header
+	VerdictUnverified = "unverified" // no secret known for the channel
+)
+
+// TimeFormat is how receive times are shown: UTC with microseconds.
+const TimeFormat = "2006-01-02T15:04:05.000000Z"
+
+// Record is one request received on a hook, exactly as it came.
+type Record struct {
+	ID          int64       `json:"id"`
+	Channel     string      `json:"channel"`
+	Method      string      `json:"method"`
+	Path        string      `json:"path"`
+	Query       string      `json:"query"`
+	Header      http.Header `json:"headers"`
+	Body        []byte      `json:"-"`
+	Size        int64       `json:"size"`
+	BodyDropped bool        `json:"body_dropped,omitempty"`
+	ReceivedAt  time.Time   `json:"-"`
+	RemoteAddr  string      `json:"remote_addr"`
+	Verdict     string      `json:"verdict"`
+	Reason      string      `json:"reason,omitempty"`
+	// Extracted from the body when it is a notification.
+	EventID     string `json:"event_id,omitempty"`
+	SignatureID string `json:"signature_id,omitempty"`
+	State       string `json:"state,omitempty"`
+	CreatedAt   string `json:"created_at,omitempty"`
+	Duplicate   bool   `json:"duplicate"`
+	// ContractCreatedAt is the created_at of the contract, when the
+	// receiver was told it (see Receiver.NoteContract).
+	ContractCreatedAt string `json:"contract_created_at,omitempty"`
+	Status            int    `json:"answer_status"`
+}
+
+// MarshalJSON adds the body (as text when it is UTF-8, else base64) and
+// the formatted receive time.
+func (r Record) MarshalJSON() ([]byte, error) {
+	type plain Record
+	out := struct {
+		plain
+		ReceivedAt string   `json:"received_at"`
+		Body       *string  `json:"body,omitempty"`
+		BodyBase64 *string  `json:"body_base64,omitempty"`
+		DelayMS    *float64 `json:"delay_ms,omitempty"`
+	}{plain: plain(r), ReceivedAt: r.ReceivedAt.UTC().Format(TimeFormat)}
+	if utf8.Valid(r.Body) {
+		s := string(r.Body)
+		out.Body = &s
+	} else {
+		s := base64.StdEncoding.EncodeToString(r.Body)
+		out.BodyBase64 = &s
+	}
+	if r.ContractCreatedAt != "" {
+		if t, err := time.Parse(time.RFC3339Nano, r.ContractCreatedAt); err == nil {
+			d := float64(r.ReceivedAt.Sub(t).Microseconds()) / 1000
+			out.DelayMS = &d
+		}
+	}
+	return json.Marshal(out)
+}
+
+// UnmarshalJSON reads a record as MarshalJSON writes it, for API clients.
+func (r *Record) UnmarshalJSON(b []byte) error {
+	type plain Record
+	var in struct {
+		plain
+		ReceivedAt string  `json:"received_at"`
+		Body       *string `json:"body"`
+		BodyBase64 *string `json:"body_base64"`
+	}
+	if err := json.Unmarshal(b, &in); err != nil {
+		return err
+	}
+	*r = Record(in.plain)
+	r.ReceivedAt, _ = time.Parse(TimeFormat, in.ReceivedAt)
+	switch {
+	case in.Body != nil:
+		r.Body = []byte(*in.Body)
+	case in.BodyBase64 != nil:
+		r.Body, _ = base64.StdEncoding.DecodeString(*in.BodyBase64)
+	}
+	return nil
+}
+
+// Filter selects records; zero fields match everything.
+type Filter struct {
+	Channel     string
+	State       string
+	SignatureID string
+	EventID     string
+	Verdict     string
+	AfterID     int64     // records with a greater id
+	Since       time.Time // records received at or after
+	Limit       int       // at most this many (default 100, max 1000)
+	Newest      bool      // newest first instead of oldest first
+}
+
+// Match tells whether r passes the filter's field conditions (not paging).
+func (f Filter) Match(r *Record) bool {
+	return (f.Channel == "" || r.Channel == f.Channel) &&
+		(f.State == "" || r.State == f.State) &&
+		(f.SignatureID == "" || r.SignatureID == f.SignatureID) &&
+		(f.EventID == "" || r.EventID == f.EventID) &&
+		(f.Verdict == "" || r.Verdict == f.Verdict) &&
+		r.ID > f.AfterID &&
+		(f.Since.IsZero() || !r.ReceivedAt.Before(f.Since))
+}
