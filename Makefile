@@ -34,7 +34,7 @@ lint:
 	@test -z "$$(gofmt -l .)" || { gofmt -l .; echo "gofmt would change the files above"; exit 1; }
 	$(GO) vet ./...
 
-bench: bench-verify bench-load bench-demo
+bench: bench-verify bench-load bench-demo bench-receiver
 
 bench-verify:
 	$(GO) test -run - -bench 'HMAC|Verify' -benchmem -count 5 .
@@ -44,6 +44,9 @@ bench-load: build
 
 bench-demo: build
 	$(GO) run ./internal/bench demo --bin $(BIN)
+
+bench-receiver: build
+	$(GO) run ./internal/bench receiver --bin $(BIN)
 
 fuzz:
 	$(GO) test -run - -fuzz FuzzParseWebhookHeader -fuzztime $(FUZZTIME) .

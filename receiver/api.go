@@ -43,6 +43,7 @@ func (rv *Receiver) routes() *echo.Echo {
 	g("GET", "/", rv.handleDashboard)
 	g("GET", "/assets/*", echo.WrapHandler(http.StripPrefix("/assets/", http.FileServer(http.FS(dashboardAssets())))))
 	g("GET", "/api/info", rv.handleInfo)
+	g("GET", "/api/stats", rv.handleStats)
 	g("GET", "/api/events", rv.handleList)
 	g("DELETE", "/api/events", rv.handleDeleteAll)
 	g("GET", "/api/events/wait", rv.handleWait)
@@ -126,6 +127,14 @@ func (rv *Receiver) handleInfo(c echo.Context) error {
 		"hooks_url": rv.PublicURL + "/hooks/{channel}", "strict": rv.Strict, "demo": rv.Demo != nil,
 		"channels_with_secrets": channels, "states": firmakit.States, "max_body": rv.MaxBody,
 	})
+}
+
+func (rv *Receiver) handleStats(c echo.Context) error {
+	n, err := rv.store.count(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"count": n, "last_id": rv.store.last(), "subscribers": rv.hub.count()})
 }
 
 // filterFrom reads a Filter from the query; bad values are 400s that say
@@ -524,7 +533,7 @@ func (rv *Receiver) handleStream(c echo.Context) error {
 		if r.ID <= last {
 			return nil
 		}
-		b, err := json.Marshal(r)
+		b, err := r.wireJSON()
 		if err != nil {
 			return err
 		}

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"embed"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -194,7 +195,7 @@ func (rv *Receiver) Wait(ctx context.Context, f Filter) (*Record, error) {
 		case r, ok := <-sub.ch:
 			rv.hub.unsubscribe(sub)
 			if ok {
-				return rv.withContract(ctx, r), nil
+				return r, nil
 			}
 			select {
 			case <-rv.stop:
@@ -207,18 +208,6 @@ func (rv *Receiver) Wait(ctx context.Context, f Filter) (*Record, error) {
 			return nil, ErrTimeout
 		}
 	}
-}
-
-// withContract rereads a live record from storage when a contract note may
-// add to it; it falls back to the live copy.
-func (rv *Receiver) withContract(ctx context.Context, r *Record) *Record {
-	if r.SignatureID == "" {
-		return r
-	}
-	if full, err := rv.store.get(ctx, r.ID); err == nil {
-		return full
-	}
-	return r
 }
 
 // List returns stored records matching f.
@@ -342,6 +331,8 @@ func (rv *Receiver) handleHook(c echo.Context) error {
 		}
 	}
 	rec.Status = status
+	rec.headerJSON, _ = json.Marshal(rec.Header)
+	rec.wire = &lazyJSON{}
 	if err := rv.store.insert(req.Context(), rec); err != nil {
 		rv.Logger.Error("notification not stored", "channel", channel, "err", err)
 		return apiError(http.StatusServiceUnavailable, "the notification could not be stored; send it again")

@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
+	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -48,19 +49,41 @@ type Record struct {
 	// receiver was told it (see Receiver.NoteContract).
 	ContractCreatedAt string `json:"contract_created_at,omitempty"`
 	Status            int    `json:"answer_status"`
+
+	// headerJSON is Header encoded for storage, in the request's goroutine
+	// rather than on the single writer.
+	headerJSON []byte
+	// wire holds the record's JSON for live records, encoded once by the
+	// first stream that pushes it and shared by the others.
+	wire *lazyJSON
+}
+
+type lazyJSON struct {
+	once sync.Once
+	b    []byte
+	err  error
+}
+
+// wireJSON returns the record's JSON, encoding a live record at most once.
+func (r *Record) wireJSON() ([]byte, error) {
+	if r.wire == nil {
+		return json.Marshal(r)
+	}
+	r.wire.once.Do(func() { r.wire.b, r.wire.err = json.Marshal(r) })
+	return r.wire.b, r.wire.err
 }
 
 // MarshalJSON adds the body (as text when it is UTF-8, else base64) and
 // the formatted receive time.
-func (r Record) MarshalJSON() ([]byte, error) {
+func (r *Record) MarshalJSON() ([]byte, error) {
 	type plain Record
 	out := struct {
-		plain
+		*plain
 		ReceivedAt string   `json:"received_at"`
 		Body       *string  `json:"body,omitempty"`
 		BodyBase64 *string  `json:"body_base64,omitempty"`
 		DelayMS    *float64 `json:"delay_ms,omitempty"`
-	}{plain: plain(r), ReceivedAt: r.ReceivedAt.UTC().Format(TimeFormat)}
+	}{plain: (*plain)(r), ReceivedAt: r.ReceivedAt.UTC().Format(TimeFormat)}
 	if utf8.Valid(r.Body) {
 		s := string(r.Body)
 		out.Body = &s
@@ -81,15 +104,15 @@ func (r Record) MarshalJSON() ([]byte, error) {
 func (r *Record) UnmarshalJSON(b []byte) error {
 	type plain Record
 	var in struct {
-		plain
+		*plain
 		ReceivedAt string  `json:"received_at"`
 		Body       *string `json:"body"`
 		BodyBase64 *string `json:"body_base64"`
 	}
+	in.plain = (*plain)(r)
 	if err := json.Unmarshal(b, &in); err != nil {
 		return err
 	}
-	*r = Record(in.plain)
 	r.ReceivedAt, _ = time.Parse(TimeFormat, in.ReceivedAt)
 	switch {
 	case in.Body != nil:

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	_ "modernc.org/sqlite" // pure Go SQLite, no cgo
@@ -43,6 +44,8 @@ CREATE INDEX IF NOT EXISTS records_channel ON records(channel, id);
 CREATE INDEX IF NOT EXISTS records_signature ON records(signature_id, id);
 CREATE INDEX IF NOT EXISTS records_event ON records(event_id);
 CREATE INDEX IF NOT EXISTS records_received ON records(received_at);
+CREATE INDEX IF NOT EXISTS records_state ON records(state, id);
+CREATE INDEX IF NOT EXISTS records_verdict ON records(verdict, id);
 CREATE TABLE IF NOT EXISTS contracts (
 	signature_id TEXT PRIMARY KEY,
 	created_at   TEXT NOT NULL
@@ -64,6 +67,9 @@ type store struct {
 	mu     sync.Mutex
 	closed bool
 	lastID int64
+	// hasContracts is set once a contract is noted, so that commits skip
+	// the contract lookup until then.
+	hasContracts atomic.Bool
 
 	maxEvents int64
 	maxAge    time.Duration
@@ -112,6 +118,9 @@ func openStore(path string, maxEvents int64, maxAge time.Duration, now func() ti
 		s.closeDBs()
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
+	var contracts int
+	_ = w.QueryRow(`SELECT COUNT(*) FROM contracts`).Scan(&contracts)
+	s.hasContracts.Store(contracts > 0)
 	go s.writer()
 	return s, nil
 }
@@ -204,6 +213,11 @@ func (s *store) commitRecords(recs []*Record) error {
 		return fmt.Errorf("store: %w", err)
 	}
 	defer dupQ.Close()
+	contractQ, err := tx.Prepare(`SELECT created_at FROM contracts WHERE signature_id = ?`)
+	if err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	defer contractQ.Close()
 	id := s.lastID
 	seen := map[string]bool{}
 	for _, r := range recs {
@@ -218,7 +232,13 @@ func (s *store) commitRecords(recs []*Record) error {
 			}
 			seen[r.EventID] = true
 		}
-		h, _ := json.Marshal(r.Header)
+		if r.SignatureID != "" && s.hasContracts.Load() {
+			_ = contractQ.QueryRow(r.SignatureID).Scan(&r.ContractCreatedAt)
+		}
+		h := r.headerJSON
+		if h == nil {
+			h, _ = json.Marshal(r.Header)
+		}
 		if _, err := ins.Exec(r.ID, r.Channel, r.Method, r.Path, r.Query, string(h), r.Body, r.Size, r.BodyDropped,
 			r.ReceivedAt.UnixMicro(), r.RemoteAddr, r.Verdict, r.Reason, r.EventID, r.SignatureID, r.State,
 			r.CreatedAt, r.Duplicate, r.Status); err != nil {
@@ -228,7 +248,9 @@ func (s *store) commitRecords(recs []*Record) error {
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("store: commit: %w", err)
 	}
+	s.mu.Lock()
 	s.lastID = id
+	s.mu.Unlock()
 	return nil
 }
 
@@ -236,7 +258,7 @@ func (s *store) commitRecords(recs []*Record) error {
 // goroutine, so it never races an insert.
 func (s *store) enforceRetention() {
 	if s.maxEvents > 0 {
-		_, _ = s.write.Exec(`DELETE FROM records WHERE id <= ?`, s.lastID-s.maxEvents)
+		_, _ = s.write.Exec(`DELETE FROM records WHERE id <= ?`, s.last()-s.maxEvents)
 	}
 	if s.maxAge > 0 {
 		_, _ = s.write.Exec(`DELETE FROM records WHERE received_at < ?`, s.now().Add(-s.maxAge).UnixMicro())
@@ -293,8 +315,14 @@ func (s *store) list(ctx context.Context, f Filter) ([]*Record, error) {
 	if f.Channel != "" {
 		add("r.channel = ?", f.Channel)
 	}
+	// With a signature or event id, that index is the selective one: the
+	// unary + keeps the planner off the state and verdict indexes.
+	weak := ""
+	if f.SignatureID != "" || f.EventID != "" {
+		weak = "+"
+	}
 	if f.State != "" {
-		add("r.state = ?", f.State)
+		add(weak+"r.state = ?", f.State)
 	}
 	if f.SignatureID != "" {
 		add("r.signature_id = ?", f.SignatureID)
@@ -303,7 +331,7 @@ func (s *store) list(ctx context.Context, f Filter) ([]*Record, error) {
 		add("r.event_id = ?", f.EventID)
 	}
 	if f.Verdict != "" {
-		add("r.verdict = ?", f.Verdict)
+		add(weak+"r.verdict = ?", f.Verdict)
 	}
 	if f.AfterID > 0 {
 		add("r.id > ?", f.AfterID)
@@ -338,6 +366,13 @@ func (s *store) list(ctx context.Context, f Filter) ([]*Record, error) {
 	return out, rows.Err()
 }
 
+// last returns the id of the last committed record.
+func (s *store) last() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lastID
+}
+
 func (s *store) count(ctx context.Context) (int64, error) {
 	var n int64
 	err := s.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM records`).Scan(&n)
@@ -365,6 +400,7 @@ func (s *store) deleteAll(ctx context.Context) (int64, error) {
 }
 
 func (s *store) noteContract(ctx context.Context, signatureID, createdAt string) error {
+	s.hasContracts.Store(true)
 	_, err := s.write.ExecContext(ctx, `INSERT INTO contracts (signature_id, created_at) VALUES (?, ?)
 		ON CONFLICT(signature_id) DO UPDATE SET created_at = excluded.created_at`, signatureID, createdAt)
 	return err

@@ -70,11 +70,10 @@ func runDemo(args []string) error {
 	var cmu sync.Mutex
 	var wg sync.WaitGroup
 	var failures int
-	tick := time.NewTicker(time.Second / time.Duration(*rate))
-	defer tick.Stop()
+	interval := time.Second / time.Duration(*rate)
 	start := time.Now()
 	for i := 0; i < *n; i++ {
-		<-tick.C
+		time.Sleep(time.Until(start.Add(time.Duration(i) * interval)))
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
