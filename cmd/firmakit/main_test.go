@@ -175,3 +175,48 @@ func TestConfigPrecedence(t *testing.T) {
 	assert.Equal(t, ExitUsage, code)
 	assert.Contains(t, errOut, "not an http(s) URL")
 }
+
+// startInProcess runs a long-running command until the test ends and
+// returns the URLs it reported.
+func startInProcess(t *testing.T, env map[string]string, args ...string) map[string]string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan map[string]string, 1)
+	var out syncBuffer
+	m := &Main{Stdout: &out, Stderr: &out, Getenv: func(k string) string { return env[k] },
+		Ready: func(u map[string]string) { ready <- u }}
+	done := make(chan int)
+	go func() { done <- m.Run(ctx, args) }()
+	var urls map[string]string
+	select {
+	case urls = <-ready:
+	case code := <-done:
+		t.Fatalf("%v exited %d: %s", args, code, out.String())
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%v did not start", args)
+	}
+	t.Cleanup(func() {
+		cancel()
+		assert.Equal(t, ExitOK, <-done, out.String())
+	})
+	return urls
+}
+
+func TestReceiveCommand(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "r.db")
+	urls := startInProcess(t, nil, "receive", "--listen", "127.0.0.1:0", "--db", db, "--secret", "shop=whsec_a", "--strict")
+	body := `{"event_id":"e","status":"SIGNED","signature_id":"s"}`
+	resp, err := http.Post(urls["receiver"]+"/hooks/shop", "application/json", strings.NewReader(body))
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, 401, resp.StatusCode, "--strict refuses the unsigned notification")
+	resp, err = http.Get(urls["receiver"] + "/api/events/1")
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, 200, resp.StatusCode, "and records it")
+
+	code, _, errOut := run(t, nil, "receive", "--secret", "nochannel")
+	assert.Equal(t, ExitUsage, code)
+	assert.Contains(t, errOut, `--secret "no…": want channel=secret`)
+	assert.NotContains(t, errOut, "nochannel", "a value that may be a secret is not echoed")
+}

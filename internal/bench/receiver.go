@@ -278,7 +278,9 @@ func benchStream(bin, dir string, clients, rate int, d time.Duration) error {
 	if len(delays) == 0 {
 		return fmt.Errorf("no frame arrived")
 	}
-	q := func(f float64) time.Duration { return delays[int(f*float64(len(delays)-1))].Round(10 * time.Microsecond) }
+	q := func(f float64) time.Duration {
+		return delays[int(f*float64(len(delays)-1))].Round(10 * time.Microsecond)
+	}
 	fmt.Printf("%d notifications at %.0f/s to %d websocket clients: %d frames, %d missing, %d send failures\n",
 		len(acked), float64(len(acked))/sent.Seconds(), clients, len(delays), missing, failed.Load())
 	fmt.Printf("delay 2xx -> frame: p50 %s  p99 %s  max %s (target p99 <= 50ms)\n", q(0.5), q(0.99), delays[len(delays)-1].Round(10*time.Microsecond))
@@ -412,7 +414,9 @@ func benchLarge(bin, dir string, n, workers int) error {
 		{"list newest 100", func(int) string { return p.base + "/api/events?limit=100" }},
 		{"list by state, newest 100", func(int) string { return p.base + "/api/events?state=CANCELED&limit=100" }},
 		{"list by a state no record has", func(int) string { return p.base + "/api/events?state=SIGNED&limit=100" }},
-		{"list by verdict, page after id", func(i int) string { return fmt.Sprintf("%s/api/events?verdict=valid&order=asc&after=%d&limit=100", p.base, i*150) }},
+		{"list by verdict, page after id", func(i int) string {
+			return fmt.Sprintf("%s/api/events?verdict=valid&order=asc&after=%d&limit=100", p.base, i*150)
+		}},
 		{"list by signature_id", func(i int) string { return p.base + "/api/events?signature_id=" + sigIDs[i*97%n] }},
 		{"wait for a stored signature_id", func(i int) string {
 			return p.base + "/api/events/wait?status=CANCELED&timeout=1s&signature_id=" + sigIDs[i*89%n]
