@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/internal/httpserve"
 	"github.com/labstack/echo/v4"
 )
 
@@ -74,6 +75,7 @@ type Receiver struct {
 	closeOnce sync.Once
 	streams   sync.WaitGroup
 	stop      chan struct{}
+	conns     httpserve.Tracker
 }
 
 // Open opens the database, listens synchronously and serves in a goroutine.
@@ -128,7 +130,7 @@ func (rv *Receiver) Open() error {
 	}
 	rv.PublicURL = strings.TrimRight(rv.PublicURL, "/")
 	rv.echo = rv.routes()
-	rv.srv = &http.Server{Handler: rv.echo, ReadHeaderTimeout: 10 * time.Second}
+	rv.srv = &http.Server{Handler: rv.echo, ReadHeaderTimeout: 10 * time.Second, ConnState: rv.conns.Hook}
 	go func() {
 		if err := rv.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			rv.Logger.Error("receiver stopped", "err", err)
@@ -163,9 +165,7 @@ func (rv *Receiver) Close() error {
 			return
 		}
 		close(rv.stop)
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		err = rv.srv.Shutdown(ctx)
+		err = httpserve.Shutdown(rv.srv, &rv.conns, 2*time.Second)
 		rv.hub.closeAll()
 		rv.streams.Wait()
 		rv.store.close()

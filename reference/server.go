@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/internal/httpserve"
 	"github.com/labstack/echo/v4"
 )
 
@@ -58,6 +59,7 @@ type Server struct {
 	deliveries *dispatcher
 	signatures *signatureStore
 	closeOnce  sync.Once
+	conns      httpserve.Tracker
 }
 
 // Open starts listening synchronously, so that URL is known when it
@@ -110,7 +112,7 @@ func (s *Server) Open() error {
 	s.signatures = newSignatureStore(10000)
 	s.deliveries = newDispatcher(s)
 	s.echo = s.routes()
-	s.srv = &http.Server{Handler: s.echo, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second}
+	s.srv = &http.Server{Handler: s.echo, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, ConnState: s.conns.Hook}
 	go func() {
 		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			s.Logger.Error("reference server stopped", "err", err)
@@ -143,7 +145,7 @@ func (s *Server) Close() error {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), s.ShutdownGrace)
 		defer cancel()
-		err = s.srv.Shutdown(ctx)
+		err = httpserve.Shutdown(s.srv, &s.conns, 2*time.Second)
 		s.deliveries.close(ctx)
 	})
 	return err

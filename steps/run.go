@@ -1,0 +1,112 @@
+package steps
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cucumber/godog"
+	"github.com/firmakit/firmakit/features"
+)
+
+// Suite runs the conformance suite against a target.
+type Suite struct {
+	Target *Target
+	// Lang is "es", "en" or "all" (default).
+	Lang string
+	// Tags is a godog tag expression, e.g. "~@reference".
+	Tags string
+	// Concurrency is how many scenarios run at once (default 64): the
+	// demo scenarios mostly wait, so they overlap.
+	Concurrency int
+	// Format is a godog format list, e.g. "progress" or
+	// "pretty,junit:out/junit.xml,cucumber:out/cucumber.json".
+	Format string
+	Output io.Writer
+	// Randomize orders scenarios at random with this seed; 0 keeps the
+	// file order, -1 picks a seed.
+	Randomize int64
+	// TestingT runs each scenario as a subtest of t.
+	TestingT *testing.T
+
+	mu      sync.Mutex
+	skipped map[string]int
+}
+
+// Paths returns the feature folders of a language selection.
+func Paths(lang string) ([]string, error) {
+	switch lang {
+	case "", "all":
+		return []string{"es", "en"}, nil
+	case "es", "en":
+		return []string{lang}, nil
+	}
+	return nil, fmt.Errorf("language %q: want es, en or all", lang)
+}
+
+// Run runs the suite and returns godog's status: 0 when every selected
+// scenario passed (or was not run for want of a credential), 1 otherwise.
+func (s *Suite) Run() (int, error) {
+	if err := s.Target.Validate(); err != nil {
+		return 2, err
+	}
+	paths, err := Paths(s.Lang)
+	if err != nil {
+		return 2, err
+	}
+	if s.Concurrency <= 0 {
+		s.Concurrency = 64
+	}
+	if s.Format == "" {
+		s.Format = "progress"
+	}
+	if s.Target.APIVersion == "" {
+		s.Target.APIVersion = "v1"
+	}
+	s.skipped = map[string]int{}
+	st := &Steps{T: s.Target, Skipped: s.noteSkip}
+	status := godog.TestSuite{
+		Name:                "firmakit",
+		ScenarioInitializer: st.InitializeScenario,
+		Options: &godog.Options{
+			FS:          features.FS,
+			Paths:       paths,
+			Format:      s.Format,
+			Output:      s.Output,
+			Tags:        s.Tags,
+			Concurrency: s.Concurrency,
+			Randomize:   s.Randomize,
+			Strict:      true,
+			TestingT:    s.TestingT,
+			NoColors:    true,
+		},
+	}.Run()
+	return status, nil
+}
+
+func (s *Suite) noteSkip(reason string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.skipped[reason]++
+}
+
+// NotRun says which scenarios were not run and why, one line per reason.
+func (s *Suite) NotRun() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for reason, n := range s.skipped {
+		out = append(out, fmt.Sprintf("%d scenario(s) not run: %s", n, reason))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// String describes the suite's selection.
+func (s *Suite) String() string {
+	paths, _ := Paths(s.Lang)
+	return fmt.Sprintf("features %s, tags %q, concurrency %d", strings.Join(paths, "+"), s.Tags, s.Concurrency)
+}

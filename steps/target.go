@@ -1,0 +1,100 @@
+// Package steps binds the conformance suite's Gherkin sentences, Spanish
+// and English, to code that talks to a target service and to the receiver
+// its notifications land on.
+package steps
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/receiver"
+)
+
+// Credential is a key id and its secret.
+type Credential struct {
+	Key, Secret string
+}
+
+// Given tells whether the credential was supplied.
+func (c Credential) Given() bool { return c.Key != "" && c.Secret != "" }
+
+// Notifications is where the suite finds the target's notifications: an
+// in-process *receiver.Receiver, or a *receiver.Client of a remote one.
+type Notifications interface {
+	Wait(ctx context.Context, f receiver.Filter) (*receiver.Record, error)
+	List(ctx context.Context, f receiver.Filter) ([]*receiver.Record, error)
+}
+
+// Target is the service under test and everything the suite needs to talk
+// to it.
+type Target struct {
+	URL        string // base URL, e.g. http://127.0.0.1:8080
+	APIVersion string // version segment of the check path; default v1
+	MerchantID string
+	Credential Credential // the merchant's enabled credential
+	Disabled   Credential // a disabled credential of the merchant; scenarios needing it are not run without it
+	Other      Credential // another merchant's credential; likewise
+	// WebhookSecrets verify the notifications (several for rotation).
+	WebhookSecrets []string
+	// Template is the template the create requests use, Data its values.
+	Template firmakit.Template
+	Data     map[string]string
+	Profile  *firmakit.Profile
+	// Notifications is where notifications land; SharedClock tells that it
+	// runs on this process's clock, so its receive times can be compared
+	// with the suite's.
+	Notifications Notifications
+	SharedClock   bool
+	HTTPClient    *http.Client
+}
+
+// DemoTarget returns the bundled reference server's demo merchant at url,
+// with notifications read from n.
+func DemoTarget(url string, n Notifications, sharedClock bool) *Target {
+	return &Target{
+		URL: url, APIVersion: "v1", MerchantID: "merchant_demo",
+		Credential:     Credential{"test_key_demo", "test_secret_demo"},
+		Disabled:       Credential{"test_key_disabled", "test_secret_disabled"},
+		Other:          Credential{"test_key_other", "test_secret_other"},
+		WebhookSecrets: []string{"whsec_test_demo"},
+		Template: firmakit.Template{Name: "contrato_arriendo", Title: "Contrato de arriendo",
+			Signers: []string{"signer_1", "signer_2"}, Data: []string{"nombre_arrendatario", "monto_mensual"}},
+		Data:          map[string]string{"nombre_arrendatario": "Ana Pérez", "monto_mensual": "450000"},
+		Profile:       firmakit.BundledProfile(),
+		Notifications: n, SharedClock: sharedClock,
+	}
+}
+
+// Validate reports what the target lacks to run the suite at all.
+func (t *Target) Validate() error {
+	switch {
+	case t.URL == "":
+		return fmt.Errorf("no target URL")
+	case t.MerchantID == "":
+		return fmt.Errorf("no merchant id")
+	case !t.Credential.Given():
+		return fmt.Errorf("no credential: give the merchant's key and secret")
+	case t.Template.Name == "" || len(t.Template.Signers) == 0:
+		return fmt.Errorf("no template: give its name and signer keys")
+	case t.Notifications == nil:
+		return fmt.Errorf("no receiver for the notifications")
+	case t.Profile == nil:
+		return fmt.Errorf("no profile")
+	}
+	for _, k := range t.Template.Data {
+		if _, ok := t.Data[k]; !ok {
+			return fmt.Errorf("no value for the template's data key %q", k)
+		}
+	}
+	return nil
+}
+
+func (t *Target) client() *http.Client {
+	if t.HTTPClient != nil {
+		return t.HTTPClient
+	}
+	return &http.Client{Timeout: 10 * time.Second}
+}
