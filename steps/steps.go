@@ -819,4 +819,3 @@ func (s *Steps) noNotificationArrivesWithin(ctx context.Context, ms int) error {
 	}
 	return fmt.Errorf("expected no notification for %q within %d ms, got a %q one: %s", sc.titleSent, ms, r.State, clip(string(r.Body), 300))
 }
-

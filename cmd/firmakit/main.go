@@ -76,6 +76,7 @@ func (m *Main) commands() []command {
 		m.signCommand(),
 		m.templateCommand(),
 		m.profileCommand(),
+		m.featuresCommand(),
 		{name: "version", summary: "print the version", usage: "firmakit version",
 			flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 				return func(context.Context, []string) error {

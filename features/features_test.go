@@ -1,0 +1,120 @@
+package features_test
+
+import (
+	"io/fs"
+	"os"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/firmakit/firmakit/features"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestTraceabilityAndParity(t *testing.T) {
+	for _, err := range features.Check(features.FS) {
+		t.Error(err)
+	}
+}
+
+// TestTraceIsCurrent keeps features/README.md in step with the features:
+// regenerate it with `firmakit features trace > features/README.md`.
+func TestTraceIsCurrent(t *testing.T) {
+	want, err := features.Trace(features.FS)
+	require.NoError(t, err)
+	got, err := os.ReadFile("README.md")
+	require.NoError(t, err)
+	assert.Equal(t, want, string(got), "features/README.md is stale: run firmakit features trace > features/README.md")
+}
+
+func TestEveryInterfaceTableAndRuleIsRead(t *testing.T) {
+	items, err := features.InterfaceItems(features.FS)
+	require.NoError(t, err)
+	refs := map[string]bool{}
+	for _, it := range items {
+		refs[it.Ref] = true
+	}
+	for _, ref := range []string{"§2.1 status_code", "§2.2 created_at", "§4.1 rule 2", "§4.2 rule 3", "§6.2 DEMO_SIGNED",
+		"§6.2 rule 4", "§7 400 Missing headers", "§7 401 Invalid signature", "§5 bullet 5", "§9 bullet 2"} {
+		assert.True(t, refs[ref], ref)
+	}
+}
+
+// mutate copies the embedded features and changes one file.
+func mutate(t *testing.T, name string, change func(string) string) fs.FS {
+	t.Helper()
+	m := fstest.MapFS{}
+	require.NoError(t, fs.WalkDir(features.FS, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := fs.ReadFile(features.FS, p)
+		m[p] = &fstest.MapFile{Data: b}
+		return err
+	}))
+	before := string(m[name].Data)
+	after := change(before)
+	require.NotEqual(t, before, after, "the mutation changed nothing in %s", name)
+	m[name] = &fstest.MapFile{Data: []byte(after)}
+	return m
+}
+
+func TestCheckFindsProblems(t *testing.T) {
+	for _, tc := range []struct {
+		name, file string
+		change     func(string) string
+		want       string
+	}{
+		{"an example row only in English", "en/verification.feature",
+			func(s string) string { return strings.Replace(s, "      | check     | -86400 |\n", "", 1) },
+			"@AUTH-EXPIRED: examples differ"},
+		{"a kind tag only in Spanish", "es/demo.feature",
+			func(s string) string { return strings.Replace(s, "@DEMO-REASON @spec", "@DEMO-REASON @profile", 1) },
+			"@DEMO-REASON: tags differ"},
+		{"two requirement tags on one scenario", "es/demo.feature",
+			func(s string) string { return strings.Replace(s, "@DEMO-REASON @spec", "@DEMO-REASON @spec @wip", 1) },
+			"has several requirement tags: DEMO-REASON+wip"},
+		{"a scenario only in English", "es/firma.feature",
+			func(s string) string { return s[:strings.Index(s, "  @SIG-VALIDATION-INVALID")] },
+			"@SIG-VALIDATION-INVALID is in en/signature.feature but not in es"},
+		{"a step only in Spanish", "es/demo.feature",
+			func(s string) string {
+				return strings.Replace(s, "    Y no trae document_url\n    Y no trae reason\n", "    Y no trae document_url\n    Y no trae reason\n    Y no trae reason\n", 1)
+			},
+			"@DEMO-CREATED-FIELDS: es has 6 steps, en 5"},
+		{"an interface rule without an entry", "requirements.yaml",
+			func(s string) string {
+				return strings.Replace(s, "  - ref: \"§6.2 rule 1\"\n    scenarios: [DEMO-FREE-TEXT, DEMO-NOT-DEMO]\n", "", 1)
+			},
+			`the interface's §6.2 rule 1 has no entry in requirements.yaml: "The text after the prefix is free."`},
+		{"a shown rule waived with a note", "requirements.yaml",
+			func(s string) string {
+				return strings.Replace(s, "  - ref: \"§6.2 rule 2\"\n    scenarios: [DEMO-NOTIFICATION]\n", "  - ref: \"§6.2 rule 2\"\n    note: later\n", 1)
+			},
+			"§6.2 rule 2 has no scenario, but the interface shows it"},
+		{"a scenario traced nowhere", "requirements.yaml",
+			func(s string) string { return strings.ReplaceAll(s, "DEMO-SAME-RESPONSE, ", "") },
+			"@DEMO-SAME-RESPONSE is not traced to any item of the interface"},
+		{"a rule of the interface with no scenario", "service-interface.md",
+			func(s string) string {
+				return strings.Replace(s, "4. For BOUNCED,", "5. Every notification is sent twice.\n4. For BOUNCED,", 1)
+			},
+			`the interface's §6.2 rule 5 has no entry in requirements.yaml`},
+		{"a scenario without a kind", "en/demo.feature",
+			func(s string) string { return strings.Replace(s, "@DEMO-CREATED-FIELDS @spec", "@DEMO-CREATED-FIELDS", 1) },
+			`needs one of @spec, @profile, @reference`},
+		{"a Spanish file not in Spanish", "es/demo.feature",
+			func(s string) string { return strings.Replace(s, "# language: es\n", "", 1) },
+			`es/demo.feature: Parser errors`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			errs := features.Check(mutate(t, tc.file, tc.change))
+			var all []string
+			for _, e := range errs {
+				all = append(all, e.Error())
+			}
+			assert.Contains(t, strings.Join(all, "\n"), tc.want)
+		})
+	}
+}
