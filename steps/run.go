@@ -10,6 +10,7 @@ import (
 
 	"github.com/cucumber/godog"
 	"github.com/firmakit/firmakit/features"
+	"github.com/firmakit/firmakit/reports"
 )
 
 // Suite runs the conformance suite against a target.
@@ -34,6 +35,7 @@ type Suite struct {
 
 	mu      sync.Mutex
 	skipped map[string]int
+	results []reports.ScenarioResult
 }
 
 // Paths returns the feature folders of a language selection.
@@ -66,8 +68,8 @@ func (s *Suite) Run() (int, error) {
 	if s.Target.APIVersion == "" {
 		s.Target.APIVersion = "v1"
 	}
-	s.skipped = map[string]int{}
-	st := &Steps{T: s.Target, Skipped: s.noteSkip}
+	s.skipped, s.results = map[string]int{}, nil
+	st := &Steps{T: s.Target, Skipped: s.noteSkip, Done: s.noteResult}
 	status := godog.TestSuite{
 		Name:                "firmakit",
 		ScenarioInitializer: st.InitializeScenario,
@@ -84,7 +86,49 @@ func (s *Suite) Run() (int, error) {
 			NoColors:    true,
 		},
 	}.Run()
+	if status == 0 && s.Count(reports.Failed) > 0 {
+		status = 1
+	}
 	return status, nil
+}
+
+func (s *Suite) noteResult(r reports.ScenarioResult) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.results = append(s.results, r)
+}
+
+// Results returns the outcome of every scenario of the last run, in the
+// order of the feature files.
+func (s *Suite) Results() []reports.ScenarioResult {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := append([]reports.ScenarioResult(nil), s.results...)
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Feature != out[j].Feature {
+			return out[i].Feature < out[j].Feature
+		}
+		return out[i].Requirement < out[j].Requirement
+	})
+	return out
+}
+
+// Count returns how many scenarios of the last run ended with status.
+func (s *Suite) Count(status string) int {
+	n := 0
+	for _, r := range s.Results() {
+		if r.Status == status {
+			n++
+		}
+	}
+	return n
+}
+
+// Summary is the run's outcome in one line; unlike godog's own summary, it
+// never counts a scenario that was not run as passed.
+func (s *Suite) Summary() string {
+	return fmt.Sprintf("firmakit: %d scenarios: %d passed, %d failed, %d not run",
+		len(s.Results()), s.Count(reports.Passed), s.Count(reports.Failed), s.Count(reports.NotRun))
 }
 
 func (s *Suite) noteSkip(reason string) {

@@ -17,6 +17,7 @@ import (
 	"github.com/cucumber/godog"
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/receiver"
+	"github.com/firmakit/firmakit/reports"
 )
 
 // scenarioKey holds a scenario's state in its context, so that scenarios
@@ -49,6 +50,10 @@ type scenario struct {
 	created   string // signature_id of the created contract
 	titleSent string
 	note      *receiver.Record
+
+	// Outcome.
+	notRun     bool
+	failedStep string
 }
 
 // Steps binds sentences to a target.
@@ -56,6 +61,8 @@ type Steps struct {
 	T *Target
 	// Skipped collects why scenarios were not run.
 	Skipped func(reason string)
+	// Done receives the outcome of every scenario.
+	Done func(reports.ScenarioResult)
 }
 
 func get(ctx context.Context) *scenario { return ctx.Value(scenarioKey{}).(*scenario) }
@@ -65,6 +72,18 @@ func get(ctx context.Context) *scenario { return ctx.Value(scenarioKey{}).(*scen
 func (s *Steps) InitializeScenario(sc *godog.ScenarioContext) {
 	sc.Before(func(ctx context.Context, _ *godog.Scenario) (context.Context, error) {
 		return context.WithValue(ctx, scenarioKey{}, &scenario{cred: s.T.Credential, missing: map[string]bool{}, empty: map[string]bool{}}), nil
+	})
+	sc.StepContext().After(func(ctx context.Context, st *godog.Step, status godog.StepResultStatus, err error) (context.Context, error) {
+		if sc, ok := ctx.Value(scenarioKey{}).(*scenario); ok && err != nil && !errors.Is(err, godog.ErrSkip) && sc.failedStep == "" {
+			sc.failedStep = st.Text
+		}
+		return ctx, nil
+	})
+	sc.After(func(ctx context.Context, p *godog.Scenario, err error) (context.Context, error) {
+		if s.Done != nil {
+			s.Done(outcome(ctx, p, err))
+		}
+		return ctx, nil
 	})
 	bind := func(en, es string, fn any) {
 		sc.Step("^"+en+"$", fn)
@@ -193,8 +212,36 @@ func (s *Steps) theTimestampIs(ctx context.Context, ts string) error {
 	return nil
 }
 
-// errNotRun marks a scenario the target's configuration cannot run.
-func (s *Steps) notRun(reason string) error {
+// outcome is what a scenario came to. godog counts a scenario cut short
+// by ErrSkip as passed; here it is "not run", never passed.
+func outcome(ctx context.Context, p *godog.Scenario, err error) reports.ScenarioResult {
+	r := reports.ScenarioResult{Feature: p.Uri, Name: p.Name, Lang: strings.SplitN(p.Uri, "/", 2)[0], Status: reports.Passed}
+	for _, t := range p.Tags {
+		switch name := strings.TrimPrefix(t.Name, "@"); name {
+		case "spec", "profile", "reference":
+			r.Kind = name
+		default:
+			r.Requirement = name
+		}
+	}
+	sc, _ := ctx.Value(scenarioKey{}).(*scenario)
+	switch {
+	case err != nil && !errors.Is(err, godog.ErrSkip):
+		r.Status, r.Error = reports.Failed, err.Error()
+		if sc != nil {
+			r.FailedStep = sc.failedStep
+		}
+	case errors.Is(err, godog.ErrSkip) || (sc != nil && sc.notRun):
+		r.Status = reports.NotRun
+	}
+	return r
+}
+
+// notRun marks a scenario the target's configuration cannot run.
+func (s *Steps) notRun(ctx context.Context, reason string) error {
+	if sc, ok := ctx.Value(scenarioKey{}).(*scenario); ok {
+		sc.notRun = true
+	}
 	if s.Skipped != nil {
 		s.Skipped(reason)
 	}
@@ -208,12 +255,12 @@ func (s *Steps) theRequestIsSignedWithTheCredential(ctx context.Context, which s
 		sc.cred = Credential{Key: "firmakit_unknown_key", Secret: "firmakit_unknown_secret"}
 	case "disabled":
 		if !s.T.Disabled.Given() {
-			return s.notRun("no disabled credential given (--disabled-key, --disabled-secret)")
+			return s.notRun(ctx, "no disabled credential given (--disabled-key, --disabled-secret)")
 		}
 		sc.cred = s.T.Disabled
 	case "other-merchant":
 		if !s.T.Other.Given() {
-			return s.notRun("no other merchant's credential given (--other-key, --other-secret)")
+			return s.notRun(ctx, "no other merchant's credential given (--other-key, --other-secret)")
 		}
 		sc.cred = s.T.Other
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/firmakit/firmakit/receiver"
 	"github.com/firmakit/firmakit/reference"
+	"github.com/firmakit/firmakit/reports"
 	"github.com/firmakit/firmakit/steps"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -40,6 +41,9 @@ func TestConformanceSuite(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 0, status, "the suite failed against the reference server")
 	require.Empty(t, s.NotRun(), "every scenario runs against the reference")
+	assert.Equal(t, 0, s.Count(reports.NotRun))
+	assert.Equal(t, len(s.Results()), s.Count(reports.Passed))
+	assert.Equal(t, 168, len(s.Results()), "both languages, every example row")
 }
 
 // TestConformanceSuiteUnderAnotherProfile runs the suite with a profile

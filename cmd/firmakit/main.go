@@ -71,6 +71,7 @@ type command struct {
 
 func (m *Main) commands() []command {
 	return []command{
+		m.certifyCommand(),
 		m.serveCommand(),
 		m.receiveCommand(),
 		m.signCommand(),
@@ -282,8 +283,8 @@ func (f *durationsFlag) Set(v string) error {
 }
 
 // logFlags adds --log-level and --log-format and returns a constructor.
-func (m *Main) logFlags(fs *flag.FlagSet) func() (*slog.Logger, error) {
-	level := fs.String("log-level", "info", "log level: debug, info, warn, error")
+func (m *Main) logFlags(fs *flag.FlagSet, defaultLevel string) func() (*slog.Logger, error) {
+	level := fs.String("log-level", defaultLevel, "log level: debug, info, warn, error")
 	format := fs.String("log-format", "text", "log format: text or json")
 	return func() (*slog.Logger, error) {
 		var lv slog.Level

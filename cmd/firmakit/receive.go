@@ -24,7 +24,7 @@ func (m *Main) receiverFlags(fs *flag.FlagSet, defaultAddr, defaultDB string) fu
 	maxAge := fs.Duration("max-age", 0, "age of records kept at most, e.g. 72h (0: no limit)")
 	publicURL := fs.String("public-url", "", "URL senders reach the receiver at; default its own address")
 	profile := profileFlag(fs)
-	logger := m.logFlags(fs)
+	logger := m.logFlags(fs, "info")
 	return func() (*receiver.Receiver, error) {
 		p, err := profile()
 		if err != nil {

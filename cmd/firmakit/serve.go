@@ -36,7 +36,7 @@ func (m *Main) referenceFlags(fs *flag.FlagSet, defaultAddr string) func() (*ref
 	retries := &durationsFlag{d: reference.DefaultRetrySchedule}
 	fs.Var(retries, "retry-schedule", "waits before each retry of an unanswered notification, comma-separated; 'none' disables retries")
 	profile := profileFlag(fs)
-	logger := m.logFlags(fs)
+	logger := m.logFlags(fs, "info")
 	return func() (*reference.Server, error) {
 		p, err := profile()
 		if err != nil {

@@ -1,0 +1,261 @@
+// Package reports turns a conformance run into what people and pipelines
+// read: a self-contained HTML report and a machine-readable certificate,
+// next to the JUnit XML and Cucumber JSON that godog writes.
+package reports
+
+import (
+	"crypto/sha256"
+	_ "embed"
+	"encoding/hex"
+	"encoding/json"
+	"html/template"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/features"
+	"go.yaml.in/yaml/v3"
+)
+
+// Statuses of a scenario, a requirement or an interface item.
+const (
+	Passed     = "passed"
+	Failed     = "failed"
+	NotRun     = "not run"
+	NotTested  = "not tested" // the interface does not show it
+	PartNotRun = "passed, partly not run"
+)
+
+// Run describes a finished conformance run.
+type Run struct {
+	Tool, Version string
+	Target        string
+	MerchantID    string
+	Profile       *firmakit.Profile
+	Lang, Tags    string
+	Started       time.Time
+	Elapsed       time.Duration
+	NotRun        []string // why scenarios were not run
+}
+
+// ScenarioResult is one scenario (one example row of an outline) of a run.
+type ScenarioResult struct {
+	Feature     string `json:"feature"`
+	Name        string `json:"name"`
+	Lang        string `json:"lang"`
+	Requirement string `json:"requirement"`
+	Kind        string `json:"kind"`
+	Status      string `json:"status"`
+	FailedStep  string `json:"failed_step,omitempty"`
+	Error       string `json:"error,omitempty"`
+}
+
+// RequirementResult sums up the scenarios of one requirement tag.
+type RequirementResult struct {
+	Tag     string `json:"tag"`
+	Kind    string `json:"kind"`
+	Status  string `json:"status"`
+	Passed  int    `json:"passed"`
+	Failed  int    `json:"failed"`
+	NotRun  int    `json:"not_run"`
+	Example string `json:"example"` // a scenario name, English when run
+}
+
+// ItemResult is the status of one item of the interface document.
+type ItemResult struct {
+	Ref          string   `json:"ref"`
+	Text         string   `json:"text"`
+	Status       string   `json:"status"`
+	Requirements []string `json:"requirements"`
+	Note         string   `json:"note,omitempty"`
+}
+
+// Certificate is the machine-readable outcome of a run.
+type Certificate struct {
+	Schema string `json:"schema"`
+	Tool   struct {
+		Name    string `json:"name"`
+		Version string `json:"version"`
+	} `json:"tool"`
+	GeneratedAt string `json:"generated_at"`
+	Target      struct {
+		URL        string `json:"url"`
+		MerchantID string `json:"merchant_id"`
+	} `json:"target"`
+	Profile struct {
+		Name   string `json:"name"`
+		SHA256 string `json:"sha256"`
+	} `json:"profile"`
+	Suite struct {
+		FeaturesSHA256 string `json:"features_sha256"`
+		Lang           string `json:"lang"`
+		Tags           string `json:"tags"`
+	} `json:"suite"`
+	Result  string `json:"result"`
+	Summary struct {
+		Scenarios int `json:"scenarios"`
+		Passed    int `json:"passed"`
+		Failed    int `json:"failed"`
+		NotRun    int `json:"not_run"`
+	} `json:"summary"`
+	ElapsedMS     int64               `json:"elapsed_ms"`
+	NotRunReasons []string            `json:"not_run_reasons"`
+	Interface     []ItemResult        `json:"interface"`
+	Requirements  []RequirementResult `json:"requirements"`
+	Failures      []ScenarioResult    `json:"failures"`
+}
+
+// Build makes the certificate of a run from its scenario results.
+func Build(run Run, scenarios []ScenarioResult) (*Certificate, error) {
+	c := &Certificate{Schema: "firmakit.certificate/v1"}
+	c.Tool.Name, c.Tool.Version = run.Tool, run.Version
+	c.GeneratedAt = run.Started.Add(run.Elapsed).UTC().Format(time.RFC3339)
+	c.Target.URL, c.Target.MerchantID = run.Target, run.MerchantID
+	if run.Profile != nil {
+		y, err := yaml.Marshal(run.Profile)
+		if err != nil {
+			return nil, err
+		}
+		sum := sha256.Sum256(y)
+		c.Profile.Name, c.Profile.SHA256 = run.Profile.Name, hex.EncodeToString(sum[:])
+	}
+	fsum, err := featuresDigest()
+	if err != nil {
+		return nil, err
+	}
+	c.Suite.FeaturesSHA256, c.Suite.Lang, c.Suite.Tags = fsum, run.Lang, run.Tags
+	c.ElapsedMS = run.Elapsed.Milliseconds()
+	c.NotRunReasons = append([]string{}, run.NotRun...)
+	c.Failures = []ScenarioResult{}
+
+	byTag := map[string]*RequirementResult{}
+	var order []string
+	for _, s := range scenarios {
+		c.Summary.Scenarios++
+		r := byTag[s.Requirement]
+		if r == nil {
+			r = &RequirementResult{Tag: s.Requirement, Kind: s.Kind}
+			byTag[s.Requirement] = r
+			order = append(order, s.Requirement)
+		}
+		if r.Example == "" || s.Lang == "en" {
+			r.Example = s.Name
+		}
+		if r.Kind != s.Kind && !strings.Contains(r.Kind, s.Kind) {
+			r.Kind += "+" + s.Kind
+		}
+		switch s.Status {
+		case Passed:
+			c.Summary.Passed++
+			r.Passed++
+		case Failed:
+			c.Summary.Failed++
+			r.Failed++
+			c.Failures = append(c.Failures, s)
+		default:
+			c.Summary.NotRun++
+			r.NotRun++
+		}
+	}
+	sort.Strings(order)
+	for _, tag := range order {
+		r := byTag[tag]
+		r.Status = status(r.Passed, r.Failed, r.NotRun)
+		c.Requirements = append(c.Requirements, *r)
+	}
+
+	items, err := features.InterfaceItems(features.FS)
+	if err != nil {
+		return nil, err
+	}
+	reqs, err := features.Requirements(features.FS)
+	if err != nil {
+		return nil, err
+	}
+	byRef := map[string]features.Requirement{}
+	for _, r := range reqs {
+		byRef[r.Ref] = r
+	}
+	for _, it := range items {
+		r := byRef[it.Ref]
+		ir := ItemResult{Ref: it.Ref, Text: it.Text, Requirements: append([]string{}, r.Scenarios...), Note: r.Note}
+		var p, f, n int
+		for _, tag := range r.Scenarios {
+			if rr := byTag[tag]; rr != nil {
+				p, f, n = p+rr.Passed, f+rr.Failed, n+rr.NotRun
+			} else {
+				n++ // deselected by tags or language
+			}
+		}
+		ir.Status = status(p, f, n)
+		if len(r.Scenarios) == 0 {
+			ir.Status = NotTested
+		}
+		c.Interface = append(c.Interface, ir)
+	}
+	c.Result = Passed
+	if c.Summary.Failed > 0 || c.Summary.Scenarios == 0 {
+		c.Result = Failed
+	}
+	return c, nil
+}
+
+func status(passed, failed, notRun int) string {
+	switch {
+	case failed > 0:
+		return Failed
+	case passed == 0:
+		return NotRun
+	case notRun > 0:
+		return PartNotRun
+	}
+	return Passed
+}
+
+// featuresDigest fingerprints the suite: the same digest means the same
+// scenarios were run.
+func featuresDigest() (string, error) {
+	h := sha256.New()
+	err := fs.WalkDir(features.FS, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := fs.ReadFile(features.FS, p)
+		h.Write([]byte(p + "\x00"))
+		h.Write(b)
+		return err
+	})
+	return hex.EncodeToString(h.Sum(nil)), err
+}
+
+//go:embed report.html.tmpl
+var reportTemplate string
+
+var page = template.Must(template.New("report").Funcs(template.FuncMap{
+	"class": func(s string) string { return strings.ReplaceAll(strings.Split(s, ",")[0], " ", "-") },
+}).Parse(reportTemplate))
+
+// WriteAll writes dir/certificate.json and dir/report.html for a run.
+func WriteAll(dir string, run Run, scenarios []ScenarioResult) error {
+	c, err := Build(run, scenarios)
+	if err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "certificate.json"), append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	f, err := os.Create(filepath.Join(dir, "report.html"))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return page.Execute(f, c)
+}
