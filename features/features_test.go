@@ -102,7 +102,9 @@ func TestCheckFindsProblems(t *testing.T) {
 			},
 			`the interface's §6.2 rule 5 has no entry in requirements.yaml`},
 		{"a scenario without a kind", "en/demo.feature",
-			func(s string) string { return strings.Replace(s, "@DEMO-CREATED-FIELDS @spec", "@DEMO-CREATED-FIELDS", 1) },
+			func(s string) string {
+				return strings.Replace(s, "@DEMO-CREATED-FIELDS @spec", "@DEMO-CREATED-FIELDS", 1)
+			},
 			`needs one of @spec, @profile, @reference`},
 		{"a Spanish file not in Spanish", "es/demo.feature",
 			func(s string) string { return strings.Replace(s, "# language: es\n", "", 1) },

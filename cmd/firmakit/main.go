@@ -74,6 +74,8 @@ func (m *Main) commands() []command {
 		m.certifyCommand(),
 		m.serveCommand(),
 		m.receiveCommand(),
+		m.upCommand(),
+		m.demoCommand(),
 		m.signCommand(),
 		m.templateCommand(),
 		m.profileCommand(),
@@ -161,16 +163,31 @@ func (m *Main) runCommand(ctx context.Context, c command, args []string) error {
 		fmt.Fprintf(fs.Output(), "Usage: %s\n\n%s.\n\nFlags:\n", c.usage, strings.ToUpper(c.summary[:1])+c.summary[1:])
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
+	// Flags may come before or after the positional arguments
+	// ('firmakit demo SIGNED --target URL'); "--" ends the flags.
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return err
+			}
+			return &exitError{ExitUsage, errors.New("see 'firmakit help " + c.name + "'")}
 		}
-		return &exitError{ExitUsage, errors.New("see 'firmakit help " + c.name + "'")}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			break
+		}
+		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
+			positional = append(positional, rest...)
+			break
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
 	}
 	if err := m.fillFlags(fs, *configFile); err != nil {
 		return &exitError{ExitUsage, err}
 	}
-	return run(ctx, fs.Args())
+	return run(ctx, positional)
 }
 
 // fillFlags gives every flag not set on the command line its value from

@@ -12,7 +12,7 @@ import (
 
 // receiverFlags adds the flags of a receiver and returns a constructor of
 // an unopened receiver.
-func (m *Main) receiverFlags(fs *flag.FlagSet, defaultAddr, defaultDB string) func() (*receiver.Receiver, error) {
+func (m *Main) receiverFlags(fs *flag.FlagSet, defaultAddr, defaultDB, publicURLFlag string, sh shared) func() (*receiver.Receiver, error) {
 	addr := fs.String("listen", defaultAddr, "address the receiver listens on")
 	db := fs.String("db", defaultDB, "database file, or :memory:")
 	secrets := &listFlag{}
@@ -22,15 +22,13 @@ func (m *Main) receiverFlags(fs *flag.FlagSet, defaultAddr, defaultDB string) fu
 	maxBody := fs.Int64("max-body", receiver.DefaultMaxBody, "largest body kept, in bytes; larger ones get 413")
 	maxEvents := fs.Int64("max-events", receiver.DefaultMaxEvents, "records kept at most (0: no limit)")
 	maxAge := fs.Duration("max-age", 0, "age of records kept at most, e.g. 72h (0: no limit)")
-	publicURL := fs.String("public-url", "", "URL senders reach the receiver at; default its own address")
-	profile := profileFlag(fs)
-	logger := m.logFlags(fs, "info")
+	publicURL := fs.String(publicURLFlag, "", "URL senders reach the receiver at; default its own address")
 	return func() (*receiver.Receiver, error) {
-		p, err := profile()
+		p, err := sh.profile()
 		if err != nil {
 			return nil, err
 		}
-		log, err := logger()
+		log, err := sh.logger()
 		if err != nil {
 			return nil, err
 		}
@@ -78,7 +76,7 @@ func (m *Main) receiveCommand() command {
 	return command{name: "receive", summary: "run the webhook receiver and its live dashboard",
 		usage: "firmakit receive [--listen 127.0.0.1:8090] [--db FILE] [--secret channel=secret] [--strict]",
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
-			newReceiver := m.receiverFlags(fs, receiver.DefaultAddr, receiver.DefaultDB)
+			newReceiver := m.receiverFlags(fs, receiver.DefaultAddr, receiver.DefaultDB, "public-url", m.sharedFlags(fs, "info"))
 			return func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
 					return usageError("unexpected argument %q", args[0])

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/firmakit/firmakit"
@@ -25,9 +26,20 @@ func profileFlag(fs *flag.FlagSet) func() (*firmakit.Profile, error) {
 	}
 }
 
+// shared are flags that the reference and the receiver both take; a
+// command that runs both defines them once.
+type shared struct {
+	profile func() (*firmakit.Profile, error)
+	logger  func() (*slog.Logger, error)
+}
+
+func (m *Main) sharedFlags(fs *flag.FlagSet, logLevel string) shared {
+	return shared{profile: profileFlag(fs), logger: m.logFlags(fs, logLevel)}
+}
+
 // referenceFlags adds the flags of a reference server and returns a
 // constructor of an unopened server.
-func (m *Main) referenceFlags(fs *flag.FlagSet, defaultAddr string) func() (*reference.Server, error) {
+func (m *Main) referenceFlags(fs *flag.FlagSet, defaultAddr string, sh shared) func() (*reference.Server, error) {
 	addr := fs.String("addr", defaultAddr, "address the reference server listens on")
 	merchants := fs.String("merchants", "", "merchant configuration file (YAML); default: the bundled demo merchants")
 	webhook := fs.String("webhook-url", "", "signature_webhook of the demo merchant (merchant_demo)")
@@ -35,10 +47,8 @@ func (m *Main) referenceFlags(fs *flag.FlagSet, defaultAddr string) func() (*ref
 	delay := fs.Duration("demo-delay", reference.DefaultDemoDelay, "wait between a 201 and its demo notification")
 	retries := &durationsFlag{d: reference.DefaultRetrySchedule}
 	fs.Var(retries, "retry-schedule", "waits before each retry of an unanswered notification, comma-separated; 'none' disables retries")
-	profile := profileFlag(fs)
-	logger := m.logFlags(fs, "info")
 	return func() (*reference.Server, error) {
-		p, err := profile()
+		p, err := sh.profile()
 		if err != nil {
 			return nil, err
 		}
@@ -56,7 +66,7 @@ func (m *Main) referenceFlags(fs *flag.FlagSet, defaultAddr string) func() (*ref
 		if *delay < 0 {
 			return nil, usageError("--demo-delay must not be negative")
 		}
-		log, err := logger()
+		log, err := sh.logger()
 		if err != nil {
 			return nil, err
 		}
@@ -69,7 +79,7 @@ func (m *Main) serveCommand() command {
 	return command{name: "serve", summary: "run the reference server of the merchant API",
 		usage: "firmakit serve [--addr 127.0.0.1:8080] [--merchants FILE] [--webhook-url URL] [--profile FILE]",
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
-			newServer := m.referenceFlags(fs, reference.DefaultAddr)
+			newServer := m.referenceFlags(fs, reference.DefaultAddr, m.sharedFlags(fs, "info"))
 			return func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
 					return usageError("unexpected argument %q", args[0])

@@ -21,21 +21,14 @@ func (m *Main) templateCommand() command {
 				if len(args) == 0 || args[0] != "inspect" {
 					return usageError("want 'firmakit template inspect FILE.docx'")
 				}
-				// Flags may follow the subcommand too.
-				sub := flag.NewFlagSet("inspect", flag.ContinueOnError)
-				sub.SetOutput(m.Stderr)
-				subJSON := sub.Bool("json", *asJSON, "print JSON")
-				if err := sub.Parse(args[1:]); err != nil {
-					return usageError("%v", err)
-				}
-				if sub.NArg() != 1 {
+				if len(args) != 2 {
 					return usageError("want exactly one .docx file")
 				}
-				t, err := reference.InspectDocxFile(sub.Arg(0))
+				t, err := reference.InspectDocxFile(args[1])
 				if err != nil {
 					return err
 				}
-				if *subJSON {
+				if *asJSON {
 					enc := json.NewEncoder(m.Stdout)
 					enc.SetIndent("", "  ")
 					return enc.Encode(t)

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/receiver"
+	"github.com/firmakit/firmakit/reference"
+)
+
+func (m *Main) upCommand() command {
+	return command{name: "up", summary: "run the reference server and the receiver together, with the live dashboard",
+		usage: "firmakit up [--addr 127.0.0.1:8080] [--listen 127.0.0.1:8090] [--db :memory:]",
+		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
+			sh := m.sharedFlags(fs, "info")
+			newServer := m.referenceFlags(fs, reference.DefaultAddr, sh)
+			newReceiver := m.receiverFlags(fs, receiver.DefaultAddr, ":memory:", "receiver-public-url", sh)
+			return func(ctx context.Context, args []string) error {
+				if len(args) > 0 {
+					return usageError("unexpected argument %q", args[0])
+				}
+				ref, err := newServer()
+				if err != nil {
+					return err
+				}
+				rv, err := newReceiver()
+				if err != nil {
+					return err
+				}
+				rv.Profile = ref.Profile
+				if rv.Secrets == nil {
+					rv.Secrets = map[string][]string{}
+					for _, mc := range ref.Config.Merchants {
+						rv.Secrets[mc.ID] = mc.WebhookSecrets
+					}
+				}
+				if err := rv.Open(); err != nil {
+					return &exitError{ExitUnreachable, err}
+				}
+				defer rv.Close()
+				if err := ref.Config.SetWebhook("merchant_demo", rv.HookURL("merchant_demo")); err != nil {
+					return err
+				}
+				if err := ref.Open(); err != nil {
+					return &exitError{ExitUnreachable, err}
+				}
+				defer ref.Close()
+				demo := ref.Config.Merchant("merchant_demo")
+				rv.Demo = func(ctx context.Context, st firmakit.State) (*firmakit.Envelope, error) {
+					env, err := createDemoOn(ctx, ref.URL(), ref.Profile, demo, st, "desde el panel")
+					if err == nil {
+						_ = rv.NoteContract(ctx, env.SignatureID, env.CreatedAt)
+					}
+					return env, err
+				}
+				dash := rv.URL() + "/"
+				if rv.Token != "" {
+					dash += "?token=" + rv.Token
+				}
+				fmt.Fprintf(m.Stdout, "reference server: %s (merchant_demo, key test_key_demo)\n", ref.URL())
+				fmt.Fprintf(m.Stdout, "receiver:         %s, merchant_demo's signature_webhook\n", rv.HookURL("merchant_demo"))
+				fmt.Fprintf(m.Stdout, "dashboard:        %s\n", dash)
+				fmt.Fprintf(m.Stdout, "create a demo contract: the dashboard's buttons, or: firmakit demo SIGNED --target %s\n", ref.URL())
+				if m.Ready != nil {
+					m.Ready(map[string]string{"reference": ref.URL(), "receiver": rv.URL(), "dashboard": dash})
+				}
+				<-ctx.Done()
+				return nil
+			}
+		}}
+}
+
+// createDemoOn creates a demo contract for merchant mc of a reference's
+// configuration, with its first enabled credential and first template.
+func createDemoOn(ctx context.Context, url string, p *firmakit.Profile, mc *reference.Merchant, st firmakit.State, text string) (*firmakit.Envelope, error) {
+	var key, secret string
+	for _, c := range mc.Credentials {
+		if !c.Disabled {
+			key, secret = c.Key, c.Secret
+			break
+		}
+	}
+	if key == "" || len(mc.Templates) == 0 {
+		return nil, fmt.Errorf("merchant %s has no enabled credential or no template", mc.ID)
+	}
+	t := mc.Templates[0].Template
+	data := map[string]string{}
+	for _, k := range t.Data {
+		data[k] = "demo"
+	}
+	return reference.CreateDemo(ctx, reference.DemoRequest{URL: url, MerchantID: mc.ID, Key: key, Secret: secret,
+		Profile: p, Template: t, Data: data, State: st, Title: text})
+}
+
+func (m *Main) demoCommand() command {
+	return command{name: "demo", summary: "create a demo contract that triggers a notification of a state",
+		usage: "firmakit demo CREATED|BOUNCED|REJECTED|CANCELED|SIGNED [--target URL] [--title TEXT]",
+		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
+			target := fs.String("target", "http://127.0.0.1:8080", "base URL of the service")
+			merchant := fs.String("merchant", "merchant_demo", "merchant id")
+			key := fs.String("key", "test_key_demo", "credential key")
+			secret := fs.String("secret", "test_secret_demo", "credential secret")
+			template := fs.String("template", "contrato_arriendo", "template name")
+			signers := fs.String("template-signers", "signer_1,signer_2", "the template's signer keys")
+			data := &listFlag{}
+			fs.Var(data, "template-data", "data value, key=value (repeatable); default the demo template's")
+			title := fs.String("title", "contrato de prueba", "free text after the prefix")
+			profile := profileFlag(fs)
+			return func(ctx context.Context, args []string) error {
+				if len(args) != 1 {
+					return usageError("want exactly one state: CREATED, BOUNCED, REJECTED, CANCELED or SIGNED")
+				}
+				st := firmakit.State(strings.ToUpper(args[0]))
+				if !st.Valid() {
+					return usageError("state %q: want CREATED, BOUNCED, REJECTED, CANCELED or SIGNED", args[0])
+				}
+				p, err := profile()
+				if err != nil {
+					return err
+				}
+				values := map[string]string{"nombre_arrendatario": "Ana Pérez", "monto_mensual": "450000"}
+				if len(*data) > 0 {
+					values = map[string]string{}
+				}
+				tmpl := firmakit.Template{Name: *template, Signers: strings.Split(*signers, ",")}
+				for _, kv := range *data {
+					k, v, ok := strings.Cut(kv, "=")
+					if !ok {
+						return usageError("--template-data %q: want key=value", kv)
+					}
+					values[k] = v
+				}
+				start := time.Now()
+				env, err := reference.CreateDemo(ctx, reference.DemoRequest{URL: *target, MerchantID: *merchant, Key: *key, Secret: *secret,
+					Profile: p, Template: tmpl, Data: values, State: st, Title: *title})
+				if err != nil {
+					return &exitError{ExitUnreachable, err}
+				}
+				fmt.Fprintf(m.Stdout, "created %q: signature_id %s, status %s, in %s\n", env.Title, env.SignatureID, env.Status,
+					time.Since(start).Round(time.Millisecond))
+				fmt.Fprintf(m.Stdout, "a %s notification should reach the merchant's signature_webhook in about 500 ms\n", st)
+				return nil
+			}
+		}}
+}

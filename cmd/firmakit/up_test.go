@@ -1,0 +1,41 @@
+package main
+
+import (
+	"regexp"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/firmakit/firmakit/internal/browser"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestUpDashboardDemoButton: a person opens the dashboard of 'firmakit up',
+// clicks a demo button and sees the signed notification arrive, with the
+// delay since the contract was created; 'firmakit demo' shows up too.
+func TestUpDashboardDemoButton(t *testing.T) {
+	urls := startInProcess(t, nil, "up", "--addr", "127.0.0.1:0", "--listen", "127.0.0.1:0", "--log-level", "warn")
+	ctx := browser.New(t)
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Navigate(urls["dashboard"]),
+		chromedp.WaitVisible(chromedp.CSS(`#conn[data-state="open"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#demo button[data-demo="SIGNED"]`)),
+		chromedp.Click(chromedp.CSS(`#demo button[data-demo="SIGNED"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#rows tr[data-id="1"] .badge.state-SIGNED`)),
+	))
+	verdict, err := chromedp.Run(ctx, chromedp.TextContent(chromedp.CSS(`#rows tr[data-id="1"] .verdict`)))
+	require.NoError(t, err)
+	assert.Equal(t, "valid", verdict)
+	delay, err := chromedp.Run(ctx, chromedp.TextContent(chromedp.CSS(`#rows tr[data-id="1"] td.delay`)))
+	require.NoError(t, err)
+	assert.Regexp(t, regexp.MustCompile(`^\d+ ms$`), delay, "the delay since the contract's created_at")
+
+	code, out, errOut := run(t, nil, "demo", "canceled", "--target", urls["reference"])
+	require.Equal(t, ExitOK, code, errOut)
+	assert.Contains(t, out, `created "DEMO_CANCELED contrato de prueba"`)
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`#rows tr[data-id="2"] .badge.state-CANCELED`))))
+
+	code, _, errOut = run(t, nil, "demo", "PAID", "--target", urls["reference"])
+	assert.Equal(t, ExitUsage, code)
+	assert.Contains(t, errOut, `state "PAID"`)
+}

@@ -1,0 +1,70 @@
+package reference
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/firmakit/firmakit"
+)
+
+// DemoRequest is what CreateDemo needs to create a demo contract.
+type DemoRequest struct {
+	URL        string // base URL of the service
+	MerchantID string
+	Key        string
+	Secret     string
+	Profile    *firmakit.Profile
+	Template   firmakit.Template
+	Data       map[string]string
+	State      firmakit.State
+	Title      string // free text after the prefix
+	Client     *http.Client
+}
+
+// CreateDemo creates a contract whose title asks for a demo notification
+// of r.State, signing the request under r.Profile. It returns the envelope
+// of the 201, or an error that quotes the service's answer.
+func CreateDemo(ctx context.Context, r DemoRequest) (*firmakit.Envelope, error) {
+	if !r.State.Valid() {
+		return nil, fmt.Errorf("state %q: want one of CREATED, BOUNCED, REJECTED, CANCELED, SIGNED", r.State)
+	}
+	if r.Profile == nil {
+		r.Profile = firmakit.BundledProfile()
+	}
+	if r.Client == nil {
+		r.Client = &http.Client{Timeout: 10 * time.Second}
+	}
+	req := firmakit.CreateSignatureRequest{Title: strings.TrimSpace(r.State.DemoPrefix() + " " + r.Title),
+		Documents: []string{r.Template.Name}, Data: r.Data}
+	for i, k := range r.Template.Signers {
+		req.Signers = append(req.Signers, firmakit.SignerInput{Key: k, Name: fmt.Sprintf("Firmante %d", i+1), Email: fmt.Sprintf("firmante%d@example.com", i+1)})
+	}
+	body, err := json.Marshal(req)
+	if err != nil {
+		return nil, err
+	}
+	path := "/v1/signature/" + r.MerchantID
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(r.URL, "/")+path, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	hr.Header = r.Profile.SignedHeaders(r.Key, r.Secret, http.MethodPost, path, body, time.Now())
+	hr.Header.Set("Content-Type", "application/json")
+	resp, err := r.Client.Do(hr)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	var out firmakit.APIResponse
+	if resp.StatusCode != http.StatusCreated || json.Unmarshal(raw, &out) != nil || out.Data == nil {
+		return nil, fmt.Errorf("the service answered %d: %s", resp.StatusCode, bytes.TrimSpace(raw))
+	}
+	return out.Data, nil
+}
