@@ -7,7 +7,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo deve
 DEBS    := chromium poppler-utils curl
 FUZZTIME ?= 30s
 
-.PHONY: build test deps lint bench bench-verify bench-load bench-demo bench-receiver fuzz clean
+.PHONY: build test deps lint bench bench-verify bench-load bench-demo bench-receiver bench-suite fuzz clean
 
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/firmakit
@@ -34,7 +34,7 @@ lint:
 	@test -z "$$(gofmt -l .)" || { gofmt -l .; echo "gofmt would change the files above"; exit 1; }
 	$(GO) vet ./...
 
-bench: bench-verify bench-load bench-demo bench-receiver
+bench: bench-verify bench-load bench-demo bench-receiver bench-suite
 
 bench-verify:
 	$(GO) test -run - -bench 'HMAC|Verify' -benchmem -count 5 .
@@ -47,6 +47,12 @@ bench-demo: build
 
 bench-receiver: build
 	$(GO) run ./internal/bench receiver --bin $(BIN)
+
+# The whole suite, both languages, against the bundled reference: default
+# concurrency, then one scenario at a time.
+bench-suite: build
+	@$(BIN) certify | grep -E "firmakit:|wall time"
+	@$(BIN) certify --concurrency 1 --seed 0 | grep -E "firmakit:|wall time"
 
 fuzz:
 	$(GO) test -run - -fuzz FuzzParseWebhookHeader -fuzztime $(FUZZTIME) .
