@@ -485,12 +485,16 @@ func TestSlowStreamClientIsCutOff(t *testing.T) {
 	go func() {
 		defer close(done)
 		for len(got) < 40 {
+			// Read the id off the front of the frame: decoding 512 KiB of
+			// JSON would make this reader the slow one on a loaded machine.
 			fast.SetReadDeadline(time.Now().Add(10 * time.Second))
-			var r receiver.Record
-			if err := fast.ReadJSON(&r); err != nil {
+			_, b, err := fast.ReadMessage()
+			if err != nil {
 				return
 			}
-			got = append(got, r.ID)
+			var id int64
+			fmt.Sscanf(string(b[:min(len(b), 40)]), `{"id":%d`, &id)
+			got = append(got, id)
 		}
 	}()
 	for i := 0; i < 40; i++ {
@@ -499,6 +503,10 @@ func TestSlowStreamClientIsCutOff(t *testing.T) {
 	}
 	<-done
 	assert.Len(t, got, 40, "the fast client got everything")
+	if len(got) == 40 {
+		assert.Equal(t, int64(1), got[0])
+		assert.Equal(t, int64(40), got[39])
+	}
 	// The slow one, which never read, was closed with 1013.
 	slow.SetReadDeadline(time.Now().Add(10 * time.Second))
 	var err error
@@ -527,4 +535,44 @@ func TestHostileHookInput(t *testing.T) {
 	var rec receiver.Record
 	getJSON(t, rv.URL()+"/api/events/6", &rec)
 	assert.Equal(t, []byte("\xff\xfe"), rec.Body, "non-UTF-8 bodies round-trip through base64")
+}
+
+func TestStreamPingsIdleClients(t *testing.T) {
+	rv := MustOpenReceiver(t, func(r *receiver.Receiver) { r.PingInterval = 30 * time.Millisecond })
+	c := dial(t, rv, "")
+	pings := make(chan struct{}, 10)
+	c.SetPingHandler(func(string) error {
+		select {
+		case pings <- struct{}{}:
+		default:
+		}
+		return c.WriteControl(websocket.PongMessage, nil, time.Now().Add(time.Second))
+	})
+	frames := make(chan receiver.Record, 10)
+	go func() {
+		for {
+			var r receiver.Record
+			if err := c.ReadJSON(&r); err != nil {
+				return
+			}
+			frames <- r
+		}
+	}()
+	for i := 0; i < 3; i++ {
+		select {
+		case <-pings:
+		case <-time.After(2 * time.Second):
+			t.Fatalf("ping %d did not come", i+1)
+		}
+	}
+	// Answered pings keep the stream open: a record still arrives.
+	time.Sleep(150 * time.Millisecond)
+	st, _ := signedPost(t, rv, "merchant_demo", notification(firmakit.StateSigned, "after-pings", "s"))
+	require.Equal(t, 200, st)
+	select {
+	case r := <-frames:
+		assert.Equal(t, "after-pings", r.EventID)
+	case <-time.After(2 * time.Second):
+		t.Fatal("the stream went quiet after the pings")
+	}
 }

@@ -126,6 +126,8 @@ func (s *Server) handleCreateSignature(c echo.Context) error {
 	s.signatures.put(m.ID, env)
 	err = c.JSON(http.StatusCreated, firmakit.APIResponse{StatusCode: http.StatusCreated, Message: "Signature request created", Data: &env})
 	if state, ok := firmakit.DemoState(req.Title); ok && err == nil {
+		// The delay runs from the 201 on the wire, not from the handler.
+		c.Response().Flush()
 		s.deliveries.scheduleDemo(m, env, state)
 	}
 	return err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"testing"
+	"time"
 
 	"github.com/firmakit/firmakit"
 
@@ -89,4 +90,27 @@ func TestSuiteFailsAgainstAMismatchedProfile(t *testing.T) {
 	assert.Equal(t, 1, status)
 	assert.Contains(t, out.String(), `expected 200 with status_code 200 and message "Authenticated", got 400 {"status_code":400,"message":"Missing headers"}`)
 	assert.Contains(t, out.String(), "X-Api-Key: \"test_key_demo\"")
+}
+
+// TestSuiteFailsOnAWrongDemoDelay: a service that notifies too early or
+// too late fails the demo scenarios, however loaded the machine is.
+func TestSuiteFailsOnAWrongDemoDelay(t *testing.T) {
+	for _, tc := range []struct {
+		delay time.Duration
+		want  string
+	}{
+		{20 * time.Millisecond, "expected the SIGNED notification 300 to 1500 ms after the 201, it came"},
+		{2 * time.Second, "expected a SIGNED notification for signature_id"},
+	} {
+		t.Run(tc.delay.String(), func(t *testing.T) {
+			ref, rv := startReference(t, func(ref *reference.Server, _ *receiver.Receiver) { ref.DemoDelay = tc.delay })
+			var out bytes.Buffer
+			s := &steps.Suite{Target: steps.DemoTarget(ref.URL(), rv, true), Lang: "en", Tags: "@DEMO-SIGNED-DOCUMENT-URL", Output: &out}
+			status, err := s.Run()
+			require.NoError(t, err)
+			assert.Equal(t, 1, status)
+			assert.Equal(t, 1, s.Count(reports.Failed))
+			assert.Contains(t, out.String(), tc.want)
+		})
+	}
 }
