@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -575,4 +576,29 @@ func TestStreamPingsIdleClients(t *testing.T) {
 	case <-time.After(2 * time.Second):
 		t.Fatal("the stream went quiet after the pings")
 	}
+}
+
+func TestRetentionByAgeAndSince(t *testing.T) {
+	var offset atomic.Int64
+	now := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
+	rv := MustOpenReceiver(t, func(r *receiver.Receiver) { r.MaxAge = time.Hour; r.Now = now })
+	signedPost(t, rv, "merchant_demo", notification(firmakit.StateSigned, "old", "s"))
+	offset.Store(int64(30 * time.Minute))
+	mid := now().UTC()
+	// Signed with the shifted clock, so the receiver's verdict stays valid.
+	body := notification(firmakit.StateSigned, "new", "s")
+	st, _ := post(t, rv, "merchant_demo", body, profile.WebhookSignature([]string{"whsec_test_demo"}, now(), body))
+	require.Equal(t, 200, st)
+
+	var list struct{ Events []receiver.Record }
+	getJSON(t, rv.URL()+"/api/events?since="+mid.Format(time.RFC3339Nano), &list)
+	require.Len(t, list.Events, 1)
+	assert.Equal(t, "new", list.Events[0].EventID)
+
+	// 70 minutes on, the first is over an hour old and goes; the second stays.
+	offset.Store(int64(70 * time.Minute))
+	require.Eventually(t, func() bool { n, _ := rv.Count(context.Background()); return n == 1 }, 3*time.Second, 50*time.Millisecond)
+	getJSON(t, rv.URL()+"/api/events", &list)
+	require.Len(t, list.Events, 1)
+	assert.Equal(t, "new", list.Events[0].EventID)
 }

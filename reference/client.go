@@ -27,9 +27,20 @@ type DemoRequest struct {
 	Client     *http.Client
 }
 
+// AnswerError is a service's answer other than the one expected.
+type AnswerError struct {
+	Status int
+	Body   string
+}
+
+func (e *AnswerError) Error() string {
+	return fmt.Sprintf("the service answered %d: %s", e.Status, e.Body)
+}
+
 // CreateDemo creates a contract whose title asks for a demo notification
 // of r.State, signing the request under r.Profile. It returns the envelope
-// of the 201, or an error that quotes the service's answer.
+// of the 201, an *AnswerError that quotes any other answer, or the error
+// of a service that could not be reached.
 func CreateDemo(ctx context.Context, r DemoRequest) (*firmakit.Envelope, error) {
 	if !r.State.Valid() {
 		return nil, fmt.Errorf("state %q: want one of CREATED, BOUNCED, REJECTED, CANCELED, SIGNED", r.State)
@@ -64,7 +75,7 @@ func CreateDemo(ctx context.Context, r DemoRequest) (*firmakit.Envelope, error) 
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	var out firmakit.APIResponse
 	if resp.StatusCode != http.StatusCreated || json.Unmarshal(raw, &out) != nil || out.Data == nil {
-		return nil, fmt.Errorf("the service answered %d: %s", resp.StatusCode, bytes.TrimSpace(raw))
+		return nil, &AnswerError{Status: resp.StatusCode, Body: string(bytes.TrimSpace(raw))}
 	}
 	return out.Data, nil
 }

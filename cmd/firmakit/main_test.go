@@ -220,3 +220,32 @@ func TestReceiveCommand(t *testing.T) {
 	assert.Contains(t, errOut, `--secret "no…": want channel=secret`)
 	assert.NotContains(t, errOut, "nochannel", "a value that may be a secret is not echoed")
 }
+
+// TestLogsNeverPrintSecrets runs the reference and the receiver at debug
+// level through signed requests and a delivered demo notification, and
+// looks for every secret in what they logged and printed.
+func TestLogsNeverPrintSecrets(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan map[string]string, 1)
+	var out syncBuffer
+	m := &Main{Stdout: &out, Stderr: &out, Getenv: func(string) string { return "" }, Ready: func(u map[string]string) { ready <- u }}
+	done := make(chan int)
+	go func() {
+		done <- m.Run(ctx, []string{"up", "--addr", "127.0.0.1:0", "--listen", "127.0.0.1:0", "--log-level", "debug", "--demo-delay", "10ms"})
+	}()
+	urls := <-ready
+	code, _, errOut := run(t, nil, "demo", "SIGNED", "--target", urls["reference"])
+	require.Equal(t, ExitOK, code, errOut)
+	code, _, errOut = run(t, nil, "demo", "SIGNED", "--target", urls["reference"], "--secret", "not_the_secret")
+	require.Equal(t, ExitFailed, code, "the service answered, with a refusal")
+	assert.Contains(t, errOut, `the service answered 401: {"status_code":401,"message":"Invalid signature"}`)
+	code, _, _ = run(t, nil, "demo", "SIGNED", "--target", "http://127.0.0.1:9")
+	assert.Equal(t, ExitUnreachable, code)
+	require.Eventually(t, func() bool { return strings.Contains(out.String(), "notification delivered") }, 5*time.Second, 20*time.Millisecond)
+	cancel()
+	<-done
+	logged := out.String()
+	for _, secret := range []string{"test_secret_demo", "test_secret_disabled", "test_secret_other", "whsec_test_demo", "whsec_test_other", "not_the_secret"} {
+		assert.NotContains(t, logged, secret)
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"strings"
@@ -137,7 +138,11 @@ func (m *Main) demoCommand() command {
 				start := time.Now()
 				env, err := reference.CreateDemo(ctx, reference.DemoRequest{URL: *target, MerchantID: *merchant, Key: *key, Secret: *secret,
 					Profile: p, Template: tmpl, Data: values, State: st, Title: *title})
-				if err != nil {
+				var answer *reference.AnswerError
+				switch {
+				case errors.As(err, &answer):
+					return &exitError{ExitFailed, err}
+				case err != nil:
 					return &exitError{ExitUnreachable, err}
 				}
 				fmt.Fprintf(m.Stdout, "created %q: signature_id %s, status %s, in %s\n", env.Title, env.SignatureID, env.Status,
