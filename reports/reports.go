@@ -28,6 +28,9 @@ const (
 	NotRun     = "not run"
 	NotTested  = "not tested" // the interface does not show it
 	PartNotRun = "passed, partly not run"
+	// NotSelected: the run's language or tags left every scenario out.
+	NotSelected     = "not selected"
+	PartNotSelected = "passed, partly not selected"
 )
 
 // Run describes a finished conformance run.
@@ -183,15 +186,21 @@ func Build(run Run, scenarios []ScenarioResult) (*Certificate, error) {
 	for _, it := range items {
 		r := byRef[it.Ref]
 		ir := ItemResult{Ref: it.Ref, Text: it.Text, Requirements: append([]string{}, r.Scenarios...), Note: r.Note}
-		var p, f, n int
+		var p, f, n, out int
 		for _, tag := range r.Scenarios {
 			if rr := byTag[tag]; rr != nil {
 				p, f, n = p+rr.Passed, f+rr.Failed, n+rr.NotRun
 			} else {
-				n++ // deselected by tags or language
+				out++ // left out by the run's tags or language
 			}
 		}
 		ir.Status = status(p, f, n)
+		switch {
+		case out > 0 && p+f+n == 0:
+			ir.Status = NotSelected
+		case out > 0 && ir.Status == Passed:
+			ir.Status = PartNotSelected
+		}
 		if len(r.Scenarios) == 0 {
 			ir.Status = NotTested
 		}

@@ -10,7 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
 	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/internal/browser"
 	"github.com/firmakit/firmakit/reports"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -63,9 +65,30 @@ func TestCertificateGolden(t *testing.T) {
 	}
 	assert.Equal(t, reports.Failed, items["§6.2 rule 2"].Status, "an item fails with any of its scenarios")
 	assert.Equal(t, reports.NotTested, items["§6.3 bullet 2"].Status)
-	assert.Equal(t, reports.NotRun, items["§6.2 rule 1"].Status, "its scenarios were not selected")
-	assert.Equal(t, reports.NotRun, items["§4.1 Failures"].Status, "none of its scenarios ran")
-	assert.Equal(t, reports.PartNotRun, items["§4.1 rule 1"].Status, "AUTH-OK passed, AUTH-EXPIRY-BOUNDARY was not selected")
+	assert.Equal(t, reports.NotSelected, items["§6.2 rule 1"].Status, "its scenarios were not selected")
+	assert.Equal(t, reports.PartNotSelected, items["§4.1 rule 1"].Status, "AUTH-OK passed, AUTH-EXPIRY-BOUNDARY was not selected")
+	assert.Equal(t, reports.NotRun, items["§5 bullet 4"].Status, "AUTH-DISABLED-KEY was selected but not run; the others not selected")
+}
+
+// TestReportInABrowser opens the report as a person would.
+func TestReportInABrowser(t *testing.T) {
+	run, res := fixtureRun()
+	dir := t.TempDir()
+	require.NoError(t, reports.WriteAll(dir, run, res))
+	ctx := browser.New(t)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate("file://"+filepath.Join(dir, "report.html"))))
+	banner, err := chromedp.Run(ctx, chromedp.TextContent(chromedp.CSS(".banner.failed")))
+	require.NoError(t, err)
+	assert.Contains(t, banner, "The suite failed")
+	shown, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector("h2 + table pre").textContent`))
+	require.NoError(t, err)
+	assert.Equal(t, `expected a valid X-Service-Signature header, got "<script>alert(1)</script>"`, shown, "the error shows as text")
+	scripts, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("script").length`))
+	require.NoError(t, err)
+	assert.Equal(t, 0, scripts)
+	failedItems, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("td.status.failed").length`))
+	require.NoError(t, err)
+	assert.Greater(t, failedItems, 5, "the items checked by the failed requirement are shown failed")
 }
 
 func TestReportHTML(t *testing.T) {
