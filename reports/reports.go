@@ -49,6 +49,7 @@ type Run struct {
 type ScenarioResult struct {
 	Feature     string `json:"feature"`
 	Name        string `json:"name"`
+	Example     string `json:"example,omitempty"` // an outline row's setup, as run
 	Lang        string `json:"lang"`
 	Requirement string `json:"requirement"`
 	Kind        string `json:"kind"`

@@ -32,6 +32,8 @@ type Suite struct {
 	Randomize int64
 	// TestingT runs each scenario as a subtest of t.
 	TestingT *testing.T
+	// Progress, when set, gets one line per scenario as it finishes.
+	Progress io.Writer
 
 	mu      sync.Mutex
 	skipped map[string]int
@@ -96,6 +98,22 @@ func (s *Suite) noteResult(r reports.ScenarioResult) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.results = append(s.results, r)
+	if s.Progress == nil {
+		return
+	}
+	mark := map[string]string{reports.Passed: "ok", reports.Failed: "FAIL", reports.NotRun: "not run"}[r.Status]
+	fmt.Fprintf(s.Progress, "%-7s %s  @%-38s %s\n", mark, r.Lang, r.Requirement, r.Name)
+	if r.Example != "" {
+		fmt.Fprintf(s.Progress, "        (%s)\n", r.Example)
+	}
+	switch r.Status {
+	case reports.Failed:
+		fmt.Fprintf(s.Progress, "        step: %s\n        %s\n", r.FailedStep, strings.ReplaceAll(r.Error, "\n", "\n        "))
+	case reports.NotRun:
+		if r.Error != "" {
+			fmt.Fprintf(s.Progress, "        %s\n", r.Error)
+		}
+	}
 }
 
 // Results returns the outcome of every scenario of the last run, in the

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cucumber/godog"
+	messages "github.com/cucumber/messages/go/v21"
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/receiver"
 	"github.com/firmakit/firmakit/reports"
@@ -53,7 +54,7 @@ type scenario struct {
 	note      *receiver.Record
 
 	// Outcome.
-	notRun     bool
+	notRun     string // why the scenario could not run
 	failedStep string
 }
 
@@ -217,6 +218,15 @@ func (s *Steps) theTimestampIs(ctx context.Context, ts string) error {
 // by ErrSkip as passed; here it is "not run", never passed.
 func outcome(ctx context.Context, p *godog.Scenario, err error) reports.ScenarioResult {
 	r := reports.ScenarioResult{Feature: p.Uri, Name: p.Name, Lang: strings.SplitN(p.Uri, "/", 2)[0], Status: reports.Passed}
+	if len(p.AstNodeIds) > 1 { // a row of an outline: say which
+		var setup []string
+		for _, st := range p.Steps {
+			if st.Type == messages.PickleStepType_CONTEXT {
+				setup = append(setup, st.Text)
+			}
+		}
+		r.Example = strings.Join(setup, "; ")
+	}
 	for _, t := range p.Tags {
 		switch name := strings.TrimPrefix(t.Name, "@"); name {
 		case "spec", "profile", "reference":
@@ -232,8 +242,11 @@ func outcome(ctx context.Context, p *godog.Scenario, err error) reports.Scenario
 		if sc != nil {
 			r.FailedStep = sc.failedStep
 		}
-	case errors.Is(err, godog.ErrSkip) || (sc != nil && sc.notRun):
+	case errors.Is(err, godog.ErrSkip) || (sc != nil && sc.notRun != ""):
 		r.Status = reports.NotRun
+		if sc != nil {
+			r.Error = sc.notRun
+		}
 	}
 	return r
 }
@@ -241,7 +254,7 @@ func outcome(ctx context.Context, p *godog.Scenario, err error) reports.Scenario
 // notRun marks a scenario the target's configuration cannot run.
 func (s *Steps) notRun(ctx context.Context, reason string) error {
 	if sc, ok := ctx.Value(scenarioKey{}).(*scenario); ok {
-		sc.notRun = true
+		sc.notRun = reason
 	}
 	if s.Skipped != nil {
 		s.Skipped(reason)

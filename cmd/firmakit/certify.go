@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -46,7 +47,7 @@ func (m *Main) certifyCommand() command {
 			lang := fs.String("lang", "all", "features to run: es, en or all")
 			tags := fs.String("tags", "", "godog tag expression; default: all, or '~@reference' against a --target")
 			concurrency := fs.Int("concurrency", 64, "scenarios run at once")
-			format := fs.String("format", "progress", "godog formats: progress, pretty, junit, cucumber, … ('name:file' writes to a file)")
+			format := fs.String("format", "firmakit", "output: firmakit (a line per scenario), or godog formats: progress, pretty, junit, cucumber, … ('name:file' writes to a file)")
 			seed := fs.Int64("seed", -1, "scenario order: -1 random, 0 file order, else that seed")
 			reportDir := fs.String("report", "", "write junit.xml, cucumber.json, report.html and certificate.json to this folder")
 			profile := profileFlag(fs)
@@ -113,6 +114,13 @@ func (m *Main) certifyCommand() command {
 				}
 
 				formats := *format
+				var progress io.Writer
+				output := m.Stdout
+				if formats == "firmakit" || strings.HasPrefix(formats, "firmakit,") {
+					// Our own lines; godog's progress goes nowhere.
+					progress, output = m.Stdout, io.Discard
+					formats = "progress" + strings.TrimPrefix(formats, "firmakit")
+				}
 				if *reportDir != "" {
 					if err := os.MkdirAll(*reportDir, 0o755); err != nil {
 						return usageError("--report: %v", err)
@@ -120,13 +128,16 @@ func (m *Main) certifyCommand() command {
 					formats += ",junit:" + filepath.Join(*reportDir, "junit.xml") + ",cucumber:" + filepath.Join(*reportDir, "cucumber.json")
 				}
 				suite := &steps.Suite{Target: t, Lang: *lang, Tags: selection, Concurrency: *concurrency, Format: formats,
-					Output: m.Stdout, Randomize: *seed}
+					Output: output, Progress: progress, Randomize: *seed}
 				fmt.Fprintf(m.Stdout, "profile %q; %s\n\n", p.Name, suite)
 				start := time.Now()
 				status, err := suite.Run()
 				elapsed := time.Since(start)
 				if err != nil {
 					return usageError("%v", err)
+				}
+				if progress != nil {
+					fmt.Fprintln(m.Stdout)
 				}
 				fmt.Fprintln(m.Stdout, suite.Summary())
 				for _, line := range suite.NotRun() {
