@@ -160,8 +160,8 @@ func (s *Server) routes() *echo.Echo {
 	e.HTTPErrorHandler = s.handleError
 	e.Use(s.recoverer)
 	auth := Auth(AuthConfig{Profile: s.Profile, Lookup: s.Config.Credential, Now: s.Now, MaxBody: s.MaxBody})
-	e.POST("/:api_version/check/:merchant_id", s.handleCheck, s.requireVersion, auth)
-	e.POST("/v1/signature/:merchant_id", s.handleCreateSignature, auth)
+	e.POST("/:api_version/check/:merchant_id", s.handleCheck, s.requireVersion, requireMerchantSegment, auth)
+	e.POST("/v1/signature/:merchant_id", s.handleCreateSignature, requireMerchantSegment, auth)
 	e.GET("/demo/documents/:file", s.handleDemoDocument)
 	e.GET("/_sandbox/deliveries", s.handleDeliveries)
 	e.GET("/healthz", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
@@ -191,8 +191,17 @@ func (s *Server) handleError(err error, c echo.Context) {
 		api = &APIError{Status: he.Code, Message: http.StatusText(he.Code)}
 		switch he.Code {
 		case http.StatusMethodNotAllowed:
-			api.Message = fmt.Sprintf("Method not allowed: %s %s; this endpoint takes POST",
-				c.Request().Method, clipString(c.Request().URL.Path, 200))
+			var allowed []string
+			for _, m := range strings.Split(c.Response().Header().Get("Allow"), ",") {
+				if m = strings.TrimSpace(m); m != "" && m != http.MethodOptions {
+					allowed = append(allowed, m)
+				}
+			}
+			if len(allowed) == 0 {
+				allowed = []string{"another method"}
+			}
+			api.Message = fmt.Sprintf("Method not allowed: %s %s; this endpoint takes %s",
+				c.Request().Method, clipString(c.Request().URL.Path, 200), strings.Join(allowed, ", "))
 		case http.StatusNotFound:
 			api.Message = fmt.Sprintf("Not found: %s %s is not an endpoint of this service (it has POST /{api_version}/check/{merchant_id} and POST /v1/signature/{merchant_id})",
 				c.Request().Method, clipString(c.Request().URL.Path, 200))
@@ -232,6 +241,20 @@ func (s *Server) requireVersion(next echo.HandlerFunc) echo.HandlerFunc {
 		if !s.Config.AcceptsVersion(v) {
 			return &APIError{Status: http.StatusNotFound, Message: fmt.Sprintf(
 				"Unknown api version: %q (accepted: %s)", clipString(v, 40), strings.Join(s.Config.APIVersions, ", "))}
+		}
+		return next(c)
+	}
+}
+
+// requireMerchantSegment answers 404 when {merchant_id} is empty or spans
+// several path segments: echo's last parameter takes the rest of the path,
+// so /v1/check/m/extra would otherwise reach the handler as merchant "m/extra".
+func requireMerchantSegment(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if m := c.Param("merchant_id"); m == "" || strings.Contains(m, "/") {
+			return &APIError{Status: http.StatusNotFound, Message: fmt.Sprintf(
+				"Not found: %s %s is not an endpoint of this service (it has POST /{api_version}/check/{merchant_id} and POST /v1/signature/{merchant_id})",
+				c.Request().Method, clipString(c.Request().URL.Path, 200))}
 		}
 		return next(c)
 	}

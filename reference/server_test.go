@@ -165,6 +165,8 @@ func TestHostileRequests(t *testing.T) {
 		}(), 415, `Unsupported Content-Type "text/plain": send the body as application/json`},
 		{"unknown api version", signed("/v2/check/merchant_demo", "{}"), 404, `Unknown api version: "v2" (accepted: v1)`},
 		{"wrong method", call{"GET", check, nil, demo(ts(0), "{}")}, 405, "Method not allowed: GET /v1/check/merchant_demo; this endpoint takes POST"},
+		{"merchant segment with a slash", signed("/v1/check/merchant_demo/extra", "{}"), 404, "Not found: POST /v1/check/merchant_demo/extra is not an endpoint of this service (it has POST /{api_version}/check/{merchant_id} and POST /v1/signature/{merchant_id})"},
+		{"wrong method on a GET route", call{"POST", "/_sandbox/deliveries", []byte("{}"), nil}, 405, "Method not allowed: POST /_sandbox/deliveries; this endpoint takes GET"},
 		{"unknown route", call{"POST", "/v1/nope", []byte("{}"), nil}, 404, "Not found: POST /v1/nope is not an endpoint of this service (it has POST /{api_version}/check/{merchant_id} and POST /v1/signature/{merchant_id})"},
 		{"hostile merchant id", signed("/v1/check/%3Cscript%3E", "{}"), 401, "Invalid credentials"},
 		{"create: unicode title", signed("/v1/signature/merchant_demo", strings.Replace(createBody, "Contrato 42", "Contrato ñandú 😀 \u202e", 1)), 201, "Signature request created"},
