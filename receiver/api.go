@@ -26,6 +26,7 @@ type APIError struct {
 	Message string
 }
 
+// Error returns the message sent to the client.
 func (e *APIError) Error() string { return e.Message }
 
 func apiError(status int, msg string) error { return &APIError{Status: status, Message: msg} }

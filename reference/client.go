@@ -33,6 +33,7 @@ type AnswerError struct {
 	Body   string
 }
 
+// Error quotes the status and the body of the answer.
 func (e *AnswerError) Error() string {
 	return fmt.Sprintf("the service answered %d: %s", e.Status, e.Body)
 }

@@ -176,7 +176,10 @@ type APIError struct {
 	Err     error // the cause, for logs
 }
 
+// Error returns the status and the message sent to the client.
 func (e *APIError) Error() string { return fmt.Sprintf("%d %s", e.Status, e.Message) }
+
+// Unwrap returns the cause kept for logs, such as a sentinel of the root package.
 func (e *APIError) Unwrap() error { return e.Err }
 
 func (s *Server) handleError(err error, c echo.Context) {
