@@ -12,6 +12,7 @@ import (
 	"hash"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -80,14 +81,29 @@ type NotificationProfile struct {
 	CreatedAt   string `yaml:"created_at" json:"created_at"`
 }
 
+var (
+	bundledOnce sync.Once
+	bundled     *Profile
+)
+
 // BundledProfile returns a fresh copy of the bundled profile of
-// defaults.md, the one firmakit uses when no profile file is given.
+// defaults.md, the one firmakit uses when no profile file is given. The
+// embedded file is parsed once; callers may change their copy.
 func BundledProfile() *Profile {
-	p, err := ParseProfile(bundledProfileYAML)
-	if err != nil {
-		panic("firmakit: embedded profile is invalid: " + err.Error())
-	}
-	return p
+	bundledOnce.Do(func() {
+		p, err := ParseProfile(bundledProfileYAML)
+		if err != nil {
+			panic("firmakit: embedded profile is invalid: " + err.Error())
+		}
+		bundled = p
+	})
+	return bundled.clone()
+}
+
+func (p *Profile) clone() *Profile {
+	c := *p
+	c.Request.StringToSign = append([]string(nil), p.Request.StringToSign...)
+	return &c
 }
 
 // BundledProfileYAML returns the text of the bundled profile, a starting
@@ -112,12 +128,8 @@ func LoadProfile(path string) (*Profile, error) {
 // defaults and validates it.
 func ParseProfile(data []byte) (*Profile, error) {
 	var p Profile
-	if len(bundledProfileYAML) > 0 && !bytes.Equal(data, bundledProfileYAML) {
-		base, err := ParseProfile(bundledProfileYAML)
-		if err != nil {
-			return nil, err
-		}
-		p = *base
+	if !bytes.Equal(data, bundledProfileYAML) {
+		p = *BundledProfile()
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)

@@ -263,3 +263,12 @@ func TestNotificationRoundTrip(t *testing.T) {
 	_, _, err = p.DecodeNotification([]byte(`null`))
 	assert.Error(t, err)
 }
+
+func TestBundledProfileCopiesAreIndependent(t *testing.T) {
+	a := firmakit.BundledProfile()
+	a.Request.KeyHeader = "X-Changed"
+	a.Request.StringToSign[0] = "body"
+	b := firmakit.BundledProfile()
+	assert.Equal(t, "X-Service-Key", b.Request.KeyHeader)
+	assert.Equal(t, []string{"timestamp", "method", "target", "body"}, b.Request.StringToSign)
+}

@@ -36,8 +36,8 @@ func (s *Server) handleCheck(c echo.Context) error {
 }
 
 // jsonObject is check 5 of defaults.md A: the body, already authenticated,
-// must be a JSON object sent as JSON.
-func jsonObject(c echo.Context) (map[string]json.RawMessage, error) {
+// must be a JSON object sent as JSON. It returns the object's raw bytes.
+func jsonObject(c echo.Context) (json.RawMessage, error) {
 	if ct := c.Request().Header.Get("Content-Type"); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
@@ -46,24 +46,38 @@ func jsonObject(c echo.Context) (map[string]json.RawMessage, error) {
 		}
 	}
 	body := RequestBody(c)
-	if len(bytes.TrimSpace(body)) == 0 {
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 {
 		return nil, bad("Body is empty: send a JSON object, such as {}")
 	}
-	var v any
+	// One pass validates the value; only a create request decodes further.
+	var raw json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil {
+	if err := dec.Decode(&raw); err != nil {
 		return nil, bad("Body is not valid JSON: " + jsonErrorText(err))
 	}
 	if dec.More() {
 		return nil, bad(fmt.Sprintf("Body is not valid JSON: unexpected data after the value at byte %d", dec.InputOffset()))
 	}
-	if _, ok := v.(map[string]any); !ok {
-		return nil, bad("Body must be a JSON object, got " + jsonKind(v))
+	if trimmed[0] != '{' {
+		return nil, bad("Body must be a JSON object, got " + jsonKind(trimmed[0]))
 	}
-	var obj map[string]json.RawMessage
-	_ = json.Unmarshal(body, &obj)
-	return obj, nil
+	return raw, nil
+}
+
+// jsonKind names the kind of a valid JSON value from its first byte.
+func jsonKind(first byte) string {
+	switch first {
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
 }
 
 func jsonErrorText(err error) string {
@@ -77,28 +91,16 @@ func jsonErrorText(err error) string {
 	return err.Error()
 }
 
-func jsonKind(v any) string {
-	switch v.(type) {
-	case []any:
-		return "an array"
-	case string:
-		return "a string"
-	case json.Number:
-		return "a number"
-	case bool:
-		return "a boolean"
-	case nil:
-		return "null"
-	}
-	return "an object"
-}
-
 func bad(msg string) *APIError { return &APIError{Status: http.StatusBadRequest, Message: msg} }
 
 func (s *Server) handleCreateSignature(c echo.Context) error {
-	obj, err := jsonObject(c)
+	raw, err := jsonObject(c)
 	if err != nil {
 		return err
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return bad("Body is not valid JSON: " + jsonErrorText(err))
 	}
 	m := s.Config.Merchant(c.Param("merchant_id"))
 	if m == nil { // authentication passed, so the key's merchant exists; defensive
