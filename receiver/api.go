@@ -528,7 +528,10 @@ func (rv *Receiver) handleStream(c echo.Context) error {
 	sub := rv.hub.subscribe(rv.StreamBuffer, match.Match)
 	defer rv.hub.unsubscribe(sub)
 
-	const writeWait = 5 * time.Second
+	// A write may wait this long for a client that does not read. Only this
+	// client's goroutine waits (the hub never does), and a client that
+	// drains in time loses nothing; past it the peer is taken for dead.
+	const writeWait = 30 * time.Second
 	last := f.AfterID
 	send := func(r *Record) error {
 		if r.ID <= last {
@@ -567,17 +570,31 @@ func (rv *Receiver) handleStream(c echo.Context) error {
 			}
 		}
 	}()
+	// A shutdown unblocks any write this stream is stuck in.
+	ended := make(chan struct{})
+	defer close(ended)
+	go func() {
+		select {
+		case <-rv.stop:
+			conn.Close()
+		case <-ended:
+		}
+	}()
 	ping := time.NewTicker(rv.PingInterval)
 	defer ping.Stop()
 	for {
 		select {
 		case r, ok := <-sub.ch:
 			if !ok {
-				code, reason := websocket.CloseGoingAway, "receiver shutting down"
+				code, reason, wait := websocket.CloseGoingAway, "receiver shutting down", time.Second
 				if rv.hub.wasCut(sub) {
-					code, reason = websocket.CloseTryAgainLater, fmt.Sprintf("too slow; reconnect with after=%d", last)
+					// The close frame waits behind what the client has not
+					// read yet; a slow client that drains within 30 s still
+					// learns where to resume. Only this client's goroutine
+					// waits, and a shutdown aborts it.
+					code, reason, wait = websocket.CloseTryAgainLater, fmt.Sprintf("too slow; reconnect with after=%d", last), 30*time.Second
 				}
-				_ = conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason), time.Now().Add(time.Second))
+				_ = conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason), time.Now().Add(wait))
 				return nil
 			}
 			if err := send(r); err != nil {

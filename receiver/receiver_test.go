@@ -480,44 +480,63 @@ func TestSlowStreamClientIsCutOff(t *testing.T) {
 	rv := MustOpenReceiver(t, func(r *receiver.Receiver) { r.StreamBuffer = 16; r.MaxBody = 4 << 20 })
 	slow := dial(t, rv, "")
 	fast := dial(t, rv, "")
-	big := bytes.Repeat([]byte("x"), 512<<10)
-	var got []int64
-	done := make(chan struct{})
+	// 40 MiB in all: more than the kernel buffers a stalled socket, so the
+	// slow client's queue must fill.
+	big := bytes.Repeat([]byte("x"), 1<<20)
+	ids := make(chan int64, 64)
 	go func() {
-		defer close(done)
-		for len(got) < 40 {
-			// Read the id off the front of the frame: decoding 512 KiB of
-			// JSON would make this reader the slow one on a loaded machine.
-			fast.SetReadDeadline(time.Now().Add(10 * time.Second))
+		defer close(ids)
+		for {
+			// Read the id off the front of the frame; the body is not needed.
+			fast.SetReadDeadline(time.Now().Add(20 * time.Second))
 			_, b, err := fast.ReadMessage()
 			if err != nil {
 				return
 			}
 			var id int64
 			fmt.Sscanf(string(b[:min(len(b), 40)]), `{"id":%d`, &id)
-			got = append(got, id)
+			ids <- id
 		}
 	}()
+	// The fast client gets each record before the next is sent, so it is
+	// never behind, however loaded the machine; the slow one never reads.
+	var got []int64
 	for i := 0; i < 40; i++ {
 		st, _ := post(t, rv, "c", big, "")
-		require.Equal(t, 200, st)
+		require.Equal(t, 200, st, "ingestion goes on while a client stalls")
+		select {
+		case id, ok := <-ids:
+			require.True(t, ok, "the fast client was cut off after %v", got)
+			got = append(got, id)
+		case <-time.After(20 * time.Second):
+			t.Fatalf("the fast client got nothing for record %d", i+1)
+		}
 	}
-	<-done
-	assert.Len(t, got, 40, "the fast client got everything")
-	if len(got) == 40 {
-		assert.Equal(t, int64(1), got[0])
-		assert.Equal(t, int64(40), got[39])
+	for i, id := range got {
+		assert.Equal(t, int64(i+1), id, "in order, no gap")
 	}
-	// The slow one, which never read, was closed with 1013.
-	slow.SetReadDeadline(time.Now().Add(10 * time.Second))
+	// The slow one now drains what was buffered for it: records in order
+	// with no gap, then the close with code 1013 and where to resume.
+	var slowGot []int64
 	var err error
-	for err == nil {
-		_, _, err = slow.ReadMessage()
+	for {
+		slow.SetReadDeadline(time.Now().Add(20 * time.Second))
+		var b []byte
+		if _, b, err = slow.ReadMessage(); err != nil {
+			break
+		}
+		var id int64
+		fmt.Sscanf(string(b[:min(len(b), 40)]), `{"id":%d`, &id)
+		slowGot = append(slowGot, id)
 	}
 	var ce *websocket.CloseError
 	require.ErrorAs(t, err, &ce)
 	assert.Equal(t, websocket.CloseTryAgainLater, ce.Code)
-	assert.Contains(t, ce.Text, "reconnect with after=")
+	assert.Equal(t, fmt.Sprintf("too slow; reconnect with after=%d", len(slowGot)), ce.Text)
+	assert.Less(t, len(slowGot), 40, "cut off before the end")
+	for i, id := range slowGot {
+		assert.Equal(t, int64(i+1), id)
+	}
 }
 
 func TestHostileHookInput(t *testing.T) {
