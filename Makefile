@@ -58,6 +58,8 @@ fuzz:
 	$(GO) test -run - -fuzz FuzzParseWebhookHeader -fuzztime $(FUZZTIME) .
 	$(GO) test -run - -fuzz FuzzVerifyWebhook -fuzztime $(FUZZTIME) .
 	$(GO) test -run - -fuzz FuzzVerifyRequest -fuzztime $(FUZZTIME) .
+	$(GO) test -run - -fuzz FuzzSignedBodies -fuzztime $(FUZZTIME) ./reference
+	$(GO) test -run - -fuzz FuzzHook -fuzztime $(FUZZTIME) ./receiver
 
 clean:
 	rm -rf bin
