@@ -65,6 +65,12 @@ type WebhookProfile struct {
 	Hash             string        `yaml:"hash" json:"hash"`
 	Encoding         string        `yaml:"encoding" json:"encoding"`
 	Tolerance        time.Duration `yaml:"tolerance" json:"tolerance"`
+	// Retries is the wait before each retry of a notification that was not
+	// answered 2xx within Timeout: the service's schedule, which a receiver
+	// and the conformance suite expect.
+	Retries []time.Duration `yaml:"retries" json:"retries"`
+	// Timeout is how long the service waits for an answer to a delivery.
+	Timeout time.Duration `yaml:"timeout" json:"timeout"`
 }
 
 // NotificationProfile names the fields of a notification's JSON body.
@@ -103,6 +109,7 @@ func BundledProfile() *Profile {
 func (p *Profile) clone() *Profile {
 	c := *p
 	c.Request.StringToSign = append([]string(nil), p.Request.StringToSign...)
+	c.Webhook.Retries = append([]time.Duration(nil), p.Webhook.Retries...)
 	return &c
 }
 
@@ -179,6 +186,14 @@ func (p *Profile) Validate() error {
 	}
 	if r.Tolerance <= 0 || p.Webhook.Tolerance <= 0 {
 		return fmt.Errorf("invalid profile: tolerances must be positive durations such as 300s")
+	}
+	for _, d := range p.Webhook.Retries {
+		if d <= 0 {
+			return fmt.Errorf("invalid profile: webhook.retries must be positive durations such as 1s")
+		}
+	}
+	if p.Webhook.Timeout <= 0 {
+		return fmt.Errorf("invalid profile: webhook.timeout must be a positive duration such as 10s")
 	}
 	if strings.ContainsAny(p.Webhook.TimestampKey+p.Webhook.SignatureKey, ",= ") {
 		return fmt.Errorf("invalid profile: webhook keys may not contain ',', '=' or spaces")

@@ -388,3 +388,23 @@ func clip(s string) string {
 	}
 	return s
 }
+
+// DecodeRequestSignature decodes a request signature written in the
+// profile's encoding, as a server does before comparing it.
+func (p *Profile) DecodeRequestSignature(sig string) ([]byte, error) {
+	e, err := encodingOf(p.Request.Encoding)
+	if err != nil {
+		return nil, err
+	}
+	return e.decode(sig)
+}
+
+// EncodeRequestSignature writes signature bytes in the profile's request
+// encoding.
+func (p *Profile) EncodeRequestSignature(b []byte) string {
+	e, err := encodingOf(p.Request.Encoding)
+	if err != nil {
+		return ""
+	}
+	return e.encode(b)
+}

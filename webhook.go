@@ -93,3 +93,23 @@ func (p *Profile) VerifyWebhook(header string, body []byte, secrets []string, no
 	}
 	return fmt.Errorf("%w: none of %d signature(s) matches", ErrInvalidSignature, len(h.Signatures))
 }
+
+// CheckWebhookSignatureForm reports how a signature entry departs from
+// the profile's form: the encoding (lower-case for hex) and the size of
+// the hash. It does not check the value.
+func (p *Profile) CheckWebhookSignatureForm(sig string) error {
+	w := p.Webhook
+	m := cachedMAC(w.Hash, w.Encoding)
+	want := m.size
+	if strings.EqualFold(w.Encoding, "hex") && sig != strings.ToLower(sig) {
+		return fmt.Errorf("to be lower-case hex")
+	}
+	b, err := m.enc.decode(sig)
+	if err != nil {
+		return fmt.Errorf("to be %s", w.Encoding)
+	}
+	if len(b) != want {
+		return fmt.Errorf("to be a %s of %d bytes, it has %d", w.Hash, want, len(b))
+	}
+	return nil
+}

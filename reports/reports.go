@@ -23,15 +23,34 @@ import (
 
 // Statuses of a scenario, a requirement or an interface item.
 const (
-	Passed     = "passed"
-	Failed     = "failed"
-	NotRun     = "not run"
-	NotTested  = "not tested" // the interface does not show it
-	PartNotRun = "passed, partly not run"
+	Passed = "passed"
+	Failed = "failed"
+	NotRun = "not run"
+	// Inconclusive: a timing check the suite could not judge because its
+	// own process did not run on time; never a pass.
+	Inconclusive = "inconclusive"
+	NotTested    = "not tested" // the interface does not show it
+	PartNotRun   = "passed, partly not run"
 	// NotSelected: the run's language or tags left every scenario out.
 	NotSelected     = "not selected"
 	PartNotSelected = "passed, partly not selected"
 )
+
+// ClassifyTags returns a scenario's kind (spec, profile or reference)
+// and its requirement tag from its tags, with or without "@". Tags that
+// say what a scenario needs to run ("needs-…") are neither.
+func ClassifyTags(tags []string) (kind, requirement string) {
+	for _, t := range tags {
+		switch name := strings.TrimPrefix(t, "@"); {
+		case name == "spec" || name == "profile" || name == "reference":
+			kind = name
+		case strings.HasPrefix(name, "needs-"):
+		default:
+			requirement = name
+		}
+	}
+	return kind, requirement
+}
 
 // Run describes a finished conformance run.
 type Run struct {

@@ -1,12 +1,15 @@
 package steps
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cucumber/godog"
 	"github.com/firmakit/firmakit/features"
@@ -71,7 +74,10 @@ func (s *Suite) Run() (int, error) {
 		s.Target.APIVersion = "v1"
 	}
 	s.skipped, s.results = map[string]int{}, nil
-	st := &Steps{T: s.Target, Skipped: s.noteSkip, Done: s.noteResult}
+	lag := StartLagMonitor()
+	defer lag.Stop()
+	ledger := NewLedger(time.Now())
+	st := &Steps{T: s.Target, Skipped: s.noteSkip, Done: s.noteResult, Lag: lag, Ledger: ledger}
 	status := godog.TestSuite{
 		Name:                "firmakit",
 		ScenarioInitializer: st.InitializeScenario,
@@ -88,10 +94,89 @@ func (s *Suite) Run() (int, error) {
 			NoColors:    true,
 		},
 	}.Run()
-	if status == 0 && s.Count(reports.Failed) > 0 {
+	if err := s.rerunInconclusive(st); err != nil {
+		return 2, err
+	}
+	if ledger.Len() > 0 {
+		r := ledger.Check(context.Background(), s.Target, lag, s.Target.SharedClock)
+		s.noteResult(r)
+	}
+	if status == 0 && (s.Count(reports.Failed) > 0 || s.Count(reports.Inconclusive) > 0) {
 		status = 1
 	}
 	return status, nil
+}
+
+// rerunInconclusive runs again, alone, every scenario whose timing could
+// not be judged, and keeps the new outcome of those rows: a pass, a
+// failure, or inconclusive again, never a pass by default.
+func (s *Suite) rerunInconclusive(st *Steps) error {
+	s.mu.Lock()
+	var again []reports.ScenarioResult
+	keep := s.results[:0:0]
+	for _, r := range s.results {
+		if r.Status == reports.Inconclusive {
+			again = append(again, r)
+		} else {
+			keep = append(keep, r)
+		}
+	}
+	s.mu.Unlock()
+	if len(again) == 0 {
+		return nil
+	}
+	lines := map[string]int64{}
+	for _, lang := range []string{"es", "en"} {
+		scs, err := features.Scenarios(features.FS, lang)
+		if err != nil {
+			return err
+		}
+		for _, sc := range scs {
+			lines[lang+"/"+sc.File+"\x00"+sc.Name] = sc.Line
+		}
+	}
+	wanted := map[string]bool{}
+	var paths []string
+	for _, r := range again {
+		wanted[r.Feature+"\x00"+r.Name+"\x00"+r.Example] = true
+		line, ok := lines[r.Feature+"\x00"+r.Name]
+		if !ok {
+			return fmt.Errorf("rerun: no scenario %q in %s", r.Name, r.Feature)
+		}
+		if p := fmt.Sprintf("%s:%d", r.Feature, line); !slices.Contains(paths, p) {
+			paths = append(paths, p)
+		}
+	}
+	if s.Progress != nil {
+		fmt.Fprintf(s.Progress, "running %d inconclusive scenario(s) again, alone\n", len(again))
+	}
+	var mu sync.Mutex
+	redone := map[string]reports.ScenarioResult{}
+	rerun := *st
+	rerun.Done = func(r reports.ScenarioResult) {
+		mu.Lock()
+		defer mu.Unlock()
+		redone[r.Feature+"\x00"+r.Name+"\x00"+r.Example] = r
+	}
+	for _, p := range paths {
+		godog.TestSuite{Name: "firmakit-rerun", ScenarioInitializer: rerun.InitializeScenario,
+			Options: &godog.Options{FS: features.FS, Paths: []string{p}, Format: "progress", Output: io.Discard,
+				Tags: s.Tags, Concurrency: 1, Strict: true, NoColors: true}}.Run()
+	}
+	s.mu.Lock()
+	s.results = keep
+	s.mu.Unlock()
+	for _, r := range again {
+		key := r.Feature + "\x00" + r.Name + "\x00" + r.Example
+		n, ok := redone[key]
+		if !ok {
+			n = r // not found again: stays inconclusive
+		} else if n.Status == reports.Inconclusive {
+			n.Error = "again when run alone: " + n.Error
+		}
+		s.noteResult(n)
+	}
+	return nil
 }
 
 func (s *Suite) noteResult(r reports.ScenarioResult) {
@@ -101,7 +186,7 @@ func (s *Suite) noteResult(r reports.ScenarioResult) {
 	if s.Progress == nil {
 		return
 	}
-	mark := map[string]string{reports.Passed: "ok", reports.Failed: "FAIL", reports.NotRun: "not run"}[r.Status]
+	mark := map[string]string{reports.Passed: "ok", reports.Failed: "FAIL", reports.NotRun: "not run", reports.Inconclusive: "?"}[r.Status]
 	fmt.Fprintf(s.Progress, "%-7s %s  @%-38s %s\n", mark, r.Lang, r.Requirement, r.Name)
 	if r.Example != "" {
 		fmt.Fprintf(s.Progress, "        (%s)\n", r.Example)
@@ -109,7 +194,7 @@ func (s *Suite) noteResult(r reports.ScenarioResult) {
 	switch r.Status {
 	case reports.Failed:
 		fmt.Fprintf(s.Progress, "        step: %s\n        %s\n", r.FailedStep, strings.ReplaceAll(r.Error, "\n", "\n        "))
-	case reports.NotRun:
+	case reports.NotRun, reports.Inconclusive:
 		if r.Error != "" {
 			fmt.Fprintf(s.Progress, "        %s\n", r.Error)
 		}
@@ -145,8 +230,12 @@ func (s *Suite) Count(status string) int {
 // Summary is the run's outcome in one line; unlike godog's own summary, it
 // never counts a scenario that was not run as passed.
 func (s *Suite) Summary() string {
-	return fmt.Sprintf("firmakit: %d scenarios: %d passed, %d failed, %d not run",
+	line := fmt.Sprintf("firmakit: %d scenarios: %d passed, %d failed, %d not run",
 		len(s.Results()), s.Count(reports.Passed), s.Count(reports.Failed), s.Count(reports.NotRun))
+	if n := s.Count(reports.Inconclusive); n > 0 {
+		line += fmt.Sprintf(", %d inconclusive", n)
+	}
+	return line
 }
 
 func (s *Suite) noteSkip(reason string) {

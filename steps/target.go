@@ -48,7 +48,13 @@ type Target struct {
 	// with the suite's.
 	Notifications Notifications
 	SharedClock   bool
-	HTTPClient    *http.Client
+	// Channel is the receiver channel of the notifications (default: the
+	// merchant id, as the in-process receiver's hook URL names it).
+	Channel string
+	// ClockAllowance bounds the skew between the target's clock and the
+	// suite's (default DefaultClockAllowance).
+	ClockAllowance time.Duration
+	HTTPClient     *http.Client
 }
 
 // DemoTarget returns the bundled reference server's demo merchant at url,
@@ -97,4 +103,24 @@ func (t *Target) client() *http.Client {
 		return t.HTTPClient
 	}
 	return &http.Client{Timeout: 10 * time.Second}
+}
+
+// DefaultClockAllowance is how far a time the target writes (created_at,
+// a signature's t) may stray from the suite's clock: clock skew between
+// two machines, not the receiver's replay tolerance.
+const DefaultClockAllowance = 30 * time.Second
+
+func (t *Target) clockAllowance() time.Duration {
+	if t.ClockAllowance > 0 {
+		return t.ClockAllowance
+	}
+	return DefaultClockAllowance
+}
+
+// channel is the receiver channel the target's notifications land on.
+func (t *Target) channel() string {
+	if t.Channel != "" {
+		return t.Channel
+	}
+	return t.MerchantID
 }

@@ -2,7 +2,13 @@ Feature: Demo notifications
   A contract whose title starts with a reserved prefix gets the matching
   notification about 500 ms after it is created, signed like a real one
   (X-Service-Signature under the bundled profile). Any other title gets none.
-  "About 500 ms" is checked as 300 ms to 1500 ms after the 201.
+  "About 500 ms" is checked as 300 ms to 1500 ms after the 201, measured from
+  when the 201 was seen to when the notification reached the suite's
+  receiver. "Exactly one" means that no other notification for that contract
+  arrives until 3 s after the 201; at the end of the run a ledger of every
+  notification received against every contract created must show no extra,
+  late or stray notification anywhere in the run. Times inside a notification
+  are judged against the suite's own clock with an allowance of 30 s.
 
   @DEMO-NOTIFICATION @spec
   Scenario Outline: each reserved prefix gets exactly one signed notification of its state
@@ -19,6 +25,35 @@ Feature: Demo notifications
       | DEMO_REJECTED | REJECTED |
       | DEMO_CANCELED | CANCELED |
       | DEMO_SIGNED   | SIGNED   |
+
+  @DEMO-PAYLOAD @profile
+  Scenario Outline: the notification holds exactly the payload of the bundled profile
+    Given a contract titled "<prefix> contrato 42"
+    When the contract is created
+    Then exactly one "<state>" notification arrives between 300 and 1500 ms after the 201
+    And it holds exactly the fields of a "<state>" notification, none null
+    And its type is "signature.status"
+    And its merchant_id is the merchant's
+    And its title is the title sent
+    And it is marked as a demo
+    And its event_id is a non-empty string
+    And its created_at is a UTC time with milliseconds, within the clock allowance
+
+    Examples:
+      | prefix        | state    |
+      | DEMO_CREATED  | CREATED  |
+      | DEMO_BOUNCED  | BOUNCED  |
+      | DEMO_REJECTED | REJECTED |
+      | DEMO_CANCELED | CANCELED |
+      | DEMO_SIGNED   | SIGNED   |
+
+  @DEMO-DELIVERY @profile
+  Scenario: the notification is posted as JSON with a signature header of the profile's form, signed just now
+    Given a contract titled "DEMO_SIGNED contrato 42"
+    When the contract is created
+    Then exactly one "SIGNED" notification arrives between 300 and 1500 ms after the 201
+    And it was posted with a JSON content type
+    And its signature header has the profile's form, with a time within the clock allowance
 
   @DEMO-SIGNED-DOCUMENT-URL @spec
   Scenario: a SIGNED notification carries a document_url and no reason
@@ -66,9 +101,29 @@ Feature: Demo notifications
     Examples:
       | title                            |
       | DEMO_SIGNED                      |
+      | DEMO_SIGNEDx                     |
+      | DEMO_SIGNED_DEMO_CREATED         |
       | DEMO_SIGNED   con   espacios     |
       | DEMO_SIGNED contrato ñandú á é ü |
       | DEMO_SIGNED 😀✍️ firmado          |
+
+  @DEMO-TITLE-ECHO @profile
+  Scenario Outline: the notification's title is the title sent, byte for byte
+    Given a "DEMO_CREATED" contract titled with the sample "<sample>"
+    When the contract is created
+    Then exactly one "CREATED" notification arrives between 300 and 1500 ms after the 201
+    And its title is the title sent
+
+    Examples:
+      | sample   |
+      | spaces   |
+      | tab      |
+      | accents  |
+      | japanese |
+      | arabic   |
+      | emoji    |
+      | long     |
+      | markup   |
 
   @DEMO-SAME-RESPONSE @spec
   Scenario: a demo title gets the same create response as any other title
@@ -77,11 +132,29 @@ Feature: Demo notifications
     When the contract is created
     Then the response matches the earlier one but for signature_id, title and created_at
 
+  @DEMO-EVENT-ID-UNIQUE @profile
+  Scenario: every event gets its own event_id
+    Given a contract titled "DEMO_SIGNED contrato 1" has been created and notified
+    And a contract titled "DEMO_SIGNED contrato 2"
+    When the contract is created
+    Then exactly one "SIGNED" notification arrives between 300 and 1500 ms after the 201
+    And its event_id differs from the earlier notification's
+
+  @DEMO-RETRY @profile
+  Scenario: a notification answered with a 5xx is delivered again, as the same event
+    Given a contract titled "DEMO_SIGNED contrato 42"
+    And the webhook answers 503 to the contract's first notification
+    When the contract is created
+    Then a "SIGNED" notification arrives between 300 and 1500 ms after the 201
+    And it is delivered again after the profile's first retry delay, with the same event_id
+    And the delivery again has a valid signature for the webhook secret
+    And no further delivery follows the one answered 2xx
+
   @DEMO-NOT-DEMO
   Scenario Outline: a title that does not start with a reserved prefix gets no notification
     Given a contract titled "<title>"
     When the contract is created
-    Then no notification arrives within 1500 ms
+    Then no notification arrives within 3000 ms of the 201
 
     @spec
     Examples:
@@ -90,9 +163,19 @@ Feature: Demo notifications
       | contrato DEMO_SIGNED |
       | DEMO_SIGN contrato   |
       | DEMO contrato        |
+      | DEMO_ contrato       |
+      | DEMO_PENDING x       |
+      | ＤＥＭＯ_SIGNED x      |
 
     @profile
     Examples:
       | title                |
       | demo_signed contrato |
       | Demo_Signed contrato |
+      | DEMO_signed contrato |
+
+  @DEMO-NOT-DEMO-LEADING-SPACE @spec
+  Scenario: a title with a space before the prefix does not start with it
+    Given a contract titled " DEMO_SIGNED contrato 42"
+    When the contract is created
+    Then no notification arrives within 3000 ms of the 201

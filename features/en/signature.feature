@@ -1,7 +1,9 @@
 Feature: Create a signature request
   A merchant asks the service to send a digital contract, built from a
   template it delivered beforehand, to its signers. The answer is 201 with
-  the signature envelope of the interface, section 2.2.
+  the signature envelope of the interface, section 2.2. Values the request
+  sends come back byte for byte. Times are judged against the suite's own
+  clock with an allowance of 30 s for clock skew between the two machines.
 
   @SIG-CREATE @spec
   Scenario: the envelope of a new contract holds every field of the interface
@@ -15,7 +17,13 @@ Feature: Create a signature request
     And the sender has a name and a valid e-mail
     And there is one document per template sent, keyed from document_0
     And there is one recipient per signer, keyed from signer_1, each "pending"
-    And created_at is a UTC time with milliseconds
+    And created_at is a UTC time with milliseconds, within the clock allowance
+
+  @SIG-ENVELOPE-SHAPE @profile
+  Scenario: the answer holds exactly status_code, message and the envelope, and the envelope exactly the fields of the interface
+    Given a contract titled "Contrato de arriendo 42"
+    When the contract is created
+    Then the answer and its envelope hold exactly the fields of the interface, none null
 
   @SIG-CREATE-REFERENCE @reference
   Scenario: the reference server names the merchant as sender and confirms the creation
@@ -25,29 +33,115 @@ Feature: Create a signature request
     And the sender is "Comercio Demo" with e-mail "contratos@comercio-demo.test"
     And the documents are titled "Contrato de arriendo"
 
+  @SIG-DOCUMENT-TITLE @profile
+  Scenario: each document carries its template's title
+    Given a contract titled "Contrato de arriendo 42"
+    When the contract is created
+    Then each document carries the title of its template
+
+  @SIG-UNIQUE-ID @spec
+  Scenario: every contract gets its own signature_id
+    Given a contract titled "Contrato 42" has been created
+    And a contract titled "Contrato 42"
+    When the contract is created
+    Then its signature_id differs from the earlier contract's
+
+  @SIG-TITLE-ECHO @spec
+  Scenario Outline: the title comes back exactly as sent
+    Given a contract titled with the sample "<sample>"
+    When the contract is created
+    Then the envelope title is the title sent
+
+    Examples:
+      | sample   |
+      | spaces   |
+      | tab      |
+      | accents  |
+      | japanese |
+      | arabic   |
+      | emoji    |
+      | long     |
+      | markup   |
+
+  @SIG-RECIPIENTS-ORDER @profile
+  Scenario: recipients are listed signer_1, signer_2, … whatever the order of the request
+    Given a contract titled "Contrato de arriendo 42"
+    And the signers are sent in reverse order
+    When the contract is created
+    Then there is one recipient per signer, keyed from signer_1, each "pending"
+
+  @SIG-ROUTING @profile
+  Scenario Outline: the routing requested comes back in the envelope
+    Given a contract titled "Contrato de arriendo 42"
+    And the body field "routing" is set to "<routing>"
+    When the contract is created
+    Then the routing is "<routing>"
+
+    Examples:
+      | routing    |
+      | sequential |
+      | parallel   |
+
+  @SIG-REFUSED-MISSING @profile
+  Scenario Outline: a request without a required part is refused with a 400
+    Given a contract titled "DEMO_SIGNED Contrato de arriendo 42"
+    And the body field "<field>" is removed
+    When the request is sent
+    Then the response is a 400 naming the problem
+
+    Examples:
+      | field            |
+      | title            |
+      | documents        |
+      | signers          |
+      | signers[1]       |
+      | data             |
+      | data.{data-key}  |
+
+  @SIG-REFUSED-INVALID @profile
+  Scenario Outline: a request with a wrong value or type is refused with a 400
+    Given a contract titled "DEMO_SIGNED Contrato de arriendo 42"
+    And the body field "<field>" is set to <value>
+    When the request is sent
+    Then the response is a 400 naming the problem
+
+    Examples:
+      | field            | value                   |
+      | documents        | ["x"]                   |
+      | documents        | "{template}"            |
+      | signers[0].email | "ana@"                  |
+      | signers[1].key   | "{signer-0}"            |
+      | signers[1].key   | "signer_99"             |
+      | data.montto      | "1"                     |
+      | routing          | "mixed"                 |
+      | title            | 42                      |
+      | title            | null                    |
+      | signers          | {}                      |
+      | data             | []                      |
+
   @SIG-VALIDATION-MISSING @reference
-  Scenario Outline: a request without a required part is refused, naming it
+  Scenario Outline: the reference server names the missing part
     Given a contract titled "Contrato de arriendo 42"
     And the body field "<field>" is removed
     When the request is sent
     Then the response is 400 "<message>"
 
     Examples:
-      | field                    | message                         |
-      | title                    | title is required               |
-      | data.monto_mensual       | missing data key: monto_mensual |
-      | signers[1]               | missing signer: signer_2        |
+      | field              | message                         |
+      | title              | title is required               |
+      | data.monto_mensual | missing data key: monto_mensual |
+      | signers[1]         | missing signer: signer_2        |
 
   @SIG-VALIDATION-INVALID @reference
-  Scenario Outline: a request with a wrong value is refused, naming the field and the fault
+  Scenario Outline: the reference server names the field and the fault
     Given a contract titled "Contrato de arriendo 42"
     And the body field "<field>" is set to <value>
     When the request is sent
     Then the response is 400 "<message>"
 
     Examples:
-      | field            | value   | message                        |
-      | documents        | ["x"]   | unknown document: x            |
-      | signers[0].email | "ana@"  | invalid email for signer_1     |
-      | data.montto      | "1"     | unknown data key: montto       |
+      | field            | value   | message                                |
+      | documents        | ["x"]   | unknown document: x                    |
+      | signers[0].email | "ana@"  | invalid email for signer_1             |
+      | data.montto      | "1"     | unknown data key: montto               |
       | routing          | "mixed" | routing must be parallel or sequential |

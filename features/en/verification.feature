@@ -1,9 +1,13 @@
 Feature: Request authentication
   A merchant checks that its signed, expiring requests are accepted before it
-  uses any other service. Every failure answers with the HTTP status and the
-  exact label of the interface, and a body whose status_code equals the status.
-  Both merchant endpoints authenticate the same way: "check" is
-  POST /{api_version}/check/{merchant_id}, "signature" is POST /v1/signature/{merchant_id}.
+  uses any other service. Both merchant endpoints authenticate the same way:
+  "check" is POST /{api_version}/check/{merchant_id}, "signature" is
+  POST /v1/signature/{merchant_id}.
+  Every answer is judged by its whole shape: the HTTP status, a JSON content
+  type, and a body that holds exactly status_code (equal to the HTTP status)
+  and message, with the exact label of the interface for each refusal.
+  Under the bundled profile the checks run in this order, the first failing
+  one deciding the answer: headers, timestamp, credentials, signature, body.
 
   @AUTH-OK @spec
   Scenario Outline: a signed request is accepted whatever JSON object it holds
@@ -93,18 +97,22 @@ Feature: Request authentication
       | signature | 299    | 201    |
 
   @AUTH-TIMESTAMP-NOT-A-NUMBER @profile
-  Scenario Outline: a timestamp that is not a Unix time in seconds is refused as expired
+  Scenario Outline: a timestamp that is not the Unix time in whole seconds, in base-10 digits, is refused as expired
     Given a signed request to the "<endpoint>" endpoint
-    And the timestamp is "<timestamp>"
+    And the timestamp is the current time written as "<form>"
     When the request is sent
     Then the response is 401 "Request expired"
 
     Examples:
-      | endpoint  | timestamp            |
-      | check     | yesterday            |
-      | check     | 1763805600.5         |
-      | signature | -1763805600          |
-      | signature | 17638056001763805600 |
+      | endpoint  | form        |
+      | check     | yesterday   |
+      | check     | {now}.5     |
+      | check     | +{now}      |
+      | check     | {now}.0     |
+      | check     | {now-ms}    |
+      | signature | 0x{now-hex} |
+      | signature | -{now}      |
+      | signature | {now}{now}  |
 
   @AUTH-UNKNOWN-KEY @spec
   Scenario Outline: a key the service does not know is refused
@@ -190,6 +198,85 @@ Feature: Request authentication
       | check     |
       | signature |
 
+  @AUTH-SIGNED-OTHER-TIMESTAMP @profile
+  Scenario Outline: a signature over another timestamp than the one sent is refused
+    Given a signed request to the "<endpoint>" endpoint
+    And the signature covers another timestamp
+    When the request is sent
+    Then the response is 401 "Invalid signature"
+
+    Examples:
+      | endpoint  |
+      | check     |
+      | signature |
+
+  @AUTH-SIGNED-QUERY @profile
+  Scenario Outline: a request whose URL has a query is accepted when the query is signed as sent
+    Given a signed request to the "<endpoint>" endpoint
+    And the URL carries the query "<query>"
+    When the request is sent
+    Then the response status is <status>
+
+    Examples:
+      | endpoint  | query                          | status |
+      | check     | lang=es                        | 200    |
+      | check     | q=%C3%B1and%C3%BA%20a+b&lang=es | 200    |
+      | signature | lang=es                        | 201    |
+
+  @AUTH-QUERY-UNSIGNED @profile
+  Scenario Outline: a signature that leaves the query out is refused
+    Given a signed request to the "<endpoint>" endpoint
+    And the URL carries the query "lang=es"
+    And the signature leaves out the query
+    When the request is sent
+    Then the response is 401 "Invalid signature"
+
+    Examples:
+      | endpoint  |
+      | check     |
+      | signature |
+
+  @AUTH-QUERY-DECODED @profile
+  Scenario Outline: a signature over the decoded query instead of the query as sent is refused
+    Given a signed request to the "<endpoint>" endpoint
+    And the URL carries the query "q=%C3%B1and%C3%BA%20a"
+    And the signature covers the decoded query
+    When the request is sent
+    Then the response is 401 "Invalid signature"
+
+    Examples:
+      | endpoint  |
+      | check     |
+      | signature |
+
+  @AUTH-RAW-BODY @profile
+  Scenario Outline: the signature covers the body bytes as sent, however the JSON is laid out
+    Given a signed request to the "<endpoint>" endpoint
+    And the body is laid out "<layout>"
+    When the request is sent
+    Then the response status is <status>
+
+    Examples:
+      | endpoint  | layout          | status |
+      | check     | indented        | 200    |
+      | check     | escaped-unicode | 200    |
+      | check     | keys-reversed   | 200    |
+      | signature | indented        | 201    |
+      | signature | escaped-unicode | 201    |
+      | signature | keys-reversed   | 201    |
+
+  @AUTH-SIGNATURE-UPPERCASE @profile
+  Scenario Outline: a hex signature in upper case is accepted, since the decoded bytes are compared
+    Given a signed request to the "<endpoint>" endpoint
+    And the signature is sent in upper case
+    When the request is sent
+    Then the response status is <status>
+
+    Examples:
+      | endpoint  | status |
+      | check     | 200    |
+      | signature | 201    |
+
   @AUTH-SIGNATURE-ENCODING @profile
   Scenario Outline: a signature that is not properly encoded is refused
     Given a signed request to the "<endpoint>" endpoint
@@ -202,41 +289,82 @@ Feature: Request authentication
       | check     |
       | signature |
 
-  @AUTH-PRECEDENCE-MISSING-EXPIRED @profile
-  Scenario Outline: a missing header wins over an expired timestamp
+  @AUTH-SIGNATURE-ALTERED @profile
+  Scenario Outline: a signature altered in any byte, or of the wrong length, is refused
     Given a signed request to the "<endpoint>" endpoint
-    And the timestamp is -3600 seconds off
-    And the "key" header is missing
+    And the signature is altered: "<alteration>"
     When the request is sent
-    Then the response is 400 "Missing headers"
+    Then the response is 401 "Invalid signature"
 
     Examples:
-      | endpoint  |
-      | check     |
-      | signature |
+      | endpoint  | alteration |
+      | check     | first-byte |
+      | check     | last-byte  |
+      | check     | truncated  |
+      | check     | extended   |
+      | signature | last-byte  |
+      | signature | truncated  |
 
-  @AUTH-PRECEDENCE-EXPIRED-SIGNATURE @profile
-  Scenario Outline: an expired timestamp wins over a wrong signature
+  @AUTH-CHECK-ORDER @profile
+  Scenario Outline: when two checks fail, the earlier one in the check order decides the answer
     Given a signed request to the "<endpoint>" endpoint
-    And the timestamp is -3600 seconds off
-    And the signature is replaced by a wrong one
+    And it breaks the "<first>" check
+    And it breaks the "<second>" check
     When the request is sent
-    Then the response is 401 "Request expired"
+    Then the response is <status> "<message>"
 
     Examples:
-      | endpoint  |
-      | check     |
-      | signature |
+      | endpoint  | first       | second      | status | message             |
+      | check     | headers     | timestamp   | 400    | Missing headers     |
+      | check     | headers     | credentials | 400    | Missing headers     |
+      | check     | headers     | signature   | 400    | Missing headers     |
+      | check     | headers     | body        | 400    | Missing headers     |
+      | check     | timestamp   | credentials | 401    | Request expired     |
+      | check     | timestamp   | signature   | 401    | Request expired     |
+      | check     | timestamp   | body        | 401    | Request expired     |
+      | check     | credentials | signature   | 401    | Invalid credentials |
+      | check     | credentials | body        | 401    | Invalid credentials |
+      | check     | signature   | body        | 401    | Invalid signature   |
+      | signature | headers     | timestamp   | 400    | Missing headers     |
+      | signature | headers     | credentials | 400    | Missing headers     |
+      | signature | headers     | signature   | 400    | Missing headers     |
+      | signature | headers     | body        | 400    | Missing headers     |
+      | signature | timestamp   | credentials | 401    | Request expired     |
+      | signature | timestamp   | signature   | 401    | Request expired     |
+      | signature | timestamp   | body        | 401    | Request expired     |
+      | signature | credentials | signature   | 401    | Invalid credentials |
+      | signature | credentials | body        | 401    | Invalid credentials |
+      | signature | signature   | body        | 401    | Invalid signature   |
 
-  @AUTH-PRECEDENCE-CREDENTIALS-SIGNATURE @profile
-  Scenario Outline: wrong credentials win over a wrong signature
+  @AUTH-BODY-NOT-OBJECT @profile
+  Scenario Outline: a correctly signed body that is not a JSON object is refused with a 400 naming the problem
     Given a signed request to the "<endpoint>" endpoint
-    And the request is signed with the "unknown" credential
-    And the signature is replaced by a wrong one
+    And the body sent is the text "<text>"
     When the request is sent
-    Then the response is 401 "Invalid credentials"
+    Then the response is a 400 naming the problem
 
     Examples:
-      | endpoint  |
-      | check     |
-      | signature |
+      | endpoint  | text     |
+      | check     | not json |
+      | check     | {"a":    |
+      | check     |          |
+      | check     | []       |
+      | check     | null     |
+      | check     | "texto"  |
+      | check     | 42       |
+      | check     | true     |
+      | signature | not json |
+      | signature | []       |
+      | signature | null     |
+
+  @AUTH-BODY-LIMIT @profile
+  Scenario Outline: a body of up to 1 MiB is read, a larger one refused with 413
+    Given a signed request to the "check" endpoint
+    And the body is a JSON object of <size> bytes
+    When the request is sent
+    Then the response status is <status>
+
+    Examples:
+      | size    | status |
+      | 1048576 | 200    |
+      | 1048577 | 413    |

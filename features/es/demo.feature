@@ -4,7 +4,13 @@ Característica: Notificaciones de demostración
   notificación correspondiente unos 500 ms después de crearse, firmada como
   una real (X-Service-Signature según el perfil incluido). Cualquier otro
   título no recibe ninguna. "Unos 500 ms" se comprueba como de 300 ms a
-  1500 ms después del 201.
+  1500 ms después del 201, medidos desde que se vio el 201 hasta que la
+  notificación llegó al receptor de la suite. "Exactamente una" significa que
+  ninguna otra notificación de ese contrato llega hasta 3 s después del 201; al
+  final de la ejecución, un libro de todas las notificaciones recibidas frente a
+  todos los contratos creados no debe mostrar ninguna notificación de más,
+  tardía o ajena en toda la ejecución. Las horas dentro de una notificación se
+  juzgan con el reloj de la propia suite, con un margen de 30 s.
 
   @DEMO-NOTIFICATION @spec
   Esquema del escenario: cada prefijo reservado recibe exactamente una notificación firmada de su estado
@@ -21,6 +27,35 @@ Característica: Notificaciones de demostración
       | DEMO_REJECTED | REJECTED |
       | DEMO_CANCELED | CANCELED |
       | DEMO_SIGNED   | SIGNED   |
+
+  @DEMO-PAYLOAD @profile
+  Esquema del escenario: la notificación trae exactamente la carga del perfil incluido
+    Dado un contrato titulado "<prefix> contrato 42"
+    Cuando se crea el contrato
+    Entonces llega exactamente una notificación "<state>" entre 300 y 1500 ms después del 201
+    Y trae exactamente los campos de una notificación "<state>", ninguno null
+    Y su tipo es "signature.status"
+    Y su merchant_id es el del comercio
+    Y su título es el título enviado
+    Y está marcada como demostración
+    Y su event_id es un texto no vacío
+    Y su created_at es una hora UTC con milisegundos, dentro del margen de reloj
+
+    Ejemplos:
+      | prefix        | state    |
+      | DEMO_CREATED  | CREATED  |
+      | DEMO_BOUNCED  | BOUNCED  |
+      | DEMO_REJECTED | REJECTED |
+      | DEMO_CANCELED | CANCELED |
+      | DEMO_SIGNED   | SIGNED   |
+
+  @DEMO-DELIVERY @profile
+  Escenario: la notificación se envía como JSON con una cabecera de firma de la forma del perfil, firmada en el momento
+    Dado un contrato titulado "DEMO_SIGNED contrato 42"
+    Cuando se crea el contrato
+    Entonces llega exactamente una notificación "SIGNED" entre 300 y 1500 ms después del 201
+    Y se envió con un tipo de contenido JSON
+    Y su cabecera de firma tiene la forma del perfil, con una hora dentro del margen de reloj
 
   @DEMO-SIGNED-DOCUMENT-URL @spec
   Escenario: una notificación SIGNED trae un document_url y ningún reason
@@ -68,9 +103,29 @@ Característica: Notificaciones de demostración
     Ejemplos:
       | title                            |
       | DEMO_SIGNED                      |
+      | DEMO_SIGNEDx                     |
+      | DEMO_SIGNED_DEMO_CREATED         |
       | DEMO_SIGNED   con   espacios     |
       | DEMO_SIGNED contrato ñandú á é ü |
       | DEMO_SIGNED 😀✍️ firmado          |
+
+  @DEMO-TITLE-ECHO @profile
+  Esquema del escenario: el título de la notificación es el título enviado, byte a byte
+    Dado un contrato "DEMO_CREATED" titulado con la muestra "<sample>"
+    Cuando se crea el contrato
+    Entonces llega exactamente una notificación "CREATED" entre 300 y 1500 ms después del 201
+    Y su título es el título enviado
+
+    Ejemplos:
+      | sample   |
+      | spaces   |
+      | tab      |
+      | accents  |
+      | japanese |
+      | arabic   |
+      | emoji    |
+      | long     |
+      | markup   |
 
   @DEMO-SAME-RESPONSE @spec
   Escenario: un título de demostración recibe la misma respuesta de creación que cualquier otro
@@ -79,11 +134,29 @@ Característica: Notificaciones de demostración
     Cuando se crea el contrato
     Entonces la respuesta coincide con la anterior salvo signature_id, title y created_at
 
+  @DEMO-EVENT-ID-UNIQUE @profile
+  Escenario: cada evento recibe su propio event_id
+    Dado que se ha creado y notificado un contrato titulado "DEMO_SIGNED contrato 1"
+    Y un contrato titulado "DEMO_SIGNED contrato 2"
+    Cuando se crea el contrato
+    Entonces llega exactamente una notificación "SIGNED" entre 300 y 1500 ms después del 201
+    Y su event_id difiere del de la notificación anterior
+
+  @DEMO-RETRY @profile
+  Escenario: una notificación respondida con un 5xx se entrega de nuevo, como el mismo evento
+    Dado un contrato titulado "DEMO_SIGNED contrato 42"
+    Y el webhook responde 503 a la primera notificación del contrato
+    Cuando se crea el contrato
+    Entonces llega una notificación "SIGNED" entre 300 y 1500 ms después del 201
+    Y se entrega de nuevo tras la primera espera de reintento del perfil, con el mismo event_id
+    Y la nueva entrega tiene una firma válida para el secreto del webhook
+    Y no sigue ninguna otra entrega a la respondida con 2xx
+
   @DEMO-NOT-DEMO
   Esquema del escenario: un título que no empieza con un prefijo reservado no recibe notificación
     Dado un contrato titulado "<title>"
     Cuando se crea el contrato
-    Entonces no llega ninguna notificación dentro de 1500 ms
+    Entonces no llega ninguna notificación dentro de 3000 ms después del 201
 
     @spec
     Ejemplos:
@@ -92,9 +165,19 @@ Característica: Notificaciones de demostración
       | contrato DEMO_SIGNED |
       | DEMO_SIGN contrato   |
       | DEMO contrato        |
+      | DEMO_ contrato       |
+      | DEMO_PENDING x       |
+      | ＤＥＭＯ_SIGNED x      |
 
     @profile
     Ejemplos:
       | title                |
       | demo_signed contrato |
       | Demo_Signed contrato |
+      | DEMO_signed contrato |
+
+  @DEMO-NOT-DEMO-LEADING-SPACE @spec
+  Escenario: un título con un espacio antes del prefijo no empieza con él
+    Dado un contrato titulado " DEMO_SIGNED contrato 42"
+    Cuando se crea el contrato
+    Entonces no llega ninguna notificación dentro de 3000 ms después del 201

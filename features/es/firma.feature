@@ -2,7 +2,10 @@
 Característica: Crear una solicitud de firma
   Un comercio pide al servicio que envíe a sus firmantes un contrato digital,
   construido a partir de una plantilla entregada de antemano. La respuesta es
-  201 con el sobre de firma de la interfaz, sección 2.2.
+  201 con el sobre de firma de la interfaz, sección 2.2. Los valores que envía
+  la solicitud vuelven byte a byte. Las horas se juzgan con el reloj de la
+  propia suite, con un margen de 30 s por la diferencia de reloj entre las dos
+  máquinas.
 
   @SIG-CREATE @spec
   Escenario: el sobre de un contrato nuevo trae todos los campos de la interfaz
@@ -16,7 +19,13 @@ Característica: Crear una solicitud de firma
     Y el remitente tiene nombre y un e-mail válido
     Y hay un documento por plantilla enviada, con claves desde document_0
     Y hay un destinatario por firmante, con claves desde signer_1, cada uno "pending"
-    Y created_at es una hora UTC con milisegundos
+    Y created_at es una hora UTC con milisegundos, dentro del margen de reloj
+
+  @SIG-ENVELOPE-SHAPE @profile
+  Escenario: la respuesta trae exactamente status_code, message y el sobre, y el sobre exactamente los campos de la interfaz
+    Dado un contrato titulado "Contrato de arriendo 42"
+    Cuando se crea el contrato
+    Entonces la respuesta y su sobre traen exactamente los campos de la interfaz, ninguno null
 
   @SIG-CREATE-REFERENCE @reference
   Escenario: el servidor de referencia nombra al comercio como remitente y confirma la creación
@@ -26,29 +35,115 @@ Característica: Crear una solicitud de firma
     Y el remitente es "Comercio Demo" con e-mail "contratos@comercio-demo.test"
     Y los documentos se titulan "Contrato de arriendo"
 
+  @SIG-DOCUMENT-TITLE @profile
+  Escenario: cada documento lleva el título de su plantilla
+    Dado un contrato titulado "Contrato de arriendo 42"
+    Cuando se crea el contrato
+    Entonces cada documento lleva el título de su plantilla
+
+  @SIG-UNIQUE-ID @spec
+  Escenario: cada contrato recibe su propio signature_id
+    Dado que se ha creado un contrato titulado "Contrato 42"
+    Y un contrato titulado "Contrato 42"
+    Cuando se crea el contrato
+    Entonces su signature_id difiere del del contrato anterior
+
+  @SIG-TITLE-ECHO @spec
+  Esquema del escenario: el título vuelve exactamente como se envió
+    Dado un contrato titulado con la muestra "<sample>"
+    Cuando se crea el contrato
+    Entonces el título del sobre es el título enviado
+
+    Ejemplos:
+      | sample   |
+      | spaces   |
+      | tab      |
+      | accents  |
+      | japanese |
+      | arabic   |
+      | emoji    |
+      | long     |
+      | markup   |
+
+  @SIG-RECIPIENTS-ORDER @profile
+  Escenario: los destinatarios se listan signer_1, signer_2, … sea cual sea el orden de la solicitud
+    Dado un contrato titulado "Contrato de arriendo 42"
+    Y los firmantes se envían en orden inverso
+    Cuando se crea el contrato
+    Entonces hay un destinatario por firmante, con claves desde signer_1, cada uno "pending"
+
+  @SIG-ROUTING @profile
+  Esquema del escenario: el enrutamiento pedido vuelve en el sobre
+    Dado un contrato titulado "Contrato de arriendo 42"
+    Y el campo "routing" del cuerpo vale "<routing>"
+    Cuando se crea el contrato
+    Entonces el enrutamiento es "<routing>"
+
+    Ejemplos:
+      | routing    |
+      | sequential |
+      | parallel   |
+
+  @SIG-REFUSED-MISSING @profile
+  Esquema del escenario: se rechaza con un 400 una solicitud a la que le falta una parte obligatoria
+    Dado un contrato titulado "DEMO_SIGNED Contrato de arriendo 42"
+    Y se quita el campo "<field>" del cuerpo
+    Cuando se envía la solicitud
+    Entonces la respuesta es un 400 que nombra el problema
+
+    Ejemplos:
+      | field            |
+      | title            |
+      | documents        |
+      | signers          |
+      | signers[1]       |
+      | data             |
+      | data.{data-key}  |
+
+  @SIG-REFUSED-INVALID @profile
+  Esquema del escenario: se rechaza con un 400 una solicitud con un valor o un tipo incorrecto
+    Dado un contrato titulado "DEMO_SIGNED Contrato de arriendo 42"
+    Y el campo "<field>" del cuerpo vale <value>
+    Cuando se envía la solicitud
+    Entonces la respuesta es un 400 que nombra el problema
+
+    Ejemplos:
+      | field            | value                   |
+      | documents        | ["x"]                   |
+      | documents        | "{template}"            |
+      | signers[0].email | "ana@"                  |
+      | signers[1].key   | "{signer-0}"            |
+      | signers[1].key   | "signer_99"             |
+      | data.montto      | "1"                     |
+      | routing          | "mixed"                 |
+      | title            | 42                      |
+      | title            | null                    |
+      | signers          | {}                      |
+      | data             | []                      |
+
   @SIG-VALIDATION-MISSING @reference
-  Esquema del escenario: se rechaza una solicitud a la que le falta una parte obligatoria, nombrándola
+  Esquema del escenario: el servidor de referencia nombra la parte que falta
     Dado un contrato titulado "Contrato de arriendo 42"
     Y se quita el campo "<field>" del cuerpo
     Cuando se envía la solicitud
     Entonces la respuesta es 400 "<message>"
 
     Ejemplos:
-      | field                    | message                         |
-      | title                    | title is required               |
-      | data.monto_mensual       | missing data key: monto_mensual |
-      | signers[1]               | missing signer: signer_2        |
+      | field              | message                         |
+      | title              | title is required               |
+      | data.monto_mensual | missing data key: monto_mensual |
+      | signers[1]         | missing signer: signer_2        |
 
   @SIG-VALIDATION-INVALID @reference
-  Esquema del escenario: se rechaza una solicitud con un valor incorrecto, nombrando el campo y el fallo
+  Esquema del escenario: el servidor de referencia nombra el campo y el fallo
     Dado un contrato titulado "Contrato de arriendo 42"
     Y el campo "<field>" del cuerpo vale <value>
     Cuando se envía la solicitud
     Entonces la respuesta es 400 "<message>"
 
     Ejemplos:
-      | field            | value   | message                        |
-      | documents        | ["x"]   | unknown document: x            |
-      | signers[0].email | "ana@"  | invalid email for signer_1     |
-      | data.montto      | "1"     | unknown data key: montto       |
+      | field            | value   | message                                |
+      | documents        | ["x"]   | unknown document: x                    |
+      | signers[0].email | "ana@"  | invalid email for signer_1             |
+      | data.montto      | "1"     | unknown data key: montto               |
       | routing          | "mixed" | routing must be parallel or sequential |

@@ -1,11 +1,15 @@
 # language: es
 Característica: Autenticación de solicitudes
   Un comercio comprueba que sus solicitudes firmadas, que expiran, son
-  aceptadas antes de usar cualquier otro servicio. Cada fallo responde con el
-  estado HTTP y la etiqueta exacta de la interfaz, y un cuerpo cuyo status_code
-  es igual al estado. Los dos endpoints del comercio se autentican igual:
-  "check" es POST /{api_version}/check/{merchant_id}, "signature" es
-  POST /v1/signature/{merchant_id}.
+  aceptadas antes de usar cualquier otro servicio. Los dos endpoints del
+  comercio se autentican igual: "check" es POST /{api_version}/check/{merchant_id},
+  "signature" es POST /v1/signature/{merchant_id}.
+  Cada respuesta se juzga por su forma completa: el estado HTTP, un tipo de
+  contenido JSON y un cuerpo que trae exactamente status_code (igual al estado
+  HTTP) y message, con la etiqueta exacta de la interfaz para cada rechazo.
+  Con el perfil incluido las comprobaciones siguen este orden, y la primera que
+  falla decide la respuesta: cabeceras, marca de tiempo, credenciales, firma,
+  cuerpo.
 
   @AUTH-OK @spec
   Esquema del escenario: se acepta una solicitud firmada, sea cual sea el objeto JSON que lleve
@@ -95,18 +99,22 @@ Característica: Autenticación de solicitudes
       | signature | 299    | 201    |
 
   @AUTH-TIMESTAMP-NOT-A-NUMBER @profile
-  Esquema del escenario: una marca de tiempo que no es una hora Unix en segundos se rechaza como expirada
+  Esquema del escenario: una marca de tiempo que no es la hora Unix en segundos enteros, en dígitos decimales, se rechaza como expirada
     Dada una solicitud firmada al endpoint "<endpoint>"
-    Y la marca de tiempo es "<timestamp>"
+    Y la marca de tiempo es la hora actual escrita como "<form>"
     Cuando se envía la solicitud
     Entonces la respuesta es 401 "Request expired"
 
     Ejemplos:
-      | endpoint  | timestamp            |
-      | check     | yesterday            |
-      | check     | 1763805600.5         |
-      | signature | -1763805600          |
-      | signature | 17638056001763805600 |
+      | endpoint  | form        |
+      | check     | yesterday   |
+      | check     | {now}.5     |
+      | check     | +{now}      |
+      | check     | {now}.0     |
+      | check     | {now-ms}    |
+      | signature | 0x{now-hex} |
+      | signature | -{now}      |
+      | signature | {now}{now}  |
 
   @AUTH-UNKNOWN-KEY @spec
   Esquema del escenario: se rechaza una clave que el servicio no conoce
@@ -192,6 +200,85 @@ Característica: Autenticación de solicitudes
       | check     |
       | signature |
 
+  @AUTH-SIGNED-OTHER-TIMESTAMP @profile
+  Esquema del escenario: se rechaza una firma calculada sobre otra marca de tiempo que la enviada
+    Dada una solicitud firmada al endpoint "<endpoint>"
+    Y la firma cubre otra marca de tiempo
+    Cuando se envía la solicitud
+    Entonces la respuesta es 401 "Invalid signature"
+
+    Ejemplos:
+      | endpoint  |
+      | check     |
+      | signature |
+
+  @AUTH-SIGNED-QUERY @profile
+  Esquema del escenario: se acepta una solicitud cuya URL lleva una consulta cuando la consulta se firma tal como se envía
+    Dada una solicitud firmada al endpoint "<endpoint>"
+    Y la URL lleva la consulta "<query>"
+    Cuando se envía la solicitud
+    Entonces el estado de la respuesta es <status>
+
+    Ejemplos:
+      | endpoint  | query                          | status |
+      | check     | lang=es                        | 200    |
+      | check     | q=%C3%B1and%C3%BA%20a+b&lang=es | 200    |
+      | signature | lang=es                        | 201    |
+
+  @AUTH-QUERY-UNSIGNED @profile
+  Esquema del escenario: se rechaza una firma que deja fuera la consulta
+    Dada una solicitud firmada al endpoint "<endpoint>"
+    Y la URL lleva la consulta "lang=es"
+    Y la firma deja fuera la consulta
+    Cuando se envía la solicitud
+    Entonces la respuesta es 401 "Invalid signature"
+
+    Ejemplos:
+      | endpoint  |
+      | check     |
+      | signature |
+
+  @AUTH-QUERY-DECODED @profile
+  Esquema del escenario: se rechaza una firma sobre la consulta decodificada en lugar de la consulta enviada
+    Dada una solicitud firmada al endpoint "<endpoint>"
+    Y la URL lleva la consulta "q=%C3%B1and%C3%BA%20a"
+    Y la firma cubre la consulta decodificada
+    Cuando se envía la solicitud
+    Entonces la respuesta es 401 "Invalid signature"
+
+    Ejemplos:
+      | endpoint  |
+      | check     |
+      | signature |
+
+  @AUTH-RAW-BODY @profile
+  Esquema del escenario: la firma cubre los bytes del cuerpo tal como se envían, se escriba como se escriba el JSON
+    Dada una solicitud firmada al endpoint "<endpoint>"
+    Y el cuerpo se escribe "<layout>"
+    Cuando se envía la solicitud
+    Entonces el estado de la respuesta es <status>
+
+    Ejemplos:
+      | endpoint  | layout          | status |
+      | check     | indented        | 200    |
+      | check     | escaped-unicode | 200    |
+      | check     | keys-reversed   | 200    |
+      | signature | indented        | 201    |
+      | signature | escaped-unicode | 201    |
+      | signature | keys-reversed   | 201    |
+
+  @AUTH-SIGNATURE-UPPERCASE @profile
+  Esquema del escenario: se acepta una firma hexadecimal en mayúsculas, ya que se comparan los bytes decodificados
+    Dada una solicitud firmada al endpoint "<endpoint>"
+    Y la firma se envía en mayúsculas
+    Cuando se envía la solicitud
+    Entonces el estado de la respuesta es <status>
+
+    Ejemplos:
+      | endpoint  | status |
+      | check     | 200    |
+      | signature | 201    |
+
   @AUTH-SIGNATURE-ENCODING @profile
   Esquema del escenario: se rechaza una firma que no está bien codificada
     Dada una solicitud firmada al endpoint "<endpoint>"
@@ -204,41 +291,82 @@ Característica: Autenticación de solicitudes
       | check     |
       | signature |
 
-  @AUTH-PRECEDENCE-MISSING-EXPIRED @profile
-  Esquema del escenario: una cabecera ausente prima sobre una marca de tiempo expirada
+  @AUTH-SIGNATURE-ALTERED @profile
+  Esquema del escenario: se rechaza una firma alterada en cualquier byte, o de largo incorrecto
     Dada una solicitud firmada al endpoint "<endpoint>"
-    Y la marca de tiempo está desfasada en -3600 segundos
-    Y falta la cabecera "key"
+    Y la firma se altera: "<alteration>"
     Cuando se envía la solicitud
-    Entonces la respuesta es 400 "Missing headers"
+    Entonces la respuesta es 401 "Invalid signature"
 
     Ejemplos:
-      | endpoint  |
-      | check     |
-      | signature |
+      | endpoint  | alteration |
+      | check     | first-byte |
+      | check     | last-byte  |
+      | check     | truncated  |
+      | check     | extended   |
+      | signature | last-byte  |
+      | signature | truncated  |
 
-  @AUTH-PRECEDENCE-EXPIRED-SIGNATURE @profile
-  Esquema del escenario: una marca de tiempo expirada prima sobre una firma incorrecta
+  @AUTH-CHECK-ORDER @profile
+  Esquema del escenario: cuando fallan dos comprobaciones, la primera en el orden decide la respuesta
     Dada una solicitud firmada al endpoint "<endpoint>"
-    Y la marca de tiempo está desfasada en -3600 segundos
-    Y la firma se reemplaza por una incorrecta
+    Y incumple la comprobación "<first>"
+    Y incumple la comprobación "<second>"
     Cuando se envía la solicitud
-    Entonces la respuesta es 401 "Request expired"
+    Entonces la respuesta es <status> "<message>"
 
     Ejemplos:
-      | endpoint  |
-      | check     |
-      | signature |
+      | endpoint  | first       | second      | status | message             |
+      | check     | headers     | timestamp   | 400    | Missing headers     |
+      | check     | headers     | credentials | 400    | Missing headers     |
+      | check     | headers     | signature   | 400    | Missing headers     |
+      | check     | headers     | body        | 400    | Missing headers     |
+      | check     | timestamp   | credentials | 401    | Request expired     |
+      | check     | timestamp   | signature   | 401    | Request expired     |
+      | check     | timestamp   | body        | 401    | Request expired     |
+      | check     | credentials | signature   | 401    | Invalid credentials |
+      | check     | credentials | body        | 401    | Invalid credentials |
+      | check     | signature   | body        | 401    | Invalid signature   |
+      | signature | headers     | timestamp   | 400    | Missing headers     |
+      | signature | headers     | credentials | 400    | Missing headers     |
+      | signature | headers     | signature   | 400    | Missing headers     |
+      | signature | headers     | body        | 400    | Missing headers     |
+      | signature | timestamp   | credentials | 401    | Request expired     |
+      | signature | timestamp   | signature   | 401    | Request expired     |
+      | signature | timestamp   | body        | 401    | Request expired     |
+      | signature | credentials | signature   | 401    | Invalid credentials |
+      | signature | credentials | body        | 401    | Invalid credentials |
+      | signature | signature   | body        | 401    | Invalid signature   |
 
-  @AUTH-PRECEDENCE-CREDENTIALS-SIGNATURE @profile
-  Esquema del escenario: unas credenciales incorrectas priman sobre una firma incorrecta
+  @AUTH-BODY-NOT-OBJECT @profile
+  Esquema del escenario: un cuerpo bien firmado que no es un objeto JSON se rechaza con un 400 que nombra el problema
     Dada una solicitud firmada al endpoint "<endpoint>"
-    Y la solicitud se firma con la credencial "unknown"
-    Y la firma se reemplaza por una incorrecta
+    Y el cuerpo enviado es el texto "<text>"
     Cuando se envía la solicitud
-    Entonces la respuesta es 401 "Invalid credentials"
+    Entonces la respuesta es un 400 que nombra el problema
 
     Ejemplos:
-      | endpoint  |
-      | check     |
-      | signature |
+      | endpoint  | text     |
+      | check     | not json |
+      | check     | {"a":    |
+      | check     |          |
+      | check     | []       |
+      | check     | null     |
+      | check     | "texto"  |
+      | check     | 42       |
+      | check     | true     |
+      | signature | not json |
+      | signature | []       |
+      | signature | null     |
+
+  @AUTH-BODY-LIMIT @profile
+  Esquema del escenario: se lee un cuerpo de hasta 1 MiB, uno mayor se rechaza con 413
+    Dada una solicitud firmada al endpoint "check"
+    Y el cuerpo es un objeto JSON de <size> bytes
+    Cuando se envía la solicitud
+    Entonces el estado de la respuesta es <status>
+
+    Ejemplos:
+      | size    | status |
+      | 1048576 | 200    |
+      | 1048577 | 413    |

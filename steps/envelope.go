@@ -1,0 +1,433 @@
+package steps
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/mail"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// titleSamples are titles a service must echo byte for byte.
+var titleSamples = map[string]string{
+	"spaces":   "  Contrato   de  arriendo  42  ",
+	"tab":      "Contrato\tde arriendo\t42",
+	"accents":  "Contrato de arriendo ñandú — cláusula «única», año 2026",
+	"japanese": "賃貸借契約書 第42号",
+	"arabic":   "عقد إيجار رقم ٤٢",
+	"emoji":    "Contrato ✍️ 😀 firmado 🇨🇱",
+	"long":     longTitle(250),
+	"markup":   `<b>"Contrato"</b> & 'arriendo' \ / {{nombre}} %s`,
+}
+
+// longTitle is n characters of mixed one- and two-byte text.
+func longTitle(n int) string {
+	r := []rune(strings.Repeat("Contrato de arriendo ñ 42 · ", n/20+1))
+	return string(r[:n])
+}
+
+func (s *Steps) aContractTitled(ctx context.Context, title string) error {
+	sc := get(ctx)
+	sc.endpoint, sc.titleSent, sc.body = "signature", title, s.createBody(title)
+	return nil
+}
+
+func (s *Steps) aContractTitledWithTheSample(ctx context.Context, sample string) error {
+	t, ok := titleSamples[sample]
+	if !ok {
+		return fmt.Errorf("the feature names an unknown title sample %q", sample)
+	}
+	return s.aContractTitled(ctx, t)
+}
+
+func (s *Steps) aDemoContractTitledWithTheSample(ctx context.Context, prefix, sample string) error {
+	t, ok := titleSamples[sample]
+	if !ok {
+		return fmt.Errorf("the feature names an unknown title sample %q", sample)
+	}
+	if !strings.HasPrefix(t, " ") {
+		t = " " + t
+	}
+	return s.aContractTitled(ctx, prefix+t)
+}
+
+func (s *Steps) aContractTitledHasBeenCreated(ctx context.Context, title string) error {
+	if err := s.aContractTitled(ctx, title); err != nil {
+		return err
+	}
+	if err := s.theContractIsCreated(ctx); err != nil {
+		return err
+	}
+	sc := get(ctx)
+	sc.previous = sc.resp
+	return nil
+}
+
+func (s *Steps) theBodyFieldIsRemoved(ctx context.Context, path string) error {
+	if why := s.needs(path); why != "" {
+		return s.notRun(ctx, why)
+	}
+	path, why := s.placeholders(path)
+	if why != "" {
+		return s.notRun(ctx, why)
+	}
+	return edit(get(ctx).body, path, nil, true)
+}
+
+func (s *Steps) theBodyFieldIsSetTo(ctx context.Context, path, value string) error {
+	if strings.HasPrefix(path, "signers[1]") {
+		if why := s.needs(path); why != "" {
+			return s.notRun(ctx, why)
+		}
+	}
+	value, why := s.placeholders(value)
+	if why != "" {
+		return s.notRun(ctx, why)
+	}
+	var v any
+	if err := json.Unmarshal([]byte(value), &v); err != nil {
+		return fmt.Errorf("the feature's value %s is not JSON", value)
+	}
+	return edit(get(ctx).body, path, v, false)
+}
+
+func (s *Steps) theSignersAreSentInReverseOrder(ctx context.Context) error {
+	body, _ := get(ctx).body.(map[string]any)
+	signers, _ := body["signers"].([]any)
+	if len(signers) < 2 {
+		return s.notRun(ctx, "the template has a single signer")
+	}
+	slices.Reverse(signers)
+	return nil
+}
+
+func (s *Steps) theContractIsCreated(ctx context.Context) error {
+	sc := get(ctx)
+	if err := s.send(ctx, sc); err != nil {
+		return err
+	}
+	if sc.status != http.StatusCreated {
+		return fmt.Errorf("expected 201 for the contract %q, %s", clip(sc.titleSent, 80), sc.got())
+	}
+	if sc.created == "" {
+		return fmt.Errorf("expected data.signature_id in the 201, %s", sc.got())
+	}
+	if sc.failFirst != 0 {
+		return s.programFailure(ctx, sc)
+	}
+	return nil
+}
+
+func envelope(sc *scenario) map[string]any {
+	d, _ := sc.resp["data"].(map[string]any)
+	return d
+}
+
+var envelopeKeys = []string{"signature_id", "status", "title", "routing", "sender", "documents", "recipients", "created_at"}
+
+// theResponseIsACreatedSignatureEnvelope checks that every field of the
+// interface is there with its type; extra keys are the profile's matter.
+func (s *Steps) theResponseIsACreatedSignatureEnvelope(ctx context.Context) error {
+	sc := get(ctx)
+	if sc.status != http.StatusCreated {
+		return fmt.Errorf("expected 201, %s", sc.got())
+	}
+	if _, err := sc.answerShape(false, []string{"status_code", "message", "data"}); err != nil {
+		return err
+	}
+	env := envelope(sc)
+	if env == nil {
+		return fmt.Errorf("expected data to be the signature envelope object, %s", sc.got())
+	}
+	var problems []string
+	for _, k := range []string{"signature_id", "status", "title", "routing", "created_at"} {
+		if _, ok := env[k].(string); !ok {
+			problems = append(problems, k+" is not a string")
+		}
+	}
+	if sender, ok := env["sender"].(map[string]any); !ok {
+		problems = append(problems, "sender is not an object")
+	} else {
+		for _, k := range []string{"name", "email"} {
+			if _, ok := sender[k].(string); !ok {
+				problems = append(problems, "sender."+k+" is not a string")
+			}
+		}
+	}
+	for _, list := range []struct {
+		name string
+		keys []string
+	}{{"documents", []string{"key", "title"}}, {"recipients", []string{"key", "name", "email", "status"}}} {
+		items, ok := env[list.name].([]any)
+		if !ok {
+			problems = append(problems, list.name+" is not an array")
+			continue
+		}
+		for i, it := range items {
+			m, ok := it.(map[string]any)
+			if !ok {
+				problems = append(problems, fmt.Sprintf("%s[%d] is not an object", list.name, i))
+				continue
+			}
+			for _, k := range list.keys {
+				if _, ok := m[k].(string); !ok {
+					problems = append(problems, fmt.Sprintf("%s[%d].%s is not a string", list.name, i, k))
+				}
+			}
+		}
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("expected the envelope of the interface: %s; %s", strings.Join(problems, ", "), sc.got())
+	}
+	return nil
+}
+
+// theAnswerAndItsEnvelopeHoldExactlyTheFields checks the exact JSON shape
+// of a 201: nothing missing, nothing extra, nothing null, at every level.
+func (s *Steps) theAnswerAndItsEnvelopeHoldExactlyTheFields(ctx context.Context) error {
+	sc := get(ctx)
+	if sc.status != http.StatusCreated {
+		return fmt.Errorf("expected 201, %s", sc.got())
+	}
+	if _, err := sc.apiShape("status_code", "message", "data"); err != nil {
+		return err
+	}
+	top, _ := object(sc.raw)
+	env, err := object(top["data"])
+	if err != nil {
+		return fmt.Errorf("expected data to be an object, %s", sc.got())
+	}
+	if err := exactKeys("data", env, envelopeKeys); err != nil {
+		return fmt.Errorf("%v; %s", err, sc.got())
+	}
+	sender, err := object(env["sender"])
+	if err != nil {
+		return fmt.Errorf("expected data.sender to be an object, %s", sc.got())
+	}
+	if err := exactKeys("data.sender", sender, []string{"name", "email"}); err != nil {
+		return fmt.Errorf("%v; %s", err, sc.got())
+	}
+	for _, list := range []struct {
+		name string
+		keys []string
+	}{{"documents", []string{"key", "title"}}, {"recipients", []string{"key", "name", "email", "status"}}} {
+		var items []json.RawMessage
+		if err := json.Unmarshal(env[list.name], &items); err != nil || items == nil {
+			return fmt.Errorf("expected data.%s to be an array, %s", list.name, sc.got())
+		}
+		for i, it := range items {
+			m, err := object(it)
+			if err != nil {
+				return fmt.Errorf("expected data.%s[%d] to be an object, %s", list.name, i, sc.got())
+			}
+			if err := exactKeys(fmt.Sprintf("data.%s[%d]", list.name, i), m, list.keys); err != nil {
+				return fmt.Errorf("%v; %s", err, sc.got())
+			}
+		}
+	}
+	return nil
+}
+
+var uuidPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
+func (s *Steps) field(sc *scenario, name string) (string, error) {
+	v, ok := envelope(sc)[name].(string)
+	if !ok {
+		return "", fmt.Errorf("expected data.%s to be a string, %s", name, sc.got())
+	}
+	return v, nil
+}
+
+func (s *Steps) signatureIDIsAUUID(ctx context.Context) error {
+	sc := get(ctx)
+	v, err := s.field(sc, "signature_id")
+	if err != nil {
+		return err
+	}
+	if !uuidPattern.MatchString(v) {
+		return fmt.Errorf("expected signature_id to be a UUID, got %q", v)
+	}
+	return nil
+}
+
+func (s *Steps) itsSignatureIDDiffersFromTheEarlierContracts(ctx context.Context) error {
+	sc := get(ctx)
+	d, _ := sc.previous["data"].(map[string]any)
+	earlier, _ := d["signature_id"].(string)
+	if earlier == "" || sc.created == "" {
+		return fmt.Errorf("expected two created contracts, got %q and %q", earlier, sc.created)
+	}
+	if earlier == sc.created {
+		return fmt.Errorf("expected a new signature_id for the second contract, both got %q", sc.created)
+	}
+	return nil
+}
+
+func (s *Steps) fieldIs(ctx context.Context, name, want string) error {
+	sc := get(ctx)
+	v, err := s.field(sc, name)
+	if err != nil {
+		return err
+	}
+	if v != want {
+		return fmt.Errorf("expected data.%s %q, got %q", name, clip(want, 200), clip(v, 200))
+	}
+	return nil
+}
+
+func (s *Steps) theEnvelopeStatusIs(ctx context.Context, want string) error {
+	return s.fieldIs(ctx, "status", want)
+}
+
+func (s *Steps) theEnvelopeTitleIsTheTitleSent(ctx context.Context) error {
+	return s.fieldIs(ctx, "title", get(ctx).titleSent)
+}
+
+func (s *Steps) theRoutingIs(ctx context.Context, want string) error {
+	return s.fieldIs(ctx, "routing", want)
+}
+
+func validEmail(s string) bool {
+	a, err := mail.ParseAddress(s)
+	return err == nil && a.Address == s && strings.Contains(s[strings.LastIndex(s, "@")+1:], ".")
+}
+
+func (s *Steps) theSenderHasANameAndAValidEmail(ctx context.Context) error {
+	sc := get(ctx)
+	sender, _ := envelope(sc)["sender"].(map[string]any)
+	name, _ := sender["name"].(string)
+	email, _ := sender["email"].(string)
+	if strings.TrimSpace(name) == "" {
+		return fmt.Errorf("expected data.sender.name, %s", sc.got())
+	}
+	if !validEmail(email) {
+		return fmt.Errorf("expected data.sender.email to be an e-mail address, got %q", email)
+	}
+	return nil
+}
+
+func (s *Steps) thereIsOneDocumentPerTemplateSent(ctx context.Context) error {
+	sc := get(ctx)
+	docs, _ := envelope(sc)["documents"].([]any)
+	body, _ := sc.body.(map[string]any)
+	sent, _ := body["documents"].([]any)
+	if len(docs) != len(sent) {
+		return fmt.Errorf("expected %d documents, got %d: %s", len(sent), len(docs), sc.got())
+	}
+	for i, d := range docs {
+		doc, _ := d.(map[string]any)
+		key, _ := doc["key"].(string)
+		title, _ := doc["title"].(string)
+		if key != "document_"+strconv.Itoa(i) || strings.TrimSpace(title) == "" {
+			return fmt.Errorf("expected documents[%d] to have key document_%d and a title, got %v", i, i, d)
+		}
+	}
+	return nil
+}
+
+func (s *Steps) eachDocumentCarriesTheTitleOfItsTemplate(ctx context.Context) error {
+	want := s.T.Template.Title
+	if want == "" {
+		return s.notRun(ctx, "the template's title was not given (--template-title)")
+	}
+	return s.theDocumentsAreTitled(ctx, want)
+}
+
+func (s *Steps) thereIsOneRecipientPerSigner(ctx context.Context, status string) error {
+	sc := get(ctx)
+	recs, _ := envelope(sc)["recipients"].([]any)
+	body, _ := sc.body.(map[string]any)
+	signers, _ := body["signers"].([]any)
+	byKey := map[string]map[string]any{}
+	for _, sg := range signers {
+		m, _ := sg.(map[string]any)
+		k, _ := m["key"].(string)
+		byKey[k] = m
+	}
+	if len(recs) != len(signers) {
+		return fmt.Errorf("expected %d recipients, got %d: %s", len(signers), len(recs), sc.got())
+	}
+	for i, r := range recs {
+		rec, _ := r.(map[string]any)
+		want := "signer_" + strconv.Itoa(i+1)
+		sg := byKey[want]
+		if rec["key"] != want || sg == nil || rec["name"] != sg["name"] || rec["email"] != sg["email"] || rec["status"] != status {
+			return fmt.Errorf("expected recipients[%d] to be %s with the name and e-mail sent and status %q, got %v", i, want, status, r)
+		}
+	}
+	return nil
+}
+
+var millisUTC = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`)
+
+// plausible parses a UTC time with milliseconds and checks it lies within
+// the clock allowance of [from, to] on the suite's clock.
+func (s *Steps) plausible(what, v string, from, to time.Time) error {
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if !millisUTC.MatchString(v) || err != nil {
+		return fmt.Errorf("expected %s to be UTC with milliseconds, like 2026-11-22T10:00:00.512Z, got %q", what, v)
+	}
+	allow := s.T.clockAllowance()
+	if t.Before(from.Add(-allow)) || t.After(to.Add(allow)) {
+		return fmt.Errorf("expected %s between %s and %s (the suite's clock, ±%s), got %q",
+			what, from.UTC().Format(time.RFC3339), to.UTC().Format(time.RFC3339), allow, v)
+	}
+	return nil
+}
+
+func (s *Steps) createdAtIsAUTCTimeWithMilliseconds(ctx context.Context) error {
+	sc := get(ctx)
+	v, err := s.field(sc, "created_at")
+	if err != nil {
+		return err
+	}
+	return s.plausible("data.created_at", v, sc.sentAt, sc.answered)
+}
+
+func (s *Steps) theSenderIs(ctx context.Context, name, email string) error {
+	sc := get(ctx)
+	sender, _ := envelope(sc)["sender"].(map[string]any)
+	if sender["name"] != name || sender["email"] != email {
+		return fmt.Errorf("expected sender %q <%s>, got %v", name, email, sender)
+	}
+	return nil
+}
+
+func (s *Steps) theDocumentsAreTitled(ctx context.Context, title string) error {
+	sc := get(ctx)
+	docs, _ := envelope(sc)["documents"].([]any)
+	if len(docs) == 0 {
+		return fmt.Errorf("expected documents, %s", sc.got())
+	}
+	for _, d := range docs {
+		if doc, _ := d.(map[string]any); doc["title"] != title {
+			return fmt.Errorf("expected every document titled %q, got %v", title, d)
+		}
+	}
+	return nil
+}
+
+func (s *Steps) theResponseMatchesTheEarlierOne(ctx context.Context) error {
+	sc := get(ctx)
+	strip := func(resp map[string]any) string {
+		b, _ := json.Marshal(resp)
+		var c map[string]any
+		_ = json.Unmarshal(b, &c)
+		if d, ok := c["data"].(map[string]any); ok {
+			delete(d, "signature_id")
+			delete(d, "title")
+			delete(d, "created_at")
+		}
+		out, _ := json.Marshal(c)
+		return string(out)
+	}
+	if a, b := strip(sc.previous), strip(sc.resp); a != b || sc.previous == nil {
+		return fmt.Errorf("expected the same response but for signature_id, title and created_at:\n  earlier: %s\n  now:     %s", a, b)
+	}
+	return nil
+}

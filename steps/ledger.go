@@ -1,0 +1,162 @@
+package steps
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/receiver"
+	"github.com/firmakit/firmakit/reports"
+)
+
+// Ledger keeps every contract a run created, so that at the end of the
+// run every notification received can be held against them: one event
+// per demo contract and none for any other, no duplicate delivery after a
+// 2xx, none late, none stray.
+type Ledger struct {
+	mu        sync.Mutex
+	start     time.Time
+	contracts map[string]*ledgerEntry
+	last      time.Time
+}
+
+type ledgerEntry struct {
+	title          string
+	sent, answered time.Time
+}
+
+// NewLedger starts a ledger for a run that begins at start.
+func NewLedger(start time.Time) *Ledger {
+	return &Ledger{start: start, contracts: map[string]*ledgerEntry{}}
+}
+
+// Created records a contract the target answered 201 for.
+func (l *Ledger) Created(signatureID, title string, sent, answered time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.contracts[signatureID] = &ledgerEntry{title: title, sent: sent, answered: answered}
+	if answered.After(l.last) {
+		l.last = answered
+	}
+}
+
+// Len returns how many contracts the run created.
+func (l *Ledger) Len() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.contracts)
+}
+
+// LedgerRequirement is the requirement tag of the ledger's result.
+const LedgerRequirement = "RUN-LEDGER"
+
+// Check waits until the last contract's quiet window has passed, then
+// reads every notification received since the run began and returns the
+// ledger's result. strays tells whether notifications for contracts the
+// run did not create count against the target (an in-process receiver
+// sees only this run's traffic; a shared one may not).
+func (l *Ledger) Check(ctx context.Context, t *Target, lag *LagMonitor, strays bool) reports.ScenarioResult {
+	res := reports.ScenarioResult{Feature: "ledger", Lang: "all", Kind: "profile", Requirement: LedgerRequirement, Status: reports.Passed,
+		Name: "the run's ledger: one notification per demo contract, none for any other title, no duplicate, late or stray notification"}
+	l.mu.Lock()
+	last := l.last
+	l.mu.Unlock()
+	if err := sleepUntil(ctx, last.Add(quietAfter)); err != nil {
+		res.Status, res.Error = reports.Failed, err.Error()
+		return res
+	}
+	var recs []*receiver.Record
+	var after int64
+	for {
+		page, err := t.Notifications.List(ctx, receiver.Filter{Since: l.start, AfterID: after, Limit: 1000})
+		if err != nil {
+			res.Status, res.Error = reports.Failed, "reading the receiver: "+err.Error()
+			return res
+		}
+		recs = append(recs, page...)
+		if len(page) < 1000 {
+			break
+		}
+		after = page[len(page)-1].ID
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var problems, excused []string
+	type event struct{ deliveries []*receiver.Record }
+	byContract := map[string]map[string]*event{}
+	eventOwner := map[string]string{}
+	for _, r := range recs {
+		entry, ok := l.contracts[r.SignatureID]
+		if !ok {
+			if strays {
+				problems = append(problems, fmt.Sprintf("stray notification #%d (%s, event %q, signature_id %q): no contract of this run", r.ID, r.State, r.EventID, r.SignatureID))
+			}
+			continue
+		}
+		if owner, ok := eventOwner[r.EventID]; ok && owner != r.SignatureID {
+			problems = append(problems, fmt.Sprintf("event_id %q is used by two contracts, %s and %s", r.EventID, owner, r.SignatureID))
+		}
+		eventOwner[r.EventID] = r.SignatureID
+		if byContract[r.SignatureID] == nil {
+			byContract[r.SignatureID] = map[string]*event{}
+		}
+		ev := byContract[r.SignatureID][r.EventID]
+		if ev == nil {
+			ev = &event{}
+			byContract[r.SignatureID][r.EventID] = ev
+		}
+		ev.deliveries = append(ev.deliveries, r)
+		_ = entry
+	}
+	ids := make([]string, 0, len(l.contracts))
+	for id := range l.contracts {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		entry, events := l.contracts[id], byContract[id]
+		title := clip(entry.title, 60)
+		state, demo := firmakit.DemoState(entry.title)
+		if !demo {
+			if len(events) > 0 {
+				problems = append(problems, fmt.Sprintf("contract %s %q is not a demo title but got %d notification event(s)", id, title, len(events)))
+			}
+			continue
+		}
+		if len(events) != 1 {
+			problems = append(problems, fmt.Sprintf("contract %s %q expected exactly one %s event, got %d", id, title, state, len(events)))
+		}
+		for eid, ev := range events {
+			first := ev.deliveries[0]
+			if first.State != string(state) {
+				problems = append(problems, fmt.Sprintf("contract %s %q: event %q is %q, expected %s", id, title, eid, first.State, state))
+			}
+			for i := 1; i < len(ev.deliveries); i++ {
+				if prev := ev.deliveries[i-1]; prev.Status >= 200 && prev.Status <= 299 {
+					problems = append(problems, fmt.Sprintf("contract %s %q: event %q delivered again (#%d) after a %d answer (#%d)", id, title, eid, ev.deliveries[i].ID, prev.Status, prev.ID))
+				}
+			}
+			if !t.SharedClock {
+				continue
+			}
+			if late := first.ReceivedAt.Sub(entry.answered); late > 1500*time.Millisecond {
+				if lg := lag.Max(entry.sent, first.ReceivedAt); lg >= late-1500*time.Millisecond {
+					excused = append(excused, fmt.Sprintf("contract %s arrived %s ms after the 201 while this process ran %s ms late", id, ms(late), ms(lg)))
+				} else {
+					problems = append(problems, fmt.Sprintf("contract %s %q: its %s notification arrived %s ms after the 201, outside 300–1500 ms", id, title, state, ms(late)))
+				}
+			}
+		}
+	}
+	switch {
+	case len(problems) > 0:
+		res.Status, res.Error = reports.Failed, fmt.Sprintf("%d contract(s), %d notification(s) received: %s", len(l.contracts), len(recs), strings.Join(problems, "; "))
+	case len(excused) > 0:
+		res.Status, res.Error = reports.Inconclusive, strings.Join(excused, "; ")
+	}
+	return res
+}

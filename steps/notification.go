@@ -1,0 +1,523 @@
+package steps
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/receiver"
+)
+
+// failer is a receiver that can be told to answer an error to a
+// contract's next notifications (an in-process receiver, or a remote one
+// through its API).
+type failer interface {
+	FailNext(ctx context.Context, channel, signatureID string, status, count int) error
+}
+
+// arrival is when the suite takes a notification to have arrived: the
+// receiver's own time when it shares this clock, else the time the wait
+// returned (a remote receiver's clock may differ from ours).
+func (s *Steps) arrival(r *receiver.Record, waited time.Time) time.Time {
+	if s.T.SharedClock {
+		return r.ReceivedAt
+	}
+	return waited
+}
+
+func ms(d time.Duration) string { return strconv.FormatInt(d.Milliseconds(), 10) }
+
+// awaitFirst waits for the contract's first notification and judges when
+// it came: from when the 201 was seen to when it reached the receiver.
+// A notification outside the window for certain is a failure, unless this
+// process ran late by at least the miss; a missing one is told apart
+// from a late one by waiting missingAfter.
+func (s *Steps) awaitFirst(ctx context.Context, state string, minMS, maxMS int) error {
+	sc := get(ctx)
+	if sc.created == "" {
+		return fmt.Errorf("no contract was created")
+	}
+	lo, hi := time.Duration(minMS)*time.Millisecond, time.Duration(maxMS)*time.Millisecond
+	wctx, cancel := context.WithDeadline(ctx, sc.answered.Add(missingAfter))
+	defer cancel()
+	r, err := s.T.Notifications.Wait(wctx, receiver.Filter{SignatureID: sc.created})
+	waited := time.Now()
+	if errors.Is(err, receiver.ErrTimeout) {
+		if lag := s.Lag.Max(sc.sentAt, waited); lag >= missingAfter-hi {
+			return s.inconclusive(ctx, "no %s notification within %s of the 201, but this process ran up to %s ms late meanwhile", state, missingAfter, ms(lag))
+		}
+		return fmt.Errorf("expected a %s notification for signature_id %s %d–%d ms after the 201; none arrived within %s",
+			state, sc.created, minMS, maxMS, missingAfter)
+	}
+	if err != nil {
+		return err
+	}
+	at := s.arrival(r, waited)
+	sc.note, sc.noteAt = r, at
+	afterSent, after201, rtt := at.Sub(sc.sentAt), at.Sub(sc.answered), sc.answered.Sub(sc.sentAt)
+	switch {
+	case afterSent < lo:
+		return fmt.Errorf("expected the %s notification %d–%d ms after the 201; it arrived %s ms after the request was sent (the 201 came after %s ms): too early",
+			state, minMS, maxMS, ms(afterSent), ms(rtt))
+	case after201 > hi:
+		if lag := s.Lag.Max(sc.sentAt, at); lag >= after201-hi {
+			return s.inconclusive(ctx, "the %s notification arrived %s ms after the 201, outside %d–%d ms, but this process ran up to %s ms late meanwhile",
+				state, ms(after201), minMS, maxMS, ms(lag))
+		}
+		return fmt.Errorf("expected the %s notification %d–%d ms after the 201; it arrived %s ms after the 201, outside %d–%d ms",
+			state, minMS, maxMS, ms(after201), minMS, maxMS)
+	case (after201 < lo || afterSent > hi) && rtt > ambiguity:
+		// The contract was made somewhere between the request and the
+		// 201; when that span straddles a bound the delay cannot be told.
+		return s.inconclusive(ctx, "the %s notification arrived %s–%s ms after the contract was made, across the %d–%d ms window: the 201 took %s ms to come back",
+			state, ms(after201), ms(afterSent), minMS, maxMS, ms(rtt))
+	}
+	if r.State != state {
+		return fmt.Errorf("expected a %s notification for signature_id %s, the first one is %q: %s", state, sc.created, r.State, clip(string(r.Body), 500))
+	}
+	return nil
+}
+
+// ambiguity is how long a request may take before the moment the
+// contract was made is too uncertain to judge a delay near a bound.
+const ambiguity = 100 * time.Millisecond
+
+func (s *Steps) exactlyOneNotificationArrivesBetween(ctx context.Context, state string, minMS, maxMS int) error {
+	if err := s.awaitFirst(ctx, state, minMS, maxMS); err != nil {
+		return err
+	}
+	sc := get(ctx)
+	// Exactly one: nothing else for this contract until the quiet window
+	// closes.
+	if err := sleepUntil(ctx, sc.answered.Add(quietAfter)); err != nil {
+		return err
+	}
+	all, err := s.T.Notifications.List(ctx, receiver.Filter{SignatureID: sc.created, Limit: 20})
+	if err != nil {
+		return err
+	}
+	if len(all) != 1 {
+		return fmt.Errorf("expected exactly one notification for signature_id %s until %s after the 201, got %d: %s",
+			sc.created, quietAfter, len(all), s.listing(sc, all))
+	}
+	return nil
+}
+
+// listing describes notifications for a failure message.
+func (s *Steps) listing(sc *scenario, recs []*receiver.Record) string {
+	var parts []string
+	for _, r := range recs {
+		p := fmt.Sprintf("%s event %s", r.State, r.EventID)
+		if s.T.SharedClock {
+			p += " at " + ms(r.ReceivedAt.Sub(sc.answered)) + " ms"
+		}
+		if r.Status != 0 {
+			p += fmt.Sprintf(" (answered %d)", r.Status)
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, "; ")
+}
+
+func sleepUntil(ctx context.Context, t time.Time) error {
+	select {
+	case <-time.After(time.Until(t)):
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (s *Steps) aNotificationArrivesBetween(ctx context.Context, state string, minMS, maxMS int) error {
+	if err := s.awaitFirst(ctx, state, minMS, maxMS); err != nil {
+		return err
+	}
+	sc := get(ctx)
+	if sc.failFirst != 0 && sc.note.Status != sc.failFirst {
+		return s.inconclusive(ctx, "the receiver was to answer %d to the first delivery but answered %d: it was told after the delivery came", sc.failFirst, sc.note.Status)
+	}
+	return nil
+}
+
+func (s *Steps) theWebhookAnswersToTheFirstNotification(ctx context.Context, status int) error {
+	if _, ok := s.T.Notifications.(failer); !ok {
+		return s.notRun(ctx, "the receiver cannot be told to answer an error (use the in-process receiver or a firmakit receive)")
+	}
+	get(ctx).failFirst = status
+	return nil
+}
+
+// programFailure tells the receiver to answer the contract's first
+// notification with the scenario's error status, as soon as its
+// signature_id is known.
+func (s *Steps) programFailure(ctx context.Context, sc *scenario) error {
+	f, _ := s.T.Notifications.(failer)
+	if err := f.FailNext(ctx, s.T.channel(), sc.created, sc.failFirst, 1); err != nil {
+		return fmt.Errorf("telling the receiver to answer %d: %w", sc.failFirst, err)
+	}
+	return nil
+}
+
+func (s *Steps) itIsDeliveredAgainWithTheSameEventID(ctx context.Context) error {
+	sc := get(ctx)
+	retries := s.T.Profile.Webhook.Retries
+	if len(retries) == 0 {
+		return s.notRun(ctx, "the profile has no retries (webhook.retries)")
+	}
+	delay := retries[0]
+	wctx, cancel := context.WithDeadline(ctx, sc.noteAt.Add(delay+missingAfter))
+	defer cancel()
+	r, err := s.T.Notifications.Wait(wctx, receiver.Filter{SignatureID: sc.created, AfterID: sc.note.ID})
+	waited := time.Now()
+	if errors.Is(err, receiver.ErrTimeout) {
+		return fmt.Errorf("expected the notification answered %d to be delivered again %s later; nothing came within %s",
+			sc.note.Status, delay, delay+missingAfter)
+	}
+	if err != nil {
+		return err
+	}
+	sc.again = r
+	gap := s.arrival(r, waited).Sub(sc.noteAt)
+	switch {
+	case gap < delay/2:
+		return fmt.Errorf("expected the delivery again %s after the one answered %d (the profile's first retry); it came after %s ms", delay, sc.note.Status, ms(gap))
+	case gap > delay+2*time.Second:
+		if lag := s.Lag.Max(sc.noteAt, sc.noteAt.Add(gap)); lag >= gap-delay-2*time.Second {
+			return s.inconclusive(ctx, "the delivery again came %s ms after the first, but this process ran up to %s ms late meanwhile", ms(gap), ms(lag))
+		}
+		return fmt.Errorf("expected the delivery again %s after the one answered %d (the profile's first retry); it came after %s ms", delay, sc.note.Status, ms(gap))
+	}
+	first, _, err1 := s.T.Profile.DecodeNotification(sc.note.Body)
+	second, _, err2 := s.T.Profile.DecodeNotification(r.Body)
+	if err := errors.Join(err1, err2); err != nil {
+		return err
+	}
+	if first.EventID == "" || second.EventID != first.EventID {
+		return fmt.Errorf("expected the delivery again to carry the same %s %q, got %q", s.T.Profile.Notification.EventID, first.EventID, second.EventID)
+	}
+	if second.SignatureID != first.SignatureID || second.Status != first.Status {
+		return fmt.Errorf("expected the delivery again to be the same event, got %s", clip(string(r.Body), 500))
+	}
+	return nil
+}
+
+func (s *Steps) theDeliveryAgainHasAValidSignature(ctx context.Context) error {
+	return s.signatureValid(get(ctx).again)
+}
+
+func (s *Steps) noFurtherDeliveryFollows(ctx context.Context) error {
+	sc := get(ctx)
+	if sc.again.Status < 200 || sc.again.Status > 299 {
+		return fmt.Errorf("expected the receiver to answer the delivery again with a 2xx, it answered %d", sc.again.Status)
+	}
+	if err := sleepUntil(ctx, s.arrival(sc.again, time.Now()).Add(quietAfter)); err != nil {
+		return err
+	}
+	all, err := s.T.Notifications.List(ctx, receiver.Filter{SignatureID: sc.created, Limit: 20})
+	if err != nil {
+		return err
+	}
+	if len(all) != 2 {
+		return fmt.Errorf("expected two deliveries (answered %d, then 2xx) and no more within %s, got %d: %s", sc.failFirst, quietAfter, len(all), s.listing(sc, all))
+	}
+	return nil
+}
+
+func (s *Steps) signatureValid(r *receiver.Record) error {
+	h := r.Header.Get(s.T.Profile.Webhook.SignatureHeader)
+	if err := s.T.Profile.VerifyWebhook(h, r.Body, s.T.WebhookSecrets, r.ReceivedAt); err != nil {
+		return fmt.Errorf("expected a valid %s header for the webhook secret, got %q: %v", s.T.Profile.Webhook.SignatureHeader, h, err)
+	}
+	return nil
+}
+
+func (s *Steps) itsSignatureIsValidForTheWebhookSecret(ctx context.Context) error {
+	return s.signatureValid(get(ctx).note)
+}
+
+func (s *Steps) notification(ctx context.Context) (firmakit.Notification, map[string]json.RawMessage, error) {
+	r := get(ctx).note
+	n, raw, err := s.T.Profile.DecodeNotification(r.Body)
+	if err != nil {
+		return n, raw, fmt.Errorf("the notification body: %w: %s", err, clip(string(r.Body), 500))
+	}
+	return n, raw, nil
+}
+
+func (s *Steps) itsSignatureIDIsTheOneCreated(ctx context.Context) error {
+	n, _, err := s.notification(ctx)
+	if err != nil {
+		return err
+	}
+	if want := get(ctx).created; n.SignatureID != want {
+		return fmt.Errorf("expected %s %q, got %q", s.T.Profile.Notification.SignatureID, want, n.SignatureID)
+	}
+	return nil
+}
+
+// itHoldsExactlyTheFieldsOfANotification checks the payload's exact shape
+// under the profile's field names: every field of the state, nothing
+// else, nothing null, strings but for the demo flag.
+func (s *Steps) itHoldsExactlyTheFieldsOfANotification(ctx context.Context, state string) error {
+	body := get(ctx).note.Body
+	obj, err := object(body)
+	if err != nil {
+		return fmt.Errorf("expected the notification to be a JSON object, got %s", clip(string(body), 500))
+	}
+	f := s.T.Profile.Notification
+	var want []string
+	for _, k := range []string{f.EventID, f.Type, f.MerchantID, f.SignatureID, f.Title, f.Status, f.Demo, f.CreatedAt} {
+		if k != "" {
+			want = append(want, k)
+		}
+	}
+	switch st := firmakit.State(state); {
+	case st.HasDocumentURL() && f.DocumentURL != "":
+		want = append(want, f.DocumentURL)
+	case st.HasReason() && f.Reason != "":
+		want = append(want, f.Reason)
+	}
+	if err := exactKeys("the notification", obj, want); err != nil {
+		return fmt.Errorf("%v: %s", err, clip(string(body), 500))
+	}
+	for k, v := range obj {
+		var str string
+		if k == f.Demo {
+			var b bool
+			if json.Unmarshal(v, &b) != nil {
+				return fmt.Errorf("expected %s to be a boolean, got %s", k, v)
+			}
+		} else if json.Unmarshal(v, &str) != nil {
+			return fmt.Errorf("expected %s to be a string, got %s", k, v)
+		}
+	}
+	return nil
+}
+
+// stringField returns a notification field that must be a string.
+func (s *Steps) stringField(ctx context.Context, name string) (string, error) {
+	_, raw, err := s.notification(ctx)
+	if err != nil {
+		return "", err
+	}
+	v, ok := raw[name]
+	var str string
+	if !ok || json.Unmarshal(v, &str) != nil {
+		return "", fmt.Errorf("expected the notification's %s to be a string, got %s", name, v)
+	}
+	return str, nil
+}
+
+func (s *Steps) fieldEquals(ctx context.Context, name, want string) error {
+	v, err := s.stringField(ctx, name)
+	if err != nil {
+		return err
+	}
+	if v != want {
+		return fmt.Errorf("expected the notification's %s %q, got %q", name, clip(want, 200), clip(v, 200))
+	}
+	return nil
+}
+
+func (s *Steps) itsTypeIs(ctx context.Context, want string) error {
+	return s.fieldEquals(ctx, s.T.Profile.Notification.Type, want)
+}
+
+func (s *Steps) itsMerchantIDIsTheMerchants(ctx context.Context) error {
+	return s.fieldEquals(ctx, s.T.Profile.Notification.MerchantID, s.T.MerchantID)
+}
+
+func (s *Steps) itsTitleIsTheTitleSent(ctx context.Context) error {
+	return s.fieldEquals(ctx, s.T.Profile.Notification.Title, get(ctx).titleSent)
+}
+
+func (s *Steps) itIsMarkedAsADemo(ctx context.Context) error {
+	_, raw, err := s.notification(ctx)
+	if err != nil {
+		return err
+	}
+	if v := strings.TrimSpace(string(raw[s.T.Profile.Notification.Demo])); v != "true" {
+		return fmt.Errorf("expected the notification's %s to be true, got %q", s.T.Profile.Notification.Demo, v)
+	}
+	return nil
+}
+
+func (s *Steps) itsEventIDIsANonEmptyString(ctx context.Context) error {
+	v, err := s.stringField(ctx, s.T.Profile.Notification.EventID)
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(v) == "" {
+		return fmt.Errorf("expected a non-empty %s", s.T.Profile.Notification.EventID)
+	}
+	return nil
+}
+
+func (s *Steps) itsEventIDDiffersFromTheEarlierNotifications(ctx context.Context) error {
+	sc := get(ctx)
+	if sc.earlierNote == nil {
+		return fmt.Errorf("no earlier notification")
+	}
+	a, _, err1 := s.T.Profile.DecodeNotification(sc.earlierNote.Body)
+	b, _, err2 := s.T.Profile.DecodeNotification(sc.note.Body)
+	if err := errors.Join(err1, err2); err != nil {
+		return err
+	}
+	if a.EventID == b.EventID {
+		return fmt.Errorf("expected two events to carry different %s, both carry %q", s.T.Profile.Notification.EventID, a.EventID)
+	}
+	return nil
+}
+
+func (s *Steps) aContractTitledHasBeenCreatedAndNotified(ctx context.Context, title string) error {
+	st, ok := firmakit.DemoState(title)
+	if !ok {
+		return fmt.Errorf("the feature's title %q is not a demo title", title)
+	}
+	if err := s.aContractTitled(ctx, title); err != nil {
+		return err
+	}
+	if err := s.theContractIsCreated(ctx); err != nil {
+		return err
+	}
+	if err := s.awaitFirst(ctx, string(st), 300, 1500); err != nil {
+		return err
+	}
+	sc := get(ctx)
+	sc.earlierNote, sc.previous = sc.note, sc.resp
+	return nil
+}
+
+func (s *Steps) itsCreatedAtIsAUTCTimeWithMilliseconds(ctx context.Context) error {
+	v, err := s.stringField(ctx, s.T.Profile.Notification.CreatedAt)
+	if err != nil {
+		return err
+	}
+	sc := get(ctx)
+	return s.plausible("the notification's "+s.T.Profile.Notification.CreatedAt, v, sc.sentAt, sc.noteAt)
+}
+
+func (s *Steps) itWasPostedWithAJSONContentType(ctx context.Context) error {
+	r := get(ctx).note
+	if ct := r.Header.Get("Content-Type"); !jsonContentType(ct) {
+		return fmt.Errorf("expected the notification posted as application/json, its Content-Type is %q", ct)
+	}
+	if r.Method != http.MethodPost {
+		return fmt.Errorf("expected the notification to be a POST, got %s", r.Method)
+	}
+	return nil
+}
+
+// itsSignatureHeaderHasTheProfilesForm checks the header's form (one
+// timestamp, signatures in the profile's encoding and size) and that its
+// time is now, not merely within the receiver's replay tolerance.
+func (s *Steps) itsSignatureHeaderHasTheProfilesForm(ctx context.Context) error {
+	sc := get(ctx)
+	p := s.T.Profile
+	v := sc.note.Header.Get(p.Webhook.SignatureHeader)
+	h, err := p.ParseWebhookHeader(v)
+	if err != nil {
+		return fmt.Errorf("expected a %s header like %s=<unix seconds>,%s=<signature>, got %q: %v", p.Webhook.SignatureHeader, p.Webhook.TimestampKey, p.Webhook.SignatureKey, v, err)
+	}
+	if !integerLiteral.MatchString(h.Timestamp) {
+		return fmt.Errorf("expected %s= to be Unix seconds in base-10 digits, got %q", p.Webhook.TimestampKey, h.Timestamp)
+	}
+	t, _ := strconv.ParseInt(h.Timestamp, 10, 64)
+	allow := s.T.clockAllowance()
+	if sent := time.Unix(t, 0); sent.Before(sc.sentAt.Add(-allow-time.Second)) || sent.After(sc.noteAt.Add(allow)) {
+		return fmt.Errorf("expected %s= to be the time it was sent (the suite's clock ±%s), got %s (%s)", p.Webhook.TimestampKey, allow, h.Timestamp, sent.UTC().Format(time.RFC3339))
+	}
+	for _, sig := range h.Signatures {
+		if err := p.CheckWebhookSignatureForm(sig); err != nil {
+			return fmt.Errorf("expected each %s= entry %s, got %q", p.Webhook.SignatureKey, err, sig)
+		}
+	}
+	return nil
+}
+
+func (s *Steps) itCarriesADocumentURL(ctx context.Context) error {
+	n, _, err := s.notification(ctx)
+	if err != nil {
+		return err
+	}
+	if !strings.HasPrefix(n.DocumentURL, "http://") && !strings.HasPrefix(n.DocumentURL, "https://") {
+		return fmt.Errorf("expected %s to be an http(s) URL, got %q", s.T.Profile.Notification.DocumentURL, n.DocumentURL)
+	}
+	return nil
+}
+
+func (s *Steps) absent(ctx context.Context, key string) error {
+	_, raw, err := s.notification(ctx)
+	if err != nil {
+		return err
+	}
+	if v, ok := raw[key]; ok {
+		return fmt.Errorf("expected no %s in the notification, got %s", key, v)
+	}
+	return nil
+}
+
+func (s *Steps) itCarriesNoDocumentURL(ctx context.Context) error {
+	return s.absent(ctx, s.T.Profile.Notification.DocumentURL)
+}
+
+func (s *Steps) itCarriesNoReason(ctx context.Context) error {
+	return s.absent(ctx, s.T.Profile.Notification.Reason)
+}
+
+func (s *Steps) itCarriesANonEmptyReason(ctx context.Context) error {
+	n, raw, err := s.notification(ctx)
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(n.Reason) == "" {
+		return fmt.Errorf("expected a non-empty %s string, got %s", s.T.Profile.Notification.Reason, raw[s.T.Profile.Notification.Reason])
+	}
+	return nil
+}
+
+func (s *Steps) theDocumentURLOpensAPDF(ctx context.Context) error {
+	n, _, err := s.notification(ctx)
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, n.DocumentURL, nil)
+	if err != nil {
+		return fmt.Errorf("document_url %q: %w", n.DocumentURL, err)
+	}
+	resp, err := s.T.client().Do(req)
+	if err != nil {
+		return fmt.Errorf("document_url %q does not open: %w", n.DocumentURL, err)
+	}
+	defer resp.Body.Close()
+	head := make([]byte, 5)
+	_, _ = io.ReadFull(resp.Body, head)
+	if resp.StatusCode != 200 || string(head) != "%PDF-" {
+		return fmt.Errorf("expected document_url %q to answer 200 with a PDF, got %d %q (%s)", n.DocumentURL, resp.StatusCode, head, resp.Header.Get("Content-Type"))
+	}
+	return nil
+}
+
+func (s *Steps) noNotificationArrivesWithin(ctx context.Context, msWindow int) error {
+	sc := get(ctx)
+	if sc.created == "" {
+		return fmt.Errorf("no contract was created")
+	}
+	wctx, cancel := context.WithDeadline(ctx, sc.answered.Add(time.Duration(msWindow)*time.Millisecond))
+	defer cancel()
+	r, err := s.T.Notifications.Wait(wctx, receiver.Filter{SignatureID: sc.created})
+	if errors.Is(err, receiver.ErrTimeout) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return fmt.Errorf("expected no notification for %q, got a %q one: %s", clip(sc.titleSent, 80), r.State, clip(string(r.Body), 300))
+}

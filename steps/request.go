@@ -1,0 +1,215 @@
+package steps
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/firmakit/firmakit"
+)
+
+// checkBody is the body of a check request: any JSON object will do.
+func (s *Steps) checkBody() any { return map[string]any{} }
+
+// createBody is a valid create-signature body for the target's template.
+func (s *Steps) createBody(title string) map[string]any {
+	signers := []any{}
+	for i, k := range s.T.Template.Signers {
+		signers = append(signers, map[string]any{"key": k, "name": signerNames[i%len(signerNames)], "email": fmt.Sprintf("firmante%d@example.com", i+1)})
+	}
+	data := map[string]any{}
+	for k, v := range s.T.Data {
+		data[k] = v
+	}
+	return map[string]any{"title": title, "documents": []any{s.T.Template.Name}, "signers": signers, "data": data}
+}
+
+// signerNames are echoed byte for byte in the envelope's recipients.
+var signerNames = []string{"Ana Pérez Ñuñez", "Luis Soto-Ávila", "María José O'Connor", "Zoë Müller"}
+
+func (s *Steps) aSignedRequestToTheEndpoint(ctx context.Context, endpoint string) error {
+	sc := get(ctx)
+	sc.endpoint = endpoint
+	if endpoint == "check" {
+		sc.body = s.checkBody()
+	} else {
+		sc.titleSent = "Contrato de prueba de autenticación"
+		sc.body = s.createBody(sc.titleSent)
+	}
+	return nil
+}
+
+func (s *Steps) path(sc *scenario) string {
+	if sc.endpoint == "check" {
+		return "/" + s.T.APIVersion + "/check/" + s.T.MerchantID
+	}
+	return "/v1/signature/" + s.T.MerchantID
+}
+
+// bodyBytes is the body as it goes on the wire.
+func (sc *scenario) bodyBytes() ([]byte, error) {
+	if sc.rawBody != nil {
+		return sc.rawBody, nil
+	}
+	return json.Marshal(sc.body)
+}
+
+// send signs and sends the scenario's request and keeps the answer.
+func (s *Steps) send(ctx context.Context, sc *scenario) error {
+	body, err := sc.bodyBytes()
+	if err != nil {
+		return err
+	}
+	path := s.path(sc)
+	target := path
+	if sc.query != "" {
+		target += "?" + sc.query
+	}
+	ts := strconv.FormatInt(stampOff(time.Now(), sc.offset), 10)
+	if sc.stamp != nil {
+		ts = *sc.stamp
+	}
+	parts := firmakit.RequestParts{Timestamp: ts, Method: http.MethodPost, Target: target, KeyID: sc.cred.Key, Body: body}
+	if sc.signBody != nil {
+		parts.Body = sc.signBody
+	}
+	if sc.signPath != "" {
+		parts.Target = sc.signPath
+	}
+	if sc.signQuery != nil {
+		parts.Target = path
+		if *sc.signQuery != "" {
+			parts.Target += "?" + *sc.signQuery
+		}
+	}
+	if sc.signVerb != "" {
+		parts.Method = sc.signVerb
+	}
+	if sc.signStamp != "" {
+		parts.Timestamp = sc.signStamp
+	}
+	p := s.T.Profile
+	sig := p.RequestSignature(sc.cred.Secret, parts)
+	switch {
+	case sc.badSig != "":
+		sig = sc.badSig
+	case sc.alterSig != "":
+		if sig, err = alterSignature(p, sig, sc.alterSig); err != nil {
+			return err
+		}
+	case sc.upperSig:
+		sig = strings.ToUpper(sig)
+	}
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set(p.Request.KeyHeader, sc.cred.Key)
+	h.Set(p.Request.TimestampHeader, ts)
+	h.Set(p.Request.SignatureHeader, sig)
+	for name := range sc.missing {
+		h.Del(name)
+	}
+	for name := range sc.empty {
+		h[http.CanonicalHeaderKey(name)] = []string{""}
+	}
+	if sc.noAuth {
+		h.Del(p.Request.KeyHeader)
+		h.Del(p.Request.TimestampHeader)
+		h.Del(p.Request.SignatureHeader)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(s.T.URL, "/")+target, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header = h
+	sc.sent = describe(req, body, p)
+	sc.sentAt = time.Now()
+	resp, err := s.T.client().Do(req)
+	if err != nil {
+		return fmt.Errorf("sent %s: %w", sc.sent, err)
+	}
+	defer resp.Body.Close()
+	sc.raw, err = io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	sc.answered = time.Now()
+	if err != nil {
+		return fmt.Errorf("sent %s: reading the answer: %w", sc.sent, err)
+	}
+	sc.status, sc.header = resp.StatusCode, resp.Header
+	sc.resp = nil
+	_ = json.Unmarshal(sc.raw, &sc.resp)
+	if sc.endpoint == "signature" && sc.status == http.StatusCreated {
+		s.noteCreated(ctx, sc)
+	}
+	return nil
+}
+
+// noteCreated records a contract the target created, for the scenario,
+// the receiver (which shows the delay since creation) and the ledger.
+func (s *Steps) noteCreated(ctx context.Context, sc *scenario) {
+	id, _ := envelope(sc)["signature_id"].(string)
+	if id == "" {
+		return
+	}
+	sc.created = id
+	title := sc.titleSent
+	if m, ok := sc.body.(map[string]any); ok && sc.rawBody == nil {
+		title, _ = m["title"].(string)
+	}
+	if s.Ledger != nil {
+		s.Ledger.Created(id, title, sc.sentAt, sc.answered)
+	}
+	if n, ok := s.T.Notifications.(interface {
+		NoteContract(context.Context, string, string) error
+	}); ok {
+		created, _ := envelope(sc)["created_at"].(string)
+		_ = n.NoteContract(ctx, id, created)
+	}
+}
+
+func (s *Steps) theRequestIsSent(ctx context.Context) error { return s.send(ctx, get(ctx)) }
+
+// describe renders a request for a failure message. Signatures and keys
+// are shown (they are what a merchant debugs); secrets never reach here.
+func describe(r *http.Request, body []byte, p *firmakit.Profile) string {
+	var hs []string
+	for _, name := range []string{p.Request.KeyHeader, p.Request.TimestampHeader, p.Request.SignatureHeader} {
+		if v, ok := r.Header[http.CanonicalHeaderKey(name)]; ok {
+			hs = append(hs, fmt.Sprintf("%s: %q", name, strings.Join(v, ",")))
+		} else {
+			hs = append(hs, name+" (absent)")
+		}
+	}
+	return fmt.Sprintf("%s %s [%s] body %s", r.Method, r.URL.RequestURI(), strings.Join(hs, "; "), clip(string(body), 300))
+}
+
+// clip shortens s to at most n bytes without splitting a character.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+func (sc *scenario) got() string {
+	return fmt.Sprintf("got %d %s\n  sent: %s", sc.status, clip(strings.TrimSpace(string(sc.raw)), 500), sc.sent)
+}
+
+// stampOff returns now shifted by off in whole seconds, rounded away from
+// now: a timestamp "301 s ahead" must stay at least 301 s ahead even when
+// the server reads its clock just after a second ticks over.
+func stampOff(now time.Time, off time.Duration) int64 {
+	sec := now.Unix()
+	if off > 0 && now.Nanosecond() > 0 {
+		sec++
+	}
+	return sec + int64(off/time.Second)
+}

@@ -1,0 +1,132 @@
+package steps
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/cucumber/godog"
+	messages "github.com/cucumber/messages/go/v21"
+	"github.com/firmakit/firmakit/receiver"
+	"github.com/firmakit/firmakit/reports"
+)
+
+// scenarioKey holds a scenario's state in its context, so that scenarios
+// run concurrently without sharing anything.
+type scenarioKey struct{}
+
+// scenario is the state of one running scenario.
+type scenario struct {
+	// The request to send, and how it is altered.
+	endpoint  string // "check" or "signature"
+	body      any    // the JSON value sent (encoded before sending)
+	rawBody   []byte // when set, sent as is
+	query     string // raw query, without "?"
+	cred      Credential
+	offset    time.Duration
+	stamp     *string // a timestamp sent as is
+	missing   map[string]bool
+	empty     map[string]bool
+	noAuth    bool
+	signBody  []byte
+	signPath  string
+	signVerb  string
+	signStamp string
+	signQuery *string // the query the signature covers, when not the one sent
+	badSig    string
+	upperSig  bool
+	alterSig  string
+	failFirst int // the status the receiver gives the contract's first notification
+
+	// What was sent and what came back.
+	sent      string
+	sentAt    time.Time // just before the request left
+	status    int
+	header    http.Header
+	raw       []byte
+	resp      map[string]any
+	answered  time.Time
+	previous  map[string]any
+	created   string // signature_id of the created contract
+	titleSent string
+
+	// Notifications: the one judged, when it arrived, the earlier one.
+	note        *receiver.Record
+	noteAt      time.Time
+	again       *receiver.Record
+	earlierNote *receiver.Record
+
+	// Outcome.
+	notRun           string // why the scenario could not run
+	inconclusive     string // why a timing check could not be judged
+	inconclusiveStep string
+	failedStep       string
+}
+
+func newScenario(c Credential) *scenario {
+	return &scenario{cred: c, missing: map[string]bool{}, empty: map[string]bool{}}
+}
+
+func get(ctx context.Context) *scenario { return ctx.Value(scenarioKey{}).(*scenario) }
+
+// inconclusive ends a scenario whose timing could not be judged because
+// the suite's own process did not run on time: not a verdict on the
+// target, and never a pass. godog sees a skipped step; the result says
+// inconclusive, and the suite runs the scenario again alone.
+func (s *Steps) inconclusive(ctx context.Context, format string, a ...any) error {
+	if sc, ok := ctx.Value(scenarioKey{}).(*scenario); ok {
+		sc.inconclusive = fmt.Sprintf(format, a...)
+	}
+	return godog.ErrSkip
+}
+
+// outcome is what a scenario came to. godog counts a scenario cut short
+// by ErrSkip as passed; here it is "not run", never passed.
+func outcome(ctx context.Context, p *godog.Scenario, err error) reports.ScenarioResult {
+	uri, _, _ := strings.Cut(p.Uri, ":") // a rerun names the scenario's line
+	r := reports.ScenarioResult{Feature: uri, Name: p.Name, Lang: strings.SplitN(uri, "/", 2)[0], Status: reports.Passed}
+	if len(p.AstNodeIds) > 1 { // a row of an outline: say which
+		var setup []string
+		for _, st := range p.Steps {
+			if st.Type == messages.PickleStepType_CONTEXT {
+				setup = append(setup, st.Text)
+			}
+		}
+		r.Example = strings.Join(setup, "; ")
+	}
+	var tags []string
+	for _, t := range p.Tags {
+		tags = append(tags, t.Name)
+	}
+	r.Kind, r.Requirement = reports.ClassifyTags(tags)
+	sc, _ := ctx.Value(scenarioKey{}).(*scenario)
+	switch {
+	case sc != nil && sc.inconclusive != "" && (err == nil || errors.Is(err, godog.ErrSkip)):
+		r.Status, r.Error, r.FailedStep = reports.Inconclusive, sc.inconclusive, sc.inconclusiveStep
+	case err != nil && !errors.Is(err, godog.ErrSkip):
+		r.Status, r.Error = reports.Failed, err.Error()
+		if sc != nil {
+			r.FailedStep = sc.failedStep
+		}
+	case errors.Is(err, godog.ErrSkip) || (sc != nil && sc.notRun != ""):
+		r.Status = reports.NotRun
+		if sc != nil {
+			r.Error = sc.notRun
+		}
+	}
+	return r
+}
+
+// notRun marks a scenario the target's configuration cannot run.
+func (s *Steps) notRun(ctx context.Context, reason string) error {
+	if sc, ok := ctx.Value(scenarioKey{}).(*scenario); ok {
+		sc.notRun = reason
+	}
+	if s.Skipped != nil {
+		s.Skipped(reason)
+	}
+	return godog.ErrSkip
+}

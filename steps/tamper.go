@@ -1,0 +1,318 @@
+package steps
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/firmakit/firmakit"
+)
+
+func (s *Steps) theBodySentIs(ctx context.Context, body string) error {
+	if !json.Valid([]byte(body)) {
+		return fmt.Errorf("the feature's body is not JSON: %s", body)
+	}
+	get(ctx).rawBody = []byte(body)
+	return nil
+}
+
+func (s *Steps) theBodySentIsTheText(ctx context.Context, text string) error {
+	get(ctx).rawBody = []byte(text)
+	return nil
+}
+
+// layoutBody is a check body with enough in it for a layout to matter.
+var layoutBody = map[string]any{"monto": 450000, "titular": "Ana Pérez Ñuñez", "cuotas": []any{1, 2, 3}}
+
+// theBodyIsLaidOut sends the body written unlike a JSON encoder would
+// write it, so that a server verifying a re-encoded body is caught.
+func (s *Steps) theBodyIsLaidOut(ctx context.Context, layout string) error {
+	sc := get(ctx)
+	v := sc.body
+	if sc.endpoint == "check" {
+		v = layoutBody
+	}
+	var (
+		out []byte
+		err error
+	)
+	switch layout {
+	case "indented":
+		out, err = json.MarshalIndent(v, "", "    ")
+		out = append(out, '\n')
+	case "escaped-unicode":
+		out, err = json.Marshal(v)
+		out = escapeNonASCII(out)
+	case "keys-reversed":
+		out, err = reversedKeys(v)
+	}
+	if err != nil {
+		return err
+	}
+	sc.rawBody = out
+	return nil
+}
+
+// escapeNonASCII writes every non-ASCII character of a JSON text as \uXXXX.
+func escapeNonASCII(b []byte) []byte {
+	var out bytes.Buffer
+	for _, r := range string(b) {
+		switch {
+		case r < 0x80:
+			out.WriteRune(r)
+		case r > 0xFFFF:
+			r -= 0x10000
+			fmt.Fprintf(&out, `\u%04x\u%04x`, 0xD800+(r>>10), 0xDC00+(r&0x3FF))
+		default:
+			fmt.Fprintf(&out, `\u%04x`, r)
+		}
+	}
+	return out.Bytes()
+}
+
+// reversedKeys writes objects with their keys in reverse order and a
+// space after each colon and comma: valid JSON no encoder writes.
+func reversedKeys(v any) ([]byte, error) {
+	var b bytes.Buffer
+	var write func(v any) error
+	write = func(v any) error {
+		switch t := v.(type) {
+		case map[string]any:
+			keys := make([]string, 0, len(t))
+			for k := range t {
+				keys = append(keys, k)
+			}
+			sort.Sort(sort.Reverse(sort.StringSlice(keys)))
+			b.WriteByte('{')
+			for i, k := range keys {
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				kb, _ := json.Marshal(k)
+				b.Write(kb)
+				b.WriteString(": ")
+				if err := write(t[k]); err != nil {
+					return err
+				}
+			}
+			b.WriteByte('}')
+		case []any:
+			b.WriteByte('[')
+			for i, e := range t {
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				if err := write(e); err != nil {
+					return err
+				}
+			}
+			b.WriteByte(']')
+		default:
+			eb, err := json.Marshal(t)
+			if err != nil {
+				return err
+			}
+			b.Write(eb)
+		}
+		return nil
+	}
+	err := write(v)
+	return b.Bytes(), err
+}
+
+// theBodyIsAJSONObjectOfBytes pads a JSON object to exactly n bytes.
+func (s *Steps) theBodyIsAJSONObjectOfBytes(ctx context.Context, n int) error {
+	const head, tail = `{"padding":"`, `"}`
+	if n < len(head)+len(tail) {
+		return fmt.Errorf("a JSON object of %d bytes is too small to build", n)
+	}
+	get(ctx).rawBody = []byte(head + strings.Repeat("a", n-len(head)-len(tail)) + tail)
+	return nil
+}
+
+func (s *Steps) theURLCarriesTheQuery(ctx context.Context, q string) error {
+	get(ctx).query = q
+	return nil
+}
+
+func (s *Steps) headerName(which string) string {
+	switch which {
+	case "key":
+		return s.T.Profile.Request.KeyHeader
+	case "timestamp":
+		return s.T.Profile.Request.TimestampHeader
+	}
+	return s.T.Profile.Request.SignatureHeader
+}
+
+func (s *Steps) theHeaderIsMissing(ctx context.Context, which string) error {
+	get(ctx).missing[s.headerName(which)] = true
+	return nil
+}
+
+func (s *Steps) theHeaderIsEmpty(ctx context.Context, which string) error {
+	get(ctx).empty[s.headerName(which)] = true
+	return nil
+}
+
+func (s *Steps) noAuthenticationHeaderIsSent(ctx context.Context) error {
+	get(ctx).noAuth = true
+	return nil
+}
+
+func (s *Steps) theTimestampIsSecondsOff(ctx context.Context, secs int) error {
+	get(ctx).offset = time.Duration(secs) * time.Second
+	return nil
+}
+
+// theTimestampIsTheCurrentTimeWrittenAs sends the current time in a form
+// that is not base-10 whole seconds: {now} is the Unix time in seconds,
+// {now-ms} in milliseconds, {now-hex} in hexadecimal.
+func (s *Steps) theTimestampIsTheCurrentTimeWrittenAs(ctx context.Context, form string) error {
+	now := time.Now()
+	ts := strings.NewReplacer(
+		"{now}", strconv.FormatInt(now.Unix(), 10),
+		"{now-ms}", strconv.FormatInt(now.UnixMilli(), 10),
+		"{now-hex}", strconv.FormatInt(now.Unix(), 16),
+	).Replace(form)
+	get(ctx).stamp = &ts
+	return nil
+}
+
+func (s *Steps) theRequestIsSignedWithTheCredential(ctx context.Context, which string) error {
+	sc := get(ctx)
+	switch which {
+	case "unknown":
+		sc.cred = Credential{Key: "firmakit_unknown_key", Secret: "firmakit_unknown_secret"}
+	case "disabled":
+		if !s.T.Disabled.Given() {
+			return s.notRun(ctx, "no disabled credential given (--disabled-key, --disabled-secret)")
+		}
+		sc.cred = s.T.Disabled
+	case "other-merchant":
+		if !s.T.Other.Given() {
+			return s.notRun(ctx, "no other merchant's credential given (--other-key, --other-secret)")
+		}
+		sc.cred = s.T.Other
+	}
+	return nil
+}
+
+func (s *Steps) theRequestIsSignedWithAWrongSecret(ctx context.Context) error {
+	get(ctx).cred.Secret = s.T.Credential.Secret + "_wrong"
+	return nil
+}
+
+func (s *Steps) theSignatureCoversAnotherBody(ctx context.Context) error {
+	get(ctx).signBody = []byte(`{"firmakit":"another body"}`)
+	return nil
+}
+
+func (s *Steps) theSignatureCoversAnotherPath(ctx context.Context) error {
+	get(ctx).signPath = "/" + s.T.APIVersion + "/check/another_merchant_path"
+	return nil
+}
+
+func (s *Steps) theSignatureCoversAnotherMethod(ctx context.Context) error {
+	get(ctx).signVerb = http.MethodPut
+	return nil
+}
+
+// theSignatureCoversAnotherTimestamp signs a time one second before the
+// one sent: both are within the tolerance, only the signature differs.
+func (s *Steps) theSignatureCoversAnotherTimestamp(ctx context.Context) error {
+	sc := get(ctx)
+	ts := strconv.FormatInt(time.Now().Unix(), 10)
+	sc.stamp = &ts
+	n, _ := strconv.ParseInt(ts, 10, 64)
+	sc.signStamp = strconv.FormatInt(n-1, 10)
+	return nil
+}
+
+func (s *Steps) theSignatureLeavesOutTheQuery(ctx context.Context) error {
+	none := ""
+	get(ctx).signQuery = &none
+	return nil
+}
+
+func (s *Steps) theSignatureCoversTheDecodedQuery(ctx context.Context) error {
+	sc := get(ctx)
+	d, err := url.QueryUnescape(sc.query)
+	if err != nil {
+		return fmt.Errorf("the feature's query %q: %w", sc.query, err)
+	}
+	if d == sc.query {
+		return fmt.Errorf("the feature's query %q has nothing to decode", sc.query)
+	}
+	get(ctx).signQuery = &d
+	return nil
+}
+
+// theSignatureIsSentInUpperCase changes only the letter case of a hex
+// signature; other encodings have no such variant.
+func (s *Steps) theSignatureIsSentInUpperCase(ctx context.Context) error {
+	if !strings.EqualFold(s.T.Profile.Request.Encoding, "hex") {
+		return s.notRun(ctx, fmt.Sprintf("the profile's request signatures are %s, which has no upper-case variant", s.T.Profile.Request.Encoding))
+	}
+	get(ctx).upperSig = true
+	return nil
+}
+
+func (s *Steps) theSignatureIsNotProperlyEncoded(ctx context.Context) error {
+	get(ctx).badSig = "not-an-encoding!*~"
+	return nil
+}
+
+func (s *Steps) theSignatureIsReplacedByAWrongOne(ctx context.Context) error {
+	// The right length and alphabet, the wrong value.
+	get(ctx).badSig = s.T.Profile.RequestSignature("firmakit", firmakit.RequestParts{Timestamp: "1"})
+	return nil
+}
+
+func (s *Steps) theSignatureIsAltered(ctx context.Context, how string) error {
+	get(ctx).alterSig = how
+	return nil
+}
+
+// alterSignature changes the decoded bytes of a right signature, so that
+// the change is real in any encoding.
+func alterSignature(p *firmakit.Profile, sig, how string) (string, error) {
+	b, err := p.DecodeRequestSignature(sig)
+	if err != nil {
+		return "", err
+	}
+	switch how {
+	case "first-byte":
+		b[0] ^= 0x01
+	case "last-byte":
+		b[len(b)-1] ^= 0x80
+	case "truncated":
+		b = b[:len(b)-1]
+	case "extended":
+		b = append(b, b[0])
+	}
+	return p.EncodeRequestSignature(b), nil
+}
+
+// itBreaksTheCheck makes the request fail one check of the check order
+// (defaults.md A), and that check only.
+func (s *Steps) itBreaksTheCheck(ctx context.Context, check string) error {
+	switch check {
+	case "headers":
+		return s.theHeaderIsMissing(ctx, "key")
+	case "timestamp":
+		return s.theTimestampIsSecondsOff(ctx, -3600)
+	case "credentials":
+		return s.theRequestIsSignedWithTheCredential(ctx, "unknown")
+	case "signature":
+		return s.theSignatureIsReplacedByAWrongOne(ctx)
+	}
+	return s.theBodySentIsTheText(ctx, "not json")
+}
