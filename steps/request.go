@@ -72,7 +72,17 @@ func (s *Steps) send(ctx context.Context, sc *scenario) error {
 	if sc.query != "" {
 		target += "?" + sc.query
 	}
-	ts := strconv.FormatInt(stampOff(time.Now(), sc.offset), 10)
+	now := time.Now()
+	if sc.offset != 0 {
+		// Send just after a second ticks over, so that the time the
+		// server reads is as close to the offset as the clock allows.
+		if err := sleepUntil(ctx, now.Truncate(time.Second).Add(time.Second+10*time.Millisecond)); err != nil {
+			return err
+		}
+		now = time.Now()
+	}
+	sc.stampSent = stampOff(now, sc.offset)
+	ts := strconv.FormatInt(sc.stampSent, 10)
 	if sc.stamp != nil {
 		ts = *sc.stamp
 	}
@@ -201,6 +211,25 @@ func clip(s string, n int) string {
 
 func (sc *scenario) got() string {
 	return fmt.Sprintf("got %d %s\n  sent: %s", sc.status, clip(strings.TrimSpace(string(sc.raw)), 500), sc.sent)
+}
+
+// stampAmbiguous tells, for a request sent with a timestamp off by an
+// offset, whether the server may have seen it on either side of the
+// tolerance: its clock was read somewhere between the request leaving and
+// the answer coming back, and perhaps truncated to the second.
+func (s *Steps) stampAmbiguous(sc *scenario) (string, bool) {
+	if sc.offset == 0 || sc.sentAt.IsZero() {
+		return "", false
+	}
+	tol := s.T.Profile.Request.Tolerance.Seconds()
+	ts := float64(sc.stampSent)
+	lo := float64(sc.sentAt.Unix()) - ts
+	hi := float64(sc.answered.UnixNano())/1e9 - ts
+	out := func(d float64) bool { return d > tol || d < -tol }
+	if out(lo) == out(hi) {
+		return "", false
+	}
+	return fmt.Sprintf("the request took %s ms, so the server's clock may have put the timestamp %.1f to %.1f s off, on both sides of the %.0f s tolerance", ms(sc.answered.Sub(sc.sentAt)), lo, hi, tol), true
 }
 
 // stampOff returns now shifted by off in whole seconds, rounded away from

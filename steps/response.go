@@ -110,6 +110,9 @@ var apiKeys = []string{"status_code", "message"}
 
 func (s *Steps) theResponseIs(ctx context.Context, status int, message string) error {
 	sc := get(ctx)
+	if why, ok := s.stampAmbiguous(sc); ok && sc.status != status {
+		return s.inconclusive(ctx, "expected %d %q, got %d: %s", status, message, sc.status, why)
+	}
 	if sc.status != status {
 		return fmt.Errorf("expected %d %q, %s", status, message, sc.got())
 	}
@@ -127,6 +130,9 @@ func (s *Steps) theResponseIs(ctx context.Context, status int, message string) e
 // answered 200 must also say "Authenticated".
 func (s *Steps) theResponseStatusIs(ctx context.Context, status int) error {
 	sc := get(ctx)
+	if why, ok := s.stampAmbiguous(sc); ok && sc.status != status {
+		return s.inconclusive(ctx, "expected %d, got %d: %s", status, sc.status, why)
+	}
 	if sc.status != status {
 		return fmt.Errorf("expected status %d, %s", status, sc.got())
 	}

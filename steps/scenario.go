@@ -28,6 +28,7 @@ type scenario struct {
 	cred      Credential
 	offset    time.Duration
 	stamp     *string // a timestamp sent as is
+	stampSent int64   // the timestamp sent, when made from offset
 	missing   map[string]bool
 	empty     map[string]bool
 	noAuth    bool
