@@ -227,14 +227,7 @@ func outcome(ctx context.Context, p *godog.Scenario, err error) reports.Scenario
 		}
 		r.Example = strings.Join(setup, "; ")
 	}
-	for _, t := range p.Tags {
-		switch name := strings.TrimPrefix(t.Name, "@"); name {
-		case "spec", "profile", "reference":
-			r.Kind = name
-		default:
-			r.Requirement = name
-		}
-	}
+	classifyTags(&r, p.Tags)
 	sc, _ := ctx.Value(scenarioKey{}).(*scenario)
 	switch {
 	case err != nil && !errors.Is(err, godog.ErrSkip):
