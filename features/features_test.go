@@ -106,6 +106,16 @@ func TestCheckFindsProblems(t *testing.T) {
 				return strings.Replace(s, "@DEMO-CREATED-FIELDS @spec", "@DEMO-CREATED-FIELDS", 1)
 			},
 			`needs one of @spec, @profile, @reference`},
+		{"a need tag only in English", "es/verificacion.feature",
+			func(s string) string {
+				return strings.Replace(s, "@AUTH-DISABLED-KEY @spec @needs-disabled-credential", "@AUTH-DISABLED-KEY @spec", 1)
+			},
+			"@AUTH-DISABLED-KEY: tags differ"},
+		{"a misspelt need tag", "en/verification.feature",
+			func(s string) string {
+				return strings.Replace(s, "@needs-other-merchant", "@needs-other-merchants", 1)
+			},
+			`carries @needs-other-merchants, which is not a known need tag (@needs-disabled-credential, @needs-other-merchant)`},
 		{"a Spanish file not in Spanish", "es/demo.feature",
 			func(s string) string { return strings.Replace(s, "# language: es\n", "", 1) },
 			`es/demo.feature: Parser errors`},
@@ -118,5 +128,46 @@ func TestCheckFindsProblems(t *testing.T) {
 			}
 			assert.Contains(t, strings.Join(all, "\n"), tc.want)
 		})
+	}
+}
+
+func TestClassifyTag(t *testing.T) {
+	for _, tc := range []struct {
+		tag  string
+		want features.TagClass
+	}{
+		{"AUTH-DISABLED-KEY", features.RequirementTag},
+		{"@AUTH-DISABLED-KEY", features.RequirementTag},
+		{"spec", features.KindTag},
+		{"@profile", features.KindTag},
+		{"reference", features.KindTag},
+		{"needs-disabled-credential", features.NeedTag},
+		{"@needs-other-merchant", features.NeedTag},
+		{"needs-something-unknown", features.NeedTag},
+		{"specs", features.RequirementTag},
+	} {
+		assert.Equal(t, tc.want, features.ClassifyTag(tc.tag), tc.tag)
+	}
+	n, ok := features.NeedOf("@needs-disabled-credential")
+	require.True(t, ok)
+	assert.Equal(t, []string{"--disabled-key", "--disabled-secret"}, n.Flags)
+	_, ok = features.NeedOf("needs-something-unknown")
+	assert.False(t, ok)
+}
+
+// The scenarios that need a credential a target run may lack carry the
+// need tag, in both languages.
+func TestNeedTagsAreOnTheScenariosThatNeedThem(t *testing.T) {
+	for _, lang := range []string{"es", "en"} {
+		want := map[string]string{"AUTH-DISABLED-KEY": "needs-disabled-credential", "AUTH-OTHER-MERCHANT-KEY": "needs-other-merchant"}
+		scs, err := features.Scenarios(features.FS, lang)
+		require.NoError(t, err)
+		for _, s := range scs {
+			if n, ok := want[s.Requirement]; ok {
+				assert.Equal(t, []string{n}, s.Needs, "%s @%s", lang, s.Requirement)
+				delete(want, s.Requirement)
+			}
+		}
+		assert.Empty(t, want, "%s: scenarios not found", lang)
 	}
 }

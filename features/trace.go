@@ -38,6 +38,7 @@ type Scenario struct {
 	Name        string
 	Requirement string   // the requirement tag, without @
 	Kind        []string // spec, profile or reference; one per Examples block when set there
+	Needs       []string // need tags (needs-…), without @
 	Tags        []string // every tag, sorted
 	Steps       int
 	Examples    []string // each Examples block: its tags, header and rows
@@ -181,11 +182,14 @@ func scenarioOf(file string, s *messages.Scenario) Scenario {
 	all := map[string]bool{}
 	for _, t := range tagNames(s.Tags) {
 		all[t] = true
-		if kinds[t] {
+		switch {
+		case ClassifyTag(t) == KindTag:
 			sc.Kind = append(sc.Kind, t)
-		} else if sc.Requirement == "" {
+		case ClassifyTag(t) == NeedTag:
+			sc.Needs = append(sc.Needs, t)
+		case sc.Requirement == "":
 			sc.Requirement = t
-		} else {
+		default:
 			sc.Requirement += "+" + t // more than one: reported by Check
 		}
 	}
@@ -193,8 +197,11 @@ func scenarioOf(file string, s *messages.Scenario) Scenario {
 		var b strings.Builder
 		for _, t := range tagNames(ex.Tags) {
 			all[t] = true
-			if kinds[t] {
+			switch ClassifyTag(t) {
+			case KindTag:
 				sc.Kind = append(sc.Kind, t)
+			case NeedTag:
+				sc.Needs = append(sc.Needs, t)
 			}
 			b.WriteString("@" + t + " ")
 		}
@@ -221,8 +228,9 @@ func scenarioOf(file string, s *messages.Scenario) Scenario {
 // Check returns every traceability and parity problem: an interface item
 // without a requirement, a requirement without a scenario or a note, a
 // note where the interface does show the behaviour, a tag no scenario
-// carries, a scenario whose requirement is not traced, and any difference
-// between the Spanish and English scenarios' tags, steps or examples.
+// carries, a scenario whose requirement is not traced, a need tag that is
+// not in Needs, and any difference between the Spanish and English
+// scenarios' tags (need tags included), steps or examples.
 func Check(fsys fs.FS) []error {
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
@@ -247,6 +255,11 @@ func Check(fsys fs.FS) []error {
 				bad("%s/%s:%d %q has no requirement tag", lang, s.File, s.Line, s.Name)
 			case strings.Contains(s.Requirement, "+"):
 				bad("%s/%s:%d %q has several requirement tags: %s", lang, s.File, s.Line, s.Name, s.Requirement)
+			}
+			for _, n := range s.Needs {
+				if _, ok := NeedOf(n); !ok {
+					bad("%s/%s:%d %q carries @%s, which is not a known need tag (%s)", lang, s.File, s.Line, s.Name, n, knownNeeds())
+				}
 			}
 			if !(len(s.Kind) == 1 || (len(s.Kind) == len(s.Examples) && len(s.Kind) > 0)) {
 				bad("%s/%s:%d %q needs one of @spec, @profile, @reference (on the scenario, or on each Examples block)", lang, s.File, s.Line, s.Name)
@@ -321,6 +334,14 @@ func Check(fsys fs.FS) []error {
 	}
 	sort.Slice(errs, func(i, j int) bool { return errs[i].Error() < errs[j].Error() })
 	return errs
+}
+
+func knownNeeds() string {
+	var tags []string
+	for _, n := range Needs {
+		tags = append(tags, "@"+n.Tag)
+	}
+	return strings.Join(tags, ", ")
 }
 
 // Trace renders the traceability table as Markdown.

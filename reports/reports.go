@@ -1,9 +1,10 @@
 // Package reports turns a conformance run into what people and pipelines
-// read: a self-contained HTML report and a machine-readable certificate,
-// next to the JUnit XML and Cucumber JSON that godog writes.
+// read: the run's verdict, a self-contained HTML report, a machine-readable
+// certificate and JUnit XML, next to the Cucumber JSON that godog writes.
 package reports
 
 import (
+	"bytes"
 	"crypto/sha256"
 	_ "embed"
 	"encoding/hex"
@@ -21,36 +22,26 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// Statuses of a scenario, a requirement or an interface item.
+// Statuses of a scenario, a requirement or an interface item, and the
+// verdicts of a run (see Verdict).
 const (
 	Passed = "passed"
 	Failed = "failed"
+	// NotRun: the target's configuration cannot run the scenario (a
+	// credential was not given); the reason is kept.
 	NotRun = "not run"
-	// Inconclusive: a timing check the suite could not judge because its
-	// own process did not run on time; never a pass.
+	// Inconclusive: a timing check could not be judged because the
+	// suite's own process could not run on time.
 	Inconclusive = "inconclusive"
-	NotTested    = "not tested" // the interface does not show it
-	PartNotRun   = "passed, partly not run"
+	// Incomplete is a run's verdict when no scenario failed or was
+	// inconclusive but some were not run.
+	Incomplete = "incomplete"
+	NotTested  = "not tested" // the interface does not show it
+	PartNotRun = "passed, partly not run"
 	// NotSelected: the run's language or tags left every scenario out.
 	NotSelected     = "not selected"
 	PartNotSelected = "passed, partly not selected"
 )
-
-// ClassifyTags returns a scenario's kind (spec, profile or reference)
-// and its requirement tag from its tags, with or without "@". Tags that
-// say what a scenario needs to run ("needs-…") are neither.
-func ClassifyTags(tags []string) (kind, requirement string) {
-	for _, t := range tags {
-		switch name := strings.TrimPrefix(t, "@"); {
-		case name == "spec" || name == "profile" || name == "reference":
-			kind = name
-		case strings.HasPrefix(name, "needs-"):
-		default:
-			requirement = name
-		}
-	}
-	return kind, requirement
-}
 
 // Run describes a finished conformance run.
 type Run struct {
@@ -61,31 +52,45 @@ type Run struct {
 	Lang, Tags    string
 	Started       time.Time
 	Elapsed       time.Duration
-	NotRun        []string // why scenarios were not run
 }
 
 // ScenarioResult is one scenario (one example row of an outline) of a run.
 type ScenarioResult struct {
-	Feature     string `json:"feature"`
-	Name        string `json:"name"`
-	Example     string `json:"example,omitempty"` // an outline row's setup, as run
-	Lang        string `json:"lang"`
-	Requirement string `json:"requirement"`
-	Kind        string `json:"kind"`
-	Status      string `json:"status"`
-	FailedStep  string `json:"failed_step,omitempty"`
-	Error       string `json:"error,omitempty"`
+	Feature     string   `json:"feature"`
+	Line        int      `json:"line,omitempty"` // of the scenario, or of its example row
+	Name        string   `json:"name"`
+	Example     string   `json:"example,omitempty"` // an outline row's setup, as run
+	Row         string   `json:"row,omitempty"`     // an outline row's values, "header=value, …"
+	Lang        string   `json:"lang"`
+	Requirement string   `json:"requirement"`
+	Kind        string   `json:"kind"`
+	Needs       []string `json:"needs,omitempty"` // need tags, without @
+	Status      string   `json:"status"`
+	FailedStep  string   `json:"failed_step,omitempty"`
+	// Error is why it failed, was not run, or was inconclusive.
+	Error    string        `json:"error,omitempty"`
+	Duration time.Duration `json:"-"`
+}
+
+// Summary counts the scenarios of a run by status.
+type Summary struct {
+	Scenarios    int `json:"scenarios"`
+	Passed       int `json:"passed"`
+	Failed       int `json:"failed"`
+	NotRun       int `json:"not_run"`
+	Inconclusive int `json:"inconclusive"`
 }
 
 // RequirementResult sums up the scenarios of one requirement tag.
 type RequirementResult struct {
-	Tag     string `json:"tag"`
-	Kind    string `json:"kind"`
-	Status  string `json:"status"`
-	Passed  int    `json:"passed"`
-	Failed  int    `json:"failed"`
-	NotRun  int    `json:"not_run"`
-	Example string `json:"example"` // a scenario name, English when run
+	Tag          string `json:"tag"`
+	Kind         string `json:"kind"`
+	Status       string `json:"status"`
+	Passed       int    `json:"passed"`
+	Failed       int    `json:"failed"`
+	NotRun       int    `json:"not_run"`
+	Inconclusive int    `json:"inconclusive"`
+	Example      string `json:"example"` // a scenario name, English when run
 }
 
 // ItemResult is the status of one item of the interface document.
@@ -118,21 +123,27 @@ type Certificate struct {
 		Lang           string `json:"lang"`
 		Tags           string `json:"tags"`
 	} `json:"suite"`
-	Result  string `json:"result"`
-	Summary struct {
-		Scenarios int `json:"scenarios"`
-		Passed    int `json:"passed"`
-		Failed    int `json:"failed"`
-		NotRun    int `json:"not_run"`
-	} `json:"summary"`
-	ElapsedMS     int64               `json:"elapsed_ms"`
+	// Result is the run's verdict: passed, failed, inconclusive or
+	// incomplete; Verdict says it in a sentence, with what to do.
+	Result    string  `json:"result"`
+	Verdict   string  `json:"verdict"`
+	Summary   Summary `json:"summary"`
+	ElapsedMS int64   `json:"elapsed_ms"`
+	// NotRun groups the scenarios not run by reason, with the flags that
+	// would run them and the tag expression that leaves them out;
+	// NotRunReasons says the same, a line per group.
+	NotRun        []NotRunGroup       `json:"not_run"`
 	NotRunReasons []string            `json:"not_run_reasons"`
 	Interface     []ItemResult        `json:"interface"`
 	Requirements  []RequirementResult `json:"requirements"`
 	Failures      []ScenarioResult    `json:"failures"`
+	Inconclusive  []ScenarioResult    `json:"inconclusive"`
 }
 
-// Build makes the certificate of a run from its scenario results.
+// Build makes the certificate of a run from its scenario results: the
+// verdict (see Verdict), the counts, what was not run and why, and the
+// status of every requirement and interface item. It returns the errors of
+// encoding the profile and of reading the embedded features.
 func Build(run Run, scenarios []ScenarioResult) (*Certificate, error) {
 	c := &Certificate{Schema: "firmakit.certificate/v1"}
 	c.Tool.Name, c.Tool.Version = run.Tool, run.Version
@@ -152,13 +163,16 @@ func Build(run Run, scenarios []ScenarioResult) (*Certificate, error) {
 	}
 	c.Suite.FeaturesSHA256, c.Suite.Lang, c.Suite.Tags = fsum, run.Lang, run.Tags
 	c.ElapsedMS = run.Elapsed.Milliseconds()
-	c.NotRunReasons = append([]string{}, run.NotRun...)
-	c.Failures = []ScenarioResult{}
+	c.Result, c.Verdict, c.Summary = Verdict(scenarios), Explain(run.Tags, scenarios), Summarize(scenarios)
+	c.NotRun, c.NotRunReasons = NotRunGroups(run.Tags, scenarios), []string{}
+	for _, g := range c.NotRun {
+		c.NotRunReasons = append(c.NotRunReasons, g.String())
+	}
+	c.Failures, c.Inconclusive = []ScenarioResult{}, []ScenarioResult{}
 
 	byTag := map[string]*RequirementResult{}
 	var order []string
 	for _, s := range scenarios {
-		c.Summary.Scenarios++
 		r := byTag[s.Requirement]
 		if r == nil {
 			r = &RequirementResult{Tag: s.Requirement, Kind: s.Kind}
@@ -173,21 +187,21 @@ func Build(run Run, scenarios []ScenarioResult) (*Certificate, error) {
 		}
 		switch s.Status {
 		case Passed:
-			c.Summary.Passed++
 			r.Passed++
 		case Failed:
-			c.Summary.Failed++
 			r.Failed++
 			c.Failures = append(c.Failures, s)
+		case Inconclusive:
+			r.Inconclusive++
+			c.Inconclusive = append(c.Inconclusive, s)
 		default:
-			c.Summary.NotRun++
 			r.NotRun++
 		}
 	}
 	sort.Strings(order)
 	for _, tag := range order {
 		r := byTag[tag]
-		r.Status = status(r.Passed, r.Failed, r.NotRun)
+		r.Status = status(r.Passed, r.Failed, r.NotRun, r.Inconclusive)
 		c.Requirements = append(c.Requirements, *r)
 	}
 
@@ -206,17 +220,17 @@ func Build(run Run, scenarios []ScenarioResult) (*Certificate, error) {
 	for _, it := range items {
 		r := byRef[it.Ref]
 		ir := ItemResult{Ref: it.Ref, Text: it.Text, Requirements: append([]string{}, r.Scenarios...), Note: r.Note}
-		var p, f, n, out int
+		var p, f, n, i, out int
 		for _, tag := range r.Scenarios {
 			if rr := byTag[tag]; rr != nil {
-				p, f, n = p+rr.Passed, f+rr.Failed, n+rr.NotRun
+				p, f, n, i = p+rr.Passed, f+rr.Failed, n+rr.NotRun, i+rr.Inconclusive
 			} else {
 				out++ // left out by the run's tags or language
 			}
 		}
-		ir.Status = status(p, f, n)
+		ir.Status = status(p, f, n, i)
 		switch {
-		case out > 0 && p+f+n == 0:
+		case out > 0 && p+f+n+i == 0:
 			ir.Status = NotSelected
 		case out > 0 && ir.Status == Passed:
 			ir.Status = PartNotSelected
@@ -226,17 +240,17 @@ func Build(run Run, scenarios []ScenarioResult) (*Certificate, error) {
 		}
 		c.Interface = append(c.Interface, ir)
 	}
-	c.Result = Passed
-	if c.Summary.Failed > 0 || c.Summary.Scenarios == 0 {
-		c.Result = Failed
-	}
 	return c, nil
 }
 
-func status(passed, failed, notRun int) string {
+// status sums up the scenarios of a requirement or an interface item, in
+// the order of Verdict.
+func status(passed, failed, notRun, inconclusive int) string {
 	switch {
 	case failed > 0:
 		return Failed
+	case inconclusive > 0:
+		return Inconclusive
 	case passed == 0:
 		return NotRun
 	case notRun > 0:
@@ -268,17 +282,25 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"class": func(s string) string { return strings.ReplaceAll(strings.Split(s, ",")[0], " ", "-") },
 }).Parse(reportTemplate))
 
-// WriteAll writes dir/certificate.json and dir/report.html for a run.
+// WriteAll writes dir/certificate.json, dir/report.html and dir/junit.xml
+// for a run; it returns the first error of building or writing them.
 func WriteAll(dir string, run Run, scenarios []ScenarioResult) error {
 	c, err := Build(run, scenarios)
 	if err != nil {
 		return err
 	}
-	b, err := json.MarshalIndent(c, "", "  ")
-	if err != nil {
+	if err := WriteJUnitFile(filepath.Join(dir, "junit.xml"), run, scenarios); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "certificate.json"), append(b, '\n'), 0o644); err != nil {
+	// Tag expressions hold "&&": kept as is, not escaped for HTML.
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(c); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "certificate.json"), b.Bytes(), 0o644); err != nil {
 		return err
 	}
 	f, err := os.Create(filepath.Join(dir, "report.html"))

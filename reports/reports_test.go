@@ -23,15 +23,23 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 func fixtureRun() (reports.Run, []reports.ScenarioResult) {
 	run := reports.Run{Tool: "firmakit", Version: "test", Target: "http://127.0.0.1:8080", MerchantID: "merchant_demo",
 		Profile: firmakit.BundledProfile(), Lang: "en", Tags: "~@reference",
-		Started: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC), Elapsed: 1800 * time.Millisecond,
-		NotRun: []string{"2 scenario(s) not run: no disabled credential given (--disabled-key, --disabled-secret)"}}
+		Started: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC), Elapsed: 1800 * time.Millisecond}
+	disabled := "no disabled credential given (--disabled-key, --disabled-secret)"
 	res := []reports.ScenarioResult{
-		{Feature: "en/verification.feature", Name: "a signed request is accepted whatever JSON object it holds", Lang: "en", Requirement: "AUTH-OK", Kind: "spec", Status: reports.Passed},
-		{Feature: "en/verification.feature", Name: "a disabled key is refused", Lang: "en", Requirement: "AUTH-DISABLED-KEY", Kind: "spec", Status: reports.NotRun},
-		{Feature: "en/verification.feature", Name: "a disabled key is refused", Lang: "en", Requirement: "AUTH-DISABLED-KEY", Kind: "spec", Status: reports.NotRun},
-		{Feature: "en/demo.feature", Name: "each reserved prefix gets exactly one signed notification of its state", Lang: "en", Requirement: "DEMO-NOTIFICATION", Kind: "spec", Status: reports.Passed},
-		{Feature: "en/demo.feature", Name: "each reserved prefix gets exactly one signed notification of its state", Lang: "en", Requirement: "DEMO-NOTIFICATION", Kind: "spec",
+		{Feature: "en/verification.feature", Line: 8, Name: "a signed request is accepted whatever JSON object it holds", Lang: "en", Requirement: "AUTH-OK", Kind: "spec",
+			Status: reports.Passed, Duration: 12 * time.Millisecond},
+		{Feature: "en/verification.feature", Line: 131, Name: "a disabled key is refused", Row: "endpoint=signature", Lang: "en", Requirement: "AUTH-DISABLED-KEY", Kind: "spec",
+			Needs: []string{"needs-disabled-credential"}, Status: reports.NotRun, Error: disabled, Duration: time.Millisecond},
+		{Feature: "en/verification.feature", Line: 130, Name: "a disabled key is refused", Row: "endpoint=check", Lang: "en", Requirement: "AUTH-DISABLED-KEY", Kind: "spec",
+			Needs: []string{"needs-disabled-credential"}, Status: reports.NotRun, Error: disabled, Duration: time.Millisecond},
+		{Feature: "en/demo.feature", Line: 18, Name: "each reserved prefix gets exactly one signed notification of its state", Row: "title=DEMO_CREATED contract, state=CREATED",
+			Lang: "en", Requirement: "DEMO-NOTIFICATION", Kind: "spec", Status: reports.Passed, Duration: 510 * time.Millisecond},
+		{Feature: "en/demo.feature", Line: 22, Name: "each reserved prefix gets exactly one signed notification of its state", Row: "title=DEMO_SIGNED contract, state=SIGNED",
+			Lang: "en", Requirement: "DEMO-NOTIFICATION", Kind: "spec", Duration: 520 * time.Millisecond,
 			Status: reports.Failed, FailedStep: `its signature is valid for the webhook secret`, Error: `expected a valid X-Service-Signature header, got "<script>alert(1)</script>"`},
+		{Feature: "en/demo.feature", Line: 23, Name: "a SIGNED notification carries the signed document", Lang: "en", Requirement: "DEMO-SIGNED-DOCUMENT-URL", Kind: "spec",
+			Duration: 1600 * time.Millisecond, Status: reports.Inconclusive, FailedStep: `exactly one "SIGNED" notification arrives between 300 and 1500 ms after the 201`,
+			Error: "the suite's process was paused 900 ms between the 201 and reading the notification\nthe delay cannot be judged"},
 	}
 	return run, res
 }
@@ -46,9 +54,11 @@ func TestCertificateGolden(t *testing.T) {
 	run, res := fixtureRun()
 	c, err := reports.Build(run, res)
 	require.NoError(t, err)
-	b, err := json.MarshalIndent(c, "", "  ")
+	dir := t.TempDir()
+	require.NoError(t, reports.WriteAll(dir, run, res))
+	b, err := os.ReadFile(filepath.Join(dir, "certificate.json"))
 	require.NoError(t, err)
-	got := normalise(string(b)) + "\n"
+	got := normalise(string(b))
 	golden := filepath.Join("testdata", "certificate.golden.json")
 	if *update {
 		require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
@@ -58,7 +68,14 @@ func TestCertificateGolden(t *testing.T) {
 	assert.Equal(t, string(want), got, "run go test ./reports -update after an intended change")
 
 	assert.Equal(t, reports.Failed, c.Result)
-	assert.Equal(t, 2, c.Summary.NotRun)
+	assert.Equal(t, reports.Summary{Scenarios: 6, Passed: 2, Failed: 1, NotRun: 2, Inconclusive: 1}, c.Summary)
+	require.Len(t, c.NotRun, 1)
+	assert.Equal(t, reports.NotRunGroup{Reason: "no disabled credential given (--disabled-key, --disabled-secret)", Scenarios: 2,
+		Requirements: []string{"AUTH-DISABLED-KEY"}, Needs: []string{"needs-disabled-credential"},
+		Flags: []string{"--disabled-key", "--disabled-secret"}, LeaveOut: "~@reference && ~@needs-disabled-credential"}, c.NotRun[0])
+	assert.Equal(t, []string{"2 scenarios not run: no disabled credential given (--disabled-key, --disabled-secret); to leave them out: --tags '~@reference && ~@needs-disabled-credential'"}, c.NotRunReasons)
+	require.Len(t, c.Inconclusive, 1)
+	assert.Equal(t, "DEMO-SIGNED-DOCUMENT-URL", c.Inconclusive[0].Requirement)
 	items := map[string]reports.ItemResult{}
 	for _, it := range c.Interface {
 		items[it.Ref] = it
@@ -68,6 +85,13 @@ func TestCertificateGolden(t *testing.T) {
 	assert.Equal(t, reports.NotSelected, items["§6.2 rule 1"].Status, "its scenarios were not selected")
 	assert.Equal(t, reports.PartNotSelected, items["§4.1 rule 1"].Status, "AUTH-OK passed, AUTH-EXPIRY-BOUNDARY was not selected")
 	assert.Equal(t, reports.NotRun, items["§5 bullet 4"].Status, "AUTH-DISABLED-KEY was selected but not run; the others not selected")
+	assert.Equal(t, reports.Inconclusive, items["§6.2 rule 3"].Status, "DEMO-SIGNED-DOCUMENT-URL was inconclusive, DEMO-SIGNED-DOCUMENT-OPENS not selected")
+	reqs := map[string]reports.RequirementResult{}
+	for _, r := range c.Requirements {
+		reqs[r.Tag] = r
+	}
+	assert.Equal(t, reports.Inconclusive, reqs["DEMO-SIGNED-DOCUMENT-URL"].Status)
+	assert.Equal(t, 1, reqs["DEMO-SIGNED-DOCUMENT-URL"].Inconclusive)
 }
 
 // TestReportInABrowser opens the report as a person would.
@@ -98,15 +122,160 @@ func TestReportHTML(t *testing.T) {
 	page, err := os.ReadFile(filepath.Join(dir, "report.html"))
 	require.NoError(t, err)
 	html := string(page)
-	assert.Contains(t, html, "The suite failed")
-	assert.Contains(t, html, "2 passed, 1 failed, 2 not run, of 5 scenarios")
+	assert.Contains(t, html, `<div class="banner failed">The suite failed`)
+	assert.Contains(t, html, "2 passed, 1 failed, 2 not run, 1 inconclusive, of 6 scenarios")
 	assert.Contains(t, html, "&lt;script&gt;alert(1)&lt;/script&gt;", "error messages are escaped")
 	assert.NotContains(t, html, "<script>alert(1)")
 	assert.Contains(t, html, "What passing does not prove")
 	assert.True(t, strings.Contains(html, "§7 401 Invalid credentials"))
+	assert.Contains(t, html, "<td><code>--disabled-key</code> <code>--disabled-secret</code> </td><td><code>--tags '~@reference &amp;&amp; ~@needs-disabled-credential'</code></td>",
+		"the not-run table says the flags that run them and the tags that leave them out")
+	assert.Contains(t, html, "<h2>Inconclusive</h2>")
+	for _, f := range []string{"certificate.json", "junit.xml"} {
+		assert.FileExists(t, filepath.Join(dir, f))
+	}
 	var c reports.Certificate
 	b, err := os.ReadFile(filepath.Join(dir, "certificate.json"))
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(b, &c))
 	assert.Equal(t, "firmakit.certificate/v1", c.Schema)
+}
+
+// passing is a run where every scenario passed; each case below changes
+// one thing in it.
+func passing() []reports.ScenarioResult {
+	_, res := fixtureRun()
+	for i := range res {
+		res[i].Status, res[i].FailedStep, res[i].Error = reports.Passed, "", ""
+	}
+	return res
+}
+
+func TestVerdict(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		change func([]reports.ScenarioResult) []reports.ScenarioResult
+		want   string
+		banner string
+	}{
+		{"every scenario passed", func(r []reports.ScenarioResult) []reports.ScenarioResult { return r },
+			reports.Passed, "Every selected scenario passed"},
+		{"one failed", func(r []reports.ScenarioResult) []reports.ScenarioResult { r[3].Status = reports.Failed; return r },
+			reports.Failed, "The suite failed"},
+		{"one inconclusive", func(r []reports.ScenarioResult) []reports.ScenarioResult {
+			r[3].Status = reports.Inconclusive
+			return r
+		},
+			reports.Inconclusive, "Inconclusive: a timing check could not be judged"},
+		{"one not run", func(r []reports.ScenarioResult) []reports.ScenarioResult { r[1].Status = reports.NotRun; return r },
+			reports.Incomplete, "Incomplete: not every selected scenario was run"},
+		{"a status nobody knows counts as not run", func(r []reports.ScenarioResult) []reports.ScenarioResult { r[1].Status = "pending"; return r },
+			reports.Incomplete, "Incomplete"},
+		{"failed wins over inconclusive and not run", func(r []reports.ScenarioResult) []reports.ScenarioResult {
+			r[1].Status, r[2].Status, r[3].Status = reports.NotRun, reports.Inconclusive, reports.Failed
+			return r
+		}, reports.Failed, "The suite failed"},
+		{"inconclusive wins over not run", func(r []reports.ScenarioResult) []reports.ScenarioResult {
+			r[1].Status, r[2].Status = reports.NotRun, reports.Inconclusive
+			return r
+		}, reports.Inconclusive, "Inconclusive"},
+		{"no scenario at all", func([]reports.ScenarioResult) []reports.ScenarioResult { return nil },
+			reports.Incomplete, "Incomplete"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := tc.change(passing())
+			assert.Equal(t, tc.want, reports.Verdict(res))
+			run, _ := fixtureRun()
+			c, err := reports.Build(run, res)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, c.Result, "the certificate")
+			assert.True(t, strings.HasPrefix(c.Verdict, tc.want+": "), c.Verdict)
+			dir := t.TempDir()
+			require.NoError(t, reports.WriteAll(dir, run, res))
+			page, err := os.ReadFile(filepath.Join(dir, "report.html"))
+			require.NoError(t, err)
+			assert.Contains(t, string(page), `<div class="banner `+tc.want+`">`+tc.banner, "the report")
+			j, err := os.ReadFile(filepath.Join(dir, "junit.xml"))
+			require.NoError(t, err)
+			assert.Contains(t, string(j), `<property name="firmakit.verdict" value="`+tc.want+`"></property>`, "the JUnit XML")
+		})
+	}
+}
+
+func TestExplain(t *testing.T) {
+	other := "no other merchant's credential given (--other-key, --other-secret)"
+	for _, tc := range []struct {
+		name   string
+		tags   string
+		change func([]reports.ScenarioResult)
+		want   string
+	}{
+		{"passed", "", func([]reports.ScenarioResult) {},
+			"passed: every selected scenario passed, 6 of 6"},
+		{"failed", "", func(r []reports.ScenarioResult) { r[3].Status = reports.Failed },
+			"failed: 1 of 6 scenarios failed (@DEMO-NOTIFICATION); each failure names the step, what was sent and what came back"},
+		{"failed, with the others counted", "", func(r []reports.ScenarioResult) {
+			r[3].Status, r[5].Status, r[1].Status = reports.Failed, reports.Inconclusive, reports.NotRun
+		}, "failed: 1 of 6 scenarios failed (@DEMO-NOTIFICATION); each failure names the step, what was sent and what came back; also 1 inconclusive, 1 not run"},
+		{"inconclusive", "", func(r []reports.ScenarioResult) { r[5].Status = reports.Inconclusive },
+			"inconclusive: 1 of 6 scenarios could not be judged (@DEMO-SIGNED-DOCUMENT-URL): the suite's own process did not run on time, " +
+				"so a timing check could not tell; run them again on a quieter machine or with a lower --concurrency"},
+		{"incomplete, for want of a credential", "", func(r []reports.ScenarioResult) {
+			r[1].Status, r[1].Error = reports.NotRun, "no disabled credential given (--disabled-key, --disabled-secret)"
+		}, "incomplete: 1 of 6 scenarios not run; give --disabled-key and --disabled-secret, or leave them out with --tags '~@needs-disabled-credential'"},
+		{"incomplete, keeping the run's tags", "~@reference", func(r []reports.ScenarioResult) {
+			r[1].Status, r[1].Error = reports.NotRun, "no disabled credential given (--disabled-key, --disabled-secret)"
+		}, "incomplete: 1 of 6 scenarios not run; give --disabled-key and --disabled-secret, or leave them out with --tags '~@reference && ~@needs-disabled-credential'"},
+		{"incomplete, for want of two credentials", "", func(r []reports.ScenarioResult) {
+			r[1].Status, r[1].Error = reports.NotRun, "no disabled credential given (--disabled-key, --disabled-secret)"
+			r[0].Status, r[0].Error, r[0].Needs = reports.NotRun, other, []string{"needs-other-merchant"}
+		}, "incomplete: 2 of 6 scenarios not run; give --disabled-key and --disabled-secret, --other-key and --other-secret, " +
+			"or leave them out with --tags '~@needs-disabled-credential && ~@needs-other-merchant'"},
+		{"incomplete, no need tag: left out by requirement", "", func(r []reports.ScenarioResult) {
+			r[3].Status, r[3].Error = reports.NotRun, "the receiver is not on this process's clock"
+		}, "incomplete: 1 of 6 scenarios not run; leave them out with --tags '~@DEMO-NOTIFICATION'"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := passing()
+			tc.change(res)
+			assert.Equal(t, tc.want, reports.Explain(tc.tags, res))
+		})
+	}
+}
+
+func TestNotRunGroups(t *testing.T) {
+	res := passing()
+	disabled := "no disabled credential given (--disabled-key, --disabled-secret)"
+	res[1].Status, res[1].Error = reports.NotRun, disabled
+	res[2].Status, res[2].Error = reports.NotRun, disabled
+	groups := reports.NotRunGroups("", res)
+	require.Len(t, groups, 1)
+	assert.Equal(t, "2 scenarios not run: no disabled credential given (--disabled-key, --disabled-secret); to leave them out: --tags '~@needs-disabled-credential'", groups[0].String())
+
+	// One scenario of the reason lacks the need tag: the group has no
+	// need in common, so it is left out by requirement and no flag is named.
+	res[2].Needs = nil
+	groups = reports.NotRunGroups("@AUTH-DISABLED-KEY,@AUTH-OK", res)
+	require.Len(t, groups, 1)
+	assert.Empty(t, groups[0].Flags)
+	assert.Equal(t, "@AUTH-DISABLED-KEY,@AUTH-OK && ~@AUTH-DISABLED-KEY", groups[0].LeaveOut)
+
+	assert.Empty(t, reports.NotRunGroups("", passing()))
+}
+
+func TestLeaveOut(t *testing.T) {
+	for _, tc := range []struct {
+		tags  string
+		leave []string
+		want  string
+	}{
+		{"", []string{"needs-other-merchant"}, "~@needs-other-merchant"},
+		{"", []string{"@needs-other-merchant"}, "~@needs-other-merchant"},
+		{"~@reference", []string{"needs-other-merchant"}, "~@reference && ~@needs-other-merchant"},
+		{"@a,@b", []string{"x", "y"}, "@a,@b && ~@x && ~@y"},
+		{"  ", []string{"x"}, "~@x"},
+		{"@a", nil, "@a"},
+	} {
+		assert.Equal(t, tc.want, reports.LeaveOut(tc.tags, tc.leave...), "%q %v", tc.tags, tc.leave)
+	}
 }

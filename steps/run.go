@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cucumber/godog"
+	messages "github.com/cucumber/messages/go/v21"
 	"github.com/firmakit/firmakit/features"
 	"github.com/firmakit/firmakit/reports"
 )
@@ -39,7 +40,6 @@ type Suite struct {
 	Progress io.Writer
 
 	mu      sync.Mutex
-	skipped map[string]int
 	results []reports.ScenarioResult
 }
 
@@ -54,13 +54,22 @@ func Paths(lang string) ([]string, error) {
 	return nil, fmt.Errorf("language %q: want es, en or all", lang)
 }
 
-// Run runs the suite and returns godog's status: 0 when every selected
-// scenario passed (or was not run for want of a credential), 1 otherwise.
+// Run runs the suite and returns godog's status: 0 when no selected
+// scenario failed, 1 otherwise. A scenario not run or inconclusive does
+// not make it 1: Verdict says what the run came to, and is what to act on.
+//
+// Before anything runs, it returns a *SelectionError (see Select) when the
+// language and tags select nothing to run, and a plain error when the
+// target lacks what every scenario needs.
 func (s *Suite) Run() (int, error) {
 	if err := s.Target.Validate(); err != nil {
 		return 2, err
 	}
 	paths, err := Paths(s.Lang)
+	if err != nil {
+		return 2, err
+	}
+	selected, err := selectPickles(s.Lang, s.Tags)
 	if err != nil {
 		return 2, err
 	}
@@ -73,14 +82,46 @@ func (s *Suite) Run() (int, error) {
 	if s.Target.APIVersion == "" {
 		s.Target.APIVersion = "v1"
 	}
-	s.skipped, s.results = map[string]int{}, nil
+	rows := map[string]pickled{}
+	for _, p := range selected {
+		rows[pickleKey(p.pickle)] = p
+	}
+	s.mu.Lock()
+	s.results = nil
+	s.mu.Unlock()
+	ran := map[string]bool{}
 	lag := StartLagMonitor()
 	defer lag.Stop()
 	ledger := NewLedger(time.Now())
-	st := &Steps{T: s.Target, Skipped: s.noteSkip, Done: s.noteResult, Lag: lag, Ledger: ledger}
+	// done files a scenario's result with its row and duration.
+	done := func(sink func(reports.ScenarioResult)) func(*godog.ScenarioContext) {
+		return func(sc *godog.ScenarioContext) {
+			// godog calls this once per scenario, so each gets its own
+			// clock and its own pickle.
+			var start time.Time
+			var key string
+			sc.Before(func(ctx context.Context, p *godog.Scenario) (context.Context, error) {
+				start, key = time.Now(), pickleKey(p)
+				return ctx, nil
+			})
+			st := &Steps{T: s.Target, Lag: lag, Ledger: ledger, Done: func(r reports.ScenarioResult) {
+				r.Duration = time.Since(start)
+				if p, ok := rows[key]; ok {
+					r.Line, r.Row = p.line, p.row
+				}
+				sink(r)
+			}}
+			st.InitializeScenario(sc)
+		}
+	}
 	status := godog.TestSuite{
-		Name:                "firmakit",
-		ScenarioInitializer: st.InitializeScenario,
+		Name: "firmakit",
+		ScenarioInitializer: done(func(r reports.ScenarioResult) {
+			s.mu.Lock()
+			ran[rowKey(r)] = true
+			s.mu.Unlock()
+			s.noteResult(r)
+		}),
 		Options: &godog.Options{
 			FS:          features.FS,
 			Paths:       paths,
@@ -94,23 +135,39 @@ func (s *Suite) Run() (int, error) {
 			NoColors:    true,
 		},
 	}.Run()
-	if err := s.rerunInconclusive(st); err != nil {
+	// A selected scenario godog did not run is not run, never passed.
+	s.mu.Lock()
+	var missing []pickled
+	for _, p := range selected {
+		if !ran[rowKey(reports.ScenarioResult{Feature: p.pickle.Uri, Name: p.pickle.Name, Line: p.line})] {
+			missing = append(missing, p)
+		}
+	}
+	s.mu.Unlock()
+	for _, p := range missing {
+		s.noteResult(unran(p))
+	}
+	if err := s.rerunInconclusive(done); err != nil {
 		return 2, err
 	}
 	if ledger.Len() > 0 {
-		r := ledger.Check(context.Background(), s.Target, lag, s.Target.SharedClock)
-		s.noteResult(r)
+		s.noteResult(ledger.Check(context.Background(), s.Target, lag, s.Target.SharedClock))
 	}
-	if status == 0 && (s.Count(reports.Failed) > 0 || s.Count(reports.Inconclusive) > 0) {
+	if status == 0 && s.Count(reports.Failed) > 0 {
 		status = 1
 	}
 	return status, nil
 }
 
+// rowKey names one scenario or outline row of a result.
+func rowKey(r reports.ScenarioResult) string {
+	return fmt.Sprintf("%s\x00%s\x00%d", r.Feature, r.Name, r.Line)
+}
+
 // rerunInconclusive runs again, alone, every scenario whose timing could
 // not be judged, and keeps the new outcome of those rows: a pass, a
-// failure, or inconclusive again, never a pass by default.
-func (s *Suite) rerunInconclusive(st *Steps) error {
+// failure, or inconclusive again; never a pass by default.
+func (s *Suite) rerunInconclusive(done func(func(reports.ScenarioResult)) func(*godog.ScenarioContext)) error {
 	s.mu.Lock()
 	var again []reports.ScenarioResult
 	keep := s.results[:0:0]
@@ -135,10 +192,8 @@ func (s *Suite) rerunInconclusive(st *Steps) error {
 			lines[lang+"/"+sc.File+"\x00"+sc.Name] = sc.Line
 		}
 	}
-	wanted := map[string]bool{}
 	var paths []string
 	for _, r := range again {
-		wanted[r.Feature+"\x00"+r.Name+"\x00"+r.Example] = true
 		line, ok := lines[r.Feature+"\x00"+r.Name]
 		if !ok {
 			return fmt.Errorf("rerun: no scenario %q in %s", r.Name, r.Feature)
@@ -148,35 +203,58 @@ func (s *Suite) rerunInconclusive(st *Steps) error {
 		}
 	}
 	if s.Progress != nil {
+		s.mu.Lock()
 		fmt.Fprintf(s.Progress, "running %d inconclusive scenario(s) again, alone\n", len(again))
+		s.mu.Unlock()
 	}
 	var mu sync.Mutex
 	redone := map[string]reports.ScenarioResult{}
-	rerun := *st
-	rerun.Done = func(r reports.ScenarioResult) {
-		mu.Lock()
-		defer mu.Unlock()
-		redone[r.Feature+"\x00"+r.Name+"\x00"+r.Example] = r
-	}
 	for _, p := range paths {
-		godog.TestSuite{Name: "firmakit-rerun", ScenarioInitializer: rerun.InitializeScenario,
-			Options: &godog.Options{FS: features.FS, Paths: []string{p}, Format: "progress", Output: io.Discard,
-				Tags: s.Tags, Concurrency: 1, Strict: true, NoColors: true}}.Run()
+		godog.TestSuite{Name: "firmakit-rerun", ScenarioInitializer: done(func(r reports.ScenarioResult) {
+			mu.Lock()
+			defer mu.Unlock()
+			redone[rowKey(r)] = r
+		}), Options: &godog.Options{FS: features.FS, Paths: []string{p}, Format: "progress", Output: io.Discard,
+			Tags: s.Tags, Concurrency: 1, Strict: true, NoColors: true}}.Run()
 	}
 	s.mu.Lock()
 	s.results = keep
 	s.mu.Unlock()
 	for _, r := range again {
-		key := r.Feature + "\x00" + r.Name + "\x00" + r.Example
-		n, ok := redone[key]
-		if !ok {
-			n = r // not found again: stays inconclusive
-		} else if n.Status == reports.Inconclusive {
+		n, ok := redone[rowKey(r)]
+		switch {
+		case !ok:
+			n = r // not run again: stays inconclusive
+		case n.Status == reports.Inconclusive:
 			n.Error = "again when run alone: " + n.Error
 		}
 		s.noteResult(n)
 	}
 	return nil
+}
+
+// unran is the result of a selected scenario that godog did not run.
+func unran(p pickled) reports.ScenarioResult {
+	r := reports.ScenarioResult{Feature: p.pickle.Uri, Line: p.line, Name: p.pickle.Name, Row: p.row,
+		Lang: strings.SplitN(p.pickle.Uri, "/", 2)[0], Status: reports.NotRun, Error: "selected, but godog did not run it"}
+	classifyTags(&r, p.pickle.Tags)
+	return r
+}
+
+// classifyTags sets a result's requirement, kind and need tags from its
+// scenario's tags; a need tag is never taken for the requirement.
+func classifyTags(r *reports.ScenarioResult, tags []*messages.PickleTag) {
+	for _, t := range tags {
+		name := strings.TrimPrefix(t.Name, "@")
+		switch features.ClassifyTag(name) {
+		case features.KindTag:
+			r.Kind = name
+		case features.NeedTag:
+			r.Needs = append(r.Needs, name)
+		default:
+			r.Requirement = name
+		}
+	}
 }
 
 func (s *Suite) noteResult(r reports.ScenarioResult) {
@@ -186,15 +264,18 @@ func (s *Suite) noteResult(r reports.ScenarioResult) {
 	if s.Progress == nil {
 		return
 	}
-	mark := map[string]string{reports.Passed: "ok", reports.Failed: "FAIL", reports.NotRun: "not run", reports.Inconclusive: "?"}[r.Status]
+	mark := map[string]string{reports.Passed: "ok", reports.Failed: "FAIL", reports.NotRun: "not run", reports.Inconclusive: "INCONCLUSIVE"}[r.Status]
+	if mark == "" {
+		mark = r.Status
+	}
 	fmt.Fprintf(s.Progress, "%-7s %s  @%-38s %s\n", mark, r.Lang, r.Requirement, r.Name)
 	if r.Example != "" {
 		fmt.Fprintf(s.Progress, "        (%s)\n", r.Example)
 	}
 	switch r.Status {
-	case reports.Failed:
+	case reports.Failed, reports.Inconclusive:
 		fmt.Fprintf(s.Progress, "        step: %s\n        %s\n", r.FailedStep, strings.ReplaceAll(r.Error, "\n", "\n        "))
-	case reports.NotRun, reports.Inconclusive:
+	case reports.NotRun:
 		if r.Error != "" {
 			fmt.Fprintf(s.Progress, "        %s\n", r.Error)
 		}
@@ -202,7 +283,7 @@ func (s *Suite) noteResult(r reports.ScenarioResult) {
 }
 
 // Results returns the outcome of every scenario of the last run, in the
-// order of the feature files.
+// order of the feature files (by file, then by line).
 func (s *Suite) Results() []reports.ScenarioResult {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -211,7 +292,7 @@ func (s *Suite) Results() []reports.ScenarioResult {
 		if out[i].Feature != out[j].Feature {
 			return out[i].Feature < out[j].Feature
 		}
-		return out[i].Requirement < out[j].Requirement
+		return out[i].Line < out[j].Line
 	})
 	return out
 }
@@ -227,32 +308,31 @@ func (s *Suite) Count(status string) int {
 	return n
 }
 
-// Summary is the run's outcome in one line; unlike godog's own summary, it
-// never counts a scenario that was not run as passed.
+// Verdict is the last run's verdict (reports.Verdict): passed, failed,
+// inconclusive or incomplete.
+func (s *Suite) Verdict() string { return reports.Verdict(s.Results()) }
+
+// VerdictLine says the last run's verdict and what to do about it, e.g.
+// "verdict: incomplete: 2 of 9 scenarios not run; give --disabled-key
+// and --disabled-secret, or leave them out with --tags
+// '~@needs-disabled-credential'". Print it just before Summary.
+func (s *Suite) VerdictLine() string { return "verdict: " + reports.Explain(s.Tags, s.Results()) }
+
+// Summary is the run's outcome in one line: "firmakit: N scenarios: N
+// passed, N failed, N not run", then ", N inconclusive" when there are
+// any. Unlike godog's own summary, it never counts a scenario that was not
+// run as passed.
 func (s *Suite) Summary() string {
-	line := fmt.Sprintf("firmakit: %d scenarios: %d passed, %d failed, %d not run",
-		len(s.Results()), s.Count(reports.Passed), s.Count(reports.Failed), s.Count(reports.NotRun))
-	if n := s.Count(reports.Inconclusive); n > 0 {
-		line += fmt.Sprintf(", %d inconclusive", n)
-	}
-	return line
+	return "firmakit: " + reports.Summarize(s.Results()).String()
 }
 
-func (s *Suite) noteSkip(reason string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.skipped[reason]++
-}
-
-// NotRun says which scenarios were not run and why, one line per reason.
+// NotRun says which scenarios were not run, why, and how to leave them
+// out, one line per reason (reports.NotRunGroup.String).
 func (s *Suite) NotRun() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	var out []string
-	for reason, n := range s.skipped {
-		out = append(out, fmt.Sprintf("%d scenario(s) not run: %s", n, reason))
+	for _, g := range reports.NotRunGroups(s.Tags, s.Results()) {
+		out = append(out, g.String())
 	}
-	sort.Strings(out)
 	return out
 }
 

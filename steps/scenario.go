@@ -98,11 +98,7 @@ func outcome(ctx context.Context, p *godog.Scenario, err error) reports.Scenario
 		}
 		r.Example = strings.Join(setup, "; ")
 	}
-	var tags []string
-	for _, t := range p.Tags {
-		tags = append(tags, t.Name)
-	}
-	r.Kind, r.Requirement = reports.ClassifyTags(tags)
+	classifyTags(&r, p.Tags)
 	sc, _ := ctx.Value(scenarioKey{}).(*scenario)
 	switch {
 	case sc != nil && sc.inconclusive != "" && (err == nil || errors.Is(err, godog.ErrSkip)):
@@ -125,9 +121,6 @@ func outcome(ctx context.Context, p *godog.Scenario, err error) reports.Scenario
 func (s *Steps) notRun(ctx context.Context, reason string) error {
 	if sc, ok := ctx.Value(scenarioKey{}).(*scenario); ok {
 		sc.notRun = reason
-	}
-	if s.Skipped != nil {
-		s.Skipped(reason)
 	}
 	return godog.ErrSkip
 }

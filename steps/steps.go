@@ -15,8 +15,6 @@ import (
 // the notifications, timing.go the clock, ledger.go the whole run.
 type Steps struct {
 	T *Target
-	// Skipped collects why scenarios were not run.
-	Skipped func(reason string)
 	// Done receives the outcome of every scenario.
 	Done func(reports.ScenarioResult)
 	// Lag measures how late this process runs, to tell a late

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -236,13 +237,28 @@ func (s *Steps) theSignatureCoversAnotherTimestamp(ctx context.Context) error {
 	return nil
 }
 
+// signsQuery tells why the profile's string to sign has no query to
+// leave out or decode, if so.
+func (s *Steps) signsQuery() string {
+	if !slices.Contains(s.T.Profile.Request.StringToSign, firmakit.PartTarget) {
+		return "the profile's string to sign has no query (it signs no request target)"
+	}
+	return ""
+}
+
 func (s *Steps) theSignatureLeavesOutTheQuery(ctx context.Context) error {
+	if why := s.signsQuery(); why != "" {
+		return s.notRun(ctx, why)
+	}
 	none := ""
 	get(ctx).signQuery = &none
 	return nil
 }
 
 func (s *Steps) theSignatureCoversTheDecodedQuery(ctx context.Context) error {
+	if why := s.signsQuery(); why != "" {
+		return s.notRun(ctx, why)
+	}
 	sc := get(ctx)
 	d, err := url.QueryUnescape(sc.query)
 	if err != nil {

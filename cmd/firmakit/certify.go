@@ -70,6 +70,18 @@ func (m *Main) certifyCommand() command {
 				if *concurrency < 1 {
 					return usageError("--concurrency must be at least 1")
 				}
+				if err := checkCertifyFlags(givenFlags(ctx)); err != nil {
+					return err
+				}
+				selection := *tags
+				if *target != "" && selection == "" {
+					selection = "~@reference"
+				}
+				// Refuse a selection of nothing before anything starts.
+				if _, err := steps.Select(*lang, selection); err != nil {
+					return usageError("--tags: %v", err)
+				}
+				formats, junitTo := splitJUnit(*format)
 				var t *steps.Target
 				var cleanup []func()
 				defer func() {
@@ -77,7 +89,6 @@ func (m *Main) certifyCommand() command {
 						cleanup[i]()
 					}
 				}()
-				selection := *tags
 
 				if *target == "" {
 					// The bundled reference and a receiver, in-process on loopback.
@@ -108,15 +119,11 @@ func (m *Main) certifyCommand() command {
 					if err != nil {
 						return err
 					}
-					if selection == "" {
-						selection = "~@reference"
-					}
 				}
 
-				formats := *format
 				var progress io.Writer
 				output := m.Stdout
-				if formats == "firmakit" || strings.HasPrefix(formats, "firmakit,") {
+				if formats == "" || formats == "firmakit" || strings.HasPrefix(formats, "firmakit,") {
 					// Our own lines; godog's progress goes nowhere.
 					progress, output = m.Stdout, io.Discard
 					formats = "progress" + strings.TrimPrefix(formats, "firmakit")
@@ -125,7 +132,7 @@ func (m *Main) certifyCommand() command {
 					if err := os.MkdirAll(*reportDir, 0o755); err != nil {
 						return usageError("--report: %v", err)
 					}
-					formats += ",junit:" + filepath.Join(*reportDir, "junit.xml") + ",cucumber:" + filepath.Join(*reportDir, "cucumber.json")
+					formats += ",cucumber:" + filepath.Join(*reportDir, "cucumber.json")
 				}
 				suite := &steps.Suite{Target: t, Lang: *lang, Tags: selection, Concurrency: *concurrency, Format: formats,
 					Output: output, Progress: progress, Randomize: *seed}
@@ -133,31 +140,148 @@ func (m *Main) certifyCommand() command {
 				start := time.Now()
 				status, err := suite.Run()
 				elapsed := time.Since(start)
-				if err != nil {
+				var se *steps.SelectionError
+				switch {
+				case errors.As(err, &se):
+					return usageError("--tags: %v", err)
+				case err != nil:
 					return usageError("%v", err)
 				}
 				if progress != nil {
 					fmt.Fprintln(m.Stdout)
 				}
-				fmt.Fprintln(m.Stdout, suite.Summary())
-				for _, line := range suite.NotRun() {
-					fmt.Fprintln(m.Stdout, line)
+				run := reports.Run{Tool: "firmakit", Version: Version(), Target: t.URL, MerchantID: t.MerchantID,
+					Profile: p, Lang: *lang, Tags: selection, Started: start, Elapsed: elapsed}
+				results := suite.Results()
+				if m.judge != nil {
+					results = m.judge(results)
+				}
+				switch junitTo {
+				case "":
+				case "-":
+					if err := reports.WriteJUnit(m.Stdout, run, results); err != nil {
+						return fmt.Errorf("junit: %w", err)
+					}
+				default:
+					if err := reports.WriteJUnitFile(junitTo, run, results); err != nil {
+						return fmt.Errorf("junit: %w", err)
+					}
+				}
+				for _, g := range reports.NotRunGroups(selection, results) {
+					fmt.Fprintln(m.Stdout, g)
 				}
 				fmt.Fprintf(m.Stdout, "wall time %s\n", elapsed.Round(time.Millisecond))
 				if *reportDir != "" {
-					run := reports.Run{Tool: "firmakit", Version: Version(), Target: t.URL, MerchantID: t.MerchantID,
-						Profile: p, Lang: *lang, Tags: selection, Started: start, Elapsed: elapsed, NotRun: suite.NotRun()}
-					if err := reports.WriteAll(*reportDir, run, suite.Results()); err != nil {
+					if err := reports.WriteAll(*reportDir, run, results); err != nil {
 						return fmt.Errorf("report: %w", err)
 					}
 					fmt.Fprintf(m.Stdout, "reports in %s: report.html, certificate.json, junit.xml, cucumber.json\n", *reportDir)
 				}
-				if status != 0 {
-					return &exitError{ExitFailed, errors.New("a scenario failed")}
-				}
-				return nil
+				// The verdict, then the counts: the last line of the output.
+				fmt.Fprintln(m.Stdout, "verdict: "+reports.Explain(selection, results))
+				fmt.Fprintln(m.Stdout, "firmakit: "+reports.Summarize(results).String())
+				return verdictError(reports.Verdict(results), status)
 			}
 		}}
+}
+
+// verdictExit ends certify with the exit code of a verdict that its
+// output's last lines (the verdict, then the counts) already explained, so
+// that nothing is printed after them.
+type verdictExit struct {
+	code    int
+	verdict string
+}
+
+func (e *verdictExit) Error() string { return e.verdict }
+
+// verdictError maps a run's verdict (and godog's status) to the exit code
+// of certify: nil only when every selected scenario passed.
+func verdictError(verdict string, godogStatus int) error {
+	switch {
+	case verdict == reports.Failed:
+		return &verdictExit{ExitFailed, verdict}
+	case godogStatus != 0:
+		return &exitError{ExitFailed, errors.New("godog reported a failure that no scenario result shows; see its output above")}
+	case verdict == reports.Inconclusive:
+		return &verdictExit{ExitInconclusive, verdict}
+	case verdict == reports.Incomplete:
+		return &verdictExit{ExitIncomplete, verdict}
+	}
+	return nil
+}
+
+// splitJUnit takes the JUnit entries out of a --format list: firmakit
+// writes JUnit from its own results, which tell not run and inconclusive
+// from passed; godog's formatter does not. It returns the list left for
+// godog and where the JUnit goes: "" nowhere, "-" standard output, else a
+// file.
+func splitJUnit(formats string) (rest, junit string) {
+	var keep []string
+	for _, f := range strings.Split(formats, ",") {
+		name, file, hasFile := strings.Cut(f, ":")
+		switch {
+		case strings.TrimSpace(name) != "junit":
+			keep = append(keep, f)
+		case hasFile:
+			junit = file
+		default:
+			junit = "-"
+		}
+	}
+	return strings.Join(keep, ","), junit
+}
+
+// targetOnly are the certify flags that only mean something against a
+// --target: without one, certify tests the bundled reference server with
+// its own demo merchant, credentials, template and receiver.
+var targetOnly = []string{"merchant", "api-version", "key", "secret", "disabled-key", "disabled-secret", "other-key", "other-secret",
+	"webhook-secret", "template", "template-title", "template-signers", "template-docx", "template-data",
+	"receiver", "receiver-token", "listen", "public-url"}
+
+// checkCertifyFlags refuses flags given (see givenFlags) that mean nothing
+// with the others: target flags without --target, receiver flags that
+// contradict each other, half a credential.
+func checkCertifyFlags(given map[string]string) error {
+	has := func(name string) bool { _, ok := given[name]; return ok }
+	flagName := func(name string) string {
+		if src := given[name]; src != "" {
+			return fmt.Sprintf("--%s (from %s)", name, src)
+		}
+		return "--" + name
+	}
+	if !has("target") {
+		for _, name := range targetOnly {
+			if has(name) {
+				return usageError("%s only means something with --target: without it, certify tests the bundled reference server "+
+					"with its own demo merchant, credentials, template and receiver; add --target URL or drop --%s", flagName(name), name)
+			}
+		}
+		return nil
+	}
+	switch {
+	case has("receiver-token") && !has("receiver"):
+		return usageError("%s is the token of a running 'firmakit receive': give its URL with --receiver, or drop the token", flagName("receiver-token"))
+	case has("receiver") && (has("listen") || has("public-url")):
+		name := "listen"
+		if !has("listen") {
+			name = "public-url"
+		}
+		return usageError("%s is for the in-process receiver, which is not started when %s names a running one: drop one of them",
+			flagName(name), flagName("receiver"))
+	case has("template-title") && !has("template"):
+		return usageError("%s is the title of --template: give --template too, or drop it", flagName("template-title"))
+	case has("template-title") && has("template-docx"):
+		return usageError("%s: with %s the title comes from the Word file; drop one of them", flagName("template-title"), flagName("template-docx"))
+	}
+	for _, pair := range [][2]string{{"disabled-key", "disabled-secret"}, {"other-key", "other-secret"}, {"key", "secret"}} {
+		for i, name := range pair {
+			if other := pair[1-i]; has(name) && !has(other) {
+				return usageError("%s needs --%s: a credential is a key and its secret", flagName(name), other)
+			}
+		}
+	}
+	return nil
 }
 
 type foreignFlags struct {

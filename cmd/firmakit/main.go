@@ -18,15 +18,18 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/firmakit/firmakit/reports"
 	"go.yaml.in/yaml/v3"
 )
 
 // Exit codes of firmakit, documented in the README.
 const (
-	ExitOK          = 0 // success; for certify, every selected scenario passed
-	ExitFailed      = 1 // a scenario failed, or a command failed at run time
-	ExitUsage       = 2 // usage or configuration error
-	ExitUnreachable = 3 // target or receiver unreachable
+	ExitOK           = 0 // success; for certify, every selected scenario passed
+	ExitFailed       = 1 // a scenario failed, or a command failed at run time
+	ExitUsage        = 2 // usage or configuration error, or a selection of no scenario
+	ExitUnreachable  = 3 // target or receiver unreachable
+	ExitIncomplete   = 4 // certify: none failed, but some selected scenarios were not run
+	ExitInconclusive = 5 // certify: none failed, but a timing check could not be judged
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -47,6 +50,11 @@ type Main struct {
 	// Ready, when set, is called by long-running commands once they
 	// listen, with the URLs they serve; tests use it to wait.
 	Ready func(urls map[string]string)
+
+	// judge, when set, rewrites certify's scenario results before they
+	// are reported: tests use it to stand in for a verdict of the steps
+	// that a healthy run against the bundled reference never gives.
+	judge func([]reports.ScenarioResult) []reports.ScenarioResult
 }
 
 // exitError carries an exit code up to Run.
@@ -128,6 +136,10 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 		if errors.Is(err, flag.ErrHelp) {
 			return ExitOK
 		}
+		var ve *verdictExit
+		if errors.As(err, &ve) {
+			return ve.code // the output's last lines already said why
+		}
 		if err != nil {
 			fmt.Fprintf(m.Stderr, "firmakit %s: %v\n", c.name, err)
 			var ee *exitError
@@ -184,17 +196,32 @@ func (m *Main) runCommand(ctx context.Context, c command, args []string) error {
 		positional = append(positional, rest[0])
 		args = rest[1:]
 	}
-	if err := m.fillFlags(fs, *configFile); err != nil {
+	given, err := m.fillFlags(fs, *configFile)
+	if err != nil {
 		return &exitError{ExitUsage, err}
 	}
-	return run(ctx, positional)
+	return run(context.WithValue(ctx, givenKey{}, given), positional)
+}
+
+// givenKey holds, in a command's context, the flags given and where each
+// came from (see givenFlags).
+type givenKey struct{}
+
+// givenFlags returns the flags given to the running command, whichever
+// way: name → "" for the command line, "FIRMAKIT_<NAME>", or "config
+// FILE". A flag left at its default is not in it.
+func givenFlags(ctx context.Context) map[string]string {
+	g, _ := ctx.Value(givenKey{}).(map[string]string)
+	return g
 }
 
 // fillFlags gives every flag not set on the command line its value from
-// FIRMAKIT_<NAME>, else from the config file.
-func (m *Main) fillFlags(fs *flag.FlagSet, configFile string) error {
+// FIRMAKIT_<NAME>, else from the config file, and returns every flag given
+// with where it came from (see givenFlags).
+func (m *Main) fillFlags(fs *flag.FlagSet, configFile string) (map[string]string, error) {
 	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	given := map[string]string{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name], given[f.Name] = true, "" })
 	if configFile == "" && !set["config"] {
 		configFile = m.Getenv("FIRMAKIT_CONFIG")
 	}
@@ -202,10 +229,10 @@ func (m *Main) fillFlags(fs *flag.FlagSet, configFile string) error {
 	if configFile != "" {
 		data, err := os.ReadFile(configFile)
 		if err != nil {
-			return fmt.Errorf("config: %w", err)
+			return nil, fmt.Errorf("config: %w", err)
 		}
 		if err := yaml.Unmarshal(data, &fromFile); err != nil {
-			return fmt.Errorf("config %s: not a YAML map of flag names to values: %w", configFile, err)
+			return nil, fmt.Errorf("config %s: not a YAML map of flag names to values: %w", configFile, err)
 		}
 		var unknown []string
 		for k := range fromFile {
@@ -215,7 +242,7 @@ func (m *Main) fillFlags(fs *flag.FlagSet, configFile string) error {
 		}
 		if len(unknown) > 0 {
 			sort.Strings(unknown)
-			return fmt.Errorf("config %s: unknown key %q for this command", configFile, unknown[0])
+			return nil, fmt.Errorf("config %s: unknown key %q for this command", configFile, unknown[0])
 		}
 	}
 	var err error
@@ -228,9 +255,11 @@ func (m *Main) fillFlags(fs *flag.FlagSet, configFile string) error {
 			if e := setFlag(fs, f.Name, v); e != nil {
 				err = fmt.Errorf("%s: %w", env, e)
 			}
+			given[f.Name] = env
 			return
 		}
 		if v, ok := fromFile[f.Name]; ok {
+			given[f.Name] = "config " + configFile
 			var vals []string
 			switch t := v.(type) {
 			case []any:
@@ -247,7 +276,7 @@ func (m *Main) fillFlags(fs *flag.FlagSet, configFile string) error {
 			}
 		}
 	})
-	return err
+	return given, err
 }
 
 // setFlag sets a flag from an environment value; list flags take a

@@ -126,7 +126,7 @@ Feature: Request authentication
       | check     |
       | signature |
 
-  @AUTH-DISABLED-KEY @spec
+  @AUTH-DISABLED-KEY @spec @needs-disabled-credential
   Scenario Outline: a disabled key is refused
     Given a signed request to the "<endpoint>" endpoint
     And the request is signed with the "disabled" credential
@@ -138,7 +138,7 @@ Feature: Request authentication
       | check     |
       | signature |
 
-  @AUTH-OTHER-MERCHANT-KEY @spec
+  @AUTH-OTHER-MERCHANT-KEY @spec @needs-other-merchant
   Scenario Outline: another merchant's key is refused on this merchant's path
     Given a signed request to the "<endpoint>" endpoint
     And the request is signed with the "other-merchant" credential

@@ -128,7 +128,7 @@ Característica: Autenticación de solicitudes
       | check     |
       | signature |
 
-  @AUTH-DISABLED-KEY @spec
+  @AUTH-DISABLED-KEY @spec @needs-disabled-credential
   Esquema del escenario: se rechaza una clave deshabilitada
     Dada una solicitud firmada al endpoint "<endpoint>"
     Y la solicitud se firma con la credencial "disabled"
@@ -140,7 +140,7 @@ Característica: Autenticación de solicitudes
       | check     |
       | signature |
 
-  @AUTH-OTHER-MERCHANT-KEY @spec
+  @AUTH-OTHER-MERCHANT-KEY @spec @needs-other-merchant
   Esquema del escenario: se rechaza la clave de otro comercio en la ruta de este comercio
     Dada una solicitud firmada al endpoint "<endpoint>"
     Y la solicitud se firma con la credencial "other-merchant"

@@ -1,0 +1,218 @@
+package reports
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/firmakit/firmakit/features"
+)
+
+// Verdict is a run's outcome from its scenario results: Failed if any
+// scenario failed; else Inconclusive if any was inconclusive; else
+// Incomplete if any was not run, or if there are no results at all (a run
+// that checked nothing proves nothing); else Passed. The command line, the
+// certificate, the HTML report and the JUnit XML all take it from here.
+func Verdict(results []ScenarioResult) string {
+	s := Summarize(results)
+	switch {
+	case s.Failed > 0:
+		return Failed
+	case s.Inconclusive > 0:
+		return Inconclusive
+	case s.NotRun > 0 || s.Scenarios == 0:
+		return Incomplete
+	}
+	return Passed
+}
+
+// Summarize counts results by status. A status other than passed, failed
+// and inconclusive counts as not run, never as passed.
+func Summarize(results []ScenarioResult) Summary {
+	s := Summary{Scenarios: len(results)}
+	for _, r := range results {
+		switch r.Status {
+		case Passed:
+			s.Passed++
+		case Failed:
+			s.Failed++
+		case Inconclusive:
+			s.Inconclusive++
+		default:
+			s.NotRun++
+		}
+	}
+	return s
+}
+
+// String counts in a line: "N scenarios: N passed, N failed, N not run",
+// then ", N inconclusive" when there are any.
+func (s Summary) String() string {
+	line := fmt.Sprintf("%d scenarios: %d passed, %d failed, %d not run", s.Scenarios, s.Passed, s.Failed, s.NotRun)
+	if s.Inconclusive > 0 {
+		line += fmt.Sprintf(", %d inconclusive", s.Inconclusive)
+	}
+	return line
+}
+
+// NotRunGroup is the scenarios of a run not run for one reason.
+type NotRunGroup struct {
+	Reason       string   `json:"reason"`
+	Scenarios    int      `json:"scenarios"`
+	Requirements []string `json:"requirements"` // their requirement tags, without @
+	// Needs are the need tags every scenario of the group carries (without
+	// @), Flags the firmakit certify flags that give what they need.
+	Needs []string `json:"needs"`
+	Flags []string `json:"flags"`
+	// LeaveOut is the --tags expression that selects what the run
+	// selected, less these scenarios.
+	LeaveOut string `json:"leave_out"`
+}
+
+// String says the group in a line: how many, why, and how to leave them
+// out, e.g. "2 scenarios not run: no disabled credential given
+// (--disabled-key, --disabled-secret); to leave them out: --tags
+// '~@needs-disabled-credential'".
+func (g NotRunGroup) String() string {
+	return fmt.Sprintf("%s not run: %s; to leave them out: --tags '%s'", scenarios(g.Scenarios), g.Reason, g.LeaveOut)
+}
+
+// NotRunGroups groups the results not run by reason, in the order of the
+// reasons. tags is the run's tag expression, which each group's LeaveOut
+// narrows.
+func NotRunGroups(tags string, results []ScenarioResult) []NotRunGroup {
+	byReason := map[string]*NotRunGroup{}
+	needCount := map[string]map[string]int{}
+	var reasons []string
+	for _, r := range results {
+		if s := Summarize([]ScenarioResult{r}); s.NotRun == 0 {
+			continue
+		}
+		reason := r.Error
+		if reason == "" {
+			reason = "no reason given"
+		}
+		g := byReason[reason]
+		if g == nil {
+			g = &NotRunGroup{Reason: reason, Requirements: []string{}, Needs: []string{}, Flags: []string{}}
+			byReason[reason], needCount[reason] = g, map[string]int{}
+			reasons = append(reasons, reason)
+		}
+		g.Scenarios++
+		if !slices.Contains(g.Requirements, r.Requirement) {
+			g.Requirements = append(g.Requirements, r.Requirement)
+		}
+		for _, n := range r.Needs {
+			needCount[reason][n]++
+		}
+	}
+	sort.Strings(reasons)
+	var out []NotRunGroup
+	for _, reason := range reasons {
+		g := byReason[reason]
+		sort.Strings(g.Requirements)
+		for n, c := range needCount[reason] {
+			if c == g.Scenarios {
+				g.Needs = append(g.Needs, n)
+			}
+		}
+		sort.Strings(g.Needs)
+		leave := g.Needs
+		if len(leave) == 0 {
+			leave = g.Requirements
+		}
+		for _, n := range g.Needs {
+			if need, ok := features.NeedOf(n); ok {
+				g.Flags = append(g.Flags, need.Flags...)
+			}
+		}
+		g.LeaveOut = LeaveOut(tags, leave...)
+		out = append(out, *g)
+	}
+	return out
+}
+
+// LeaveOut returns a godog tag expression that selects what tags selects
+// less the scenarios carrying any of leave (tags without @). godog reads
+// && before ",", so "@a,@b && ~@c" is (@a or @b) and not @c.
+func LeaveOut(tags string, leave ...string) string {
+	var terms []string
+	if strings.TrimSpace(tags) != "" {
+		terms = append(terms, strings.TrimSpace(tags))
+	}
+	for _, t := range leave {
+		terms = append(terms, "~@"+strings.TrimPrefix(t, "@"))
+	}
+	return strings.Join(terms, " && ")
+}
+
+// Explain says a run's verdict in one line, with what to do about it.
+// tags is the run's tag expression, for the hint that leaves out what was
+// not run.
+func Explain(tags string, results []ScenarioResult) string {
+	s := Summarize(results)
+	v := Verdict(results)
+	var also []string
+	if s.Inconclusive > 0 && v != Inconclusive {
+		also = append(also, fmt.Sprintf("%d inconclusive", s.Inconclusive))
+	}
+	if s.NotRun > 0 && v != Incomplete {
+		also = append(also, fmt.Sprintf("%d not run", s.NotRun))
+	}
+	more := ""
+	if len(also) > 0 {
+		more = "; also " + strings.Join(also, ", ")
+	}
+	switch v {
+	case Passed:
+		return fmt.Sprintf("passed: every selected scenario passed, %d of %d", s.Passed, s.Scenarios)
+	case Failed:
+		return fmt.Sprintf("failed: %d of %s failed (%s); each failure names the step, what was sent and what came back%s",
+			s.Failed, scenarios(s.Scenarios), tagList(results, Failed), more)
+	case Inconclusive:
+		return fmt.Sprintf("inconclusive: %d of %s could not be judged (%s): the suite's own process did not run on time, "+
+			"so a timing check could not tell; run them again on a quieter machine or with a lower --concurrency%s",
+			s.Inconclusive, scenarios(s.Scenarios), tagList(results, Inconclusive), more)
+	}
+	if s.Scenarios == 0 {
+		return "incomplete: no scenario ran"
+	}
+	groups := NotRunGroups(tags, results)
+	var flags, leave []string
+	for _, g := range groups {
+		if len(g.Flags) > 0 {
+			flags = append(flags, strings.Join(g.Flags, " and "))
+		}
+		if len(g.Needs) > 0 {
+			leave = append(leave, g.Needs...)
+		} else {
+			leave = append(leave, g.Requirements...)
+		}
+	}
+	todo := ""
+	if len(flags) > 0 {
+		todo = "give " + strings.Join(flags, ", ") + ", or "
+	}
+	return fmt.Sprintf("incomplete: %d of %s not run; %sleave them out with --tags '%s'",
+		s.NotRun, scenarios(s.Scenarios), todo, LeaveOut(tags, leave...))
+}
+
+// tagList names the requirement tags of the results with status.
+func tagList(results []ScenarioResult, status string) string {
+	var tags []string
+	for _, r := range results {
+		if r.Status == status && !slices.Contains(tags, "@"+r.Requirement) {
+			tags = append(tags, "@"+r.Requirement)
+		}
+	}
+	sort.Strings(tags)
+	return strings.Join(tags, ", ")
+}
+
+func scenarios(n int) string {
+	if n == 1 {
+		return "1 scenario"
+	}
+	return fmt.Sprintf("%d scenarios", n)
+}

@@ -1,0 +1,422 @@
+package steps
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+
+	gherkin "github.com/cucumber/gherkin/go/v26"
+	messages "github.com/cucumber/messages/go/v21"
+	"github.com/firmakit/firmakit/features"
+)
+
+// What can be wrong with a selection of scenarios; a *SelectionError
+// wraps one of them.
+var (
+	// ErrMalformedTags: the tag expression is not one godog reads the
+	// way it looks (godog would misread it, or stop on it).
+	ErrMalformedTags = errors.New("malformed tag expression")
+	// ErrUnknownTag: the expression names a tag no scenario carries.
+	ErrUnknownTag = errors.New("no scenario carries the tag")
+	// ErrNothingSelected: the language and the expression select no
+	// scenario.
+	ErrNothingSelected = errors.New("no scenario selected")
+)
+
+// SelectionError says why a language and a tag expression cannot be run.
+// Select and Suite.Run return it before anything runs; the command line
+// maps it to its usage exit code.
+type SelectionError struct {
+	Err  error  // ErrMalformedTags, ErrUnknownTag or ErrNothingSelected
+	Lang string // the language selection
+	Tags string // the whole tag expression
+	// Term is the part of the expression at fault: a malformed term or an
+	// unknown tag (with @); empty for ErrNothingSelected.
+	Term string
+	// Closest are the known tags (with @) nearest to Term by edit
+	// distance, nearest first.
+	Closest []string
+	// Detail says what to do, in words.
+	Detail string
+}
+
+func (e *SelectionError) Error() string {
+	msg := fmt.Sprintf("tag expression %q: %s", e.Tags, e.Detail)
+	if len(e.Closest) > 0 {
+		msg += "; the closest known tags: " + strings.Join(e.Closest, ", ")
+	}
+	return msg
+}
+
+// Unwrap returns the sentinel error the selection error is an instance of.
+func (e *SelectionError) Unwrap() error { return e.Err }
+
+// Select returns how many scenarios the language ("es", "en" or "all")
+// and the godog tag expression select, counting each row of an outline on
+// its own: the number godog will run. It reads the embedded features with
+// the gherkin parser godog uses and filters them the way godog v0.15
+// does: "@a" (carries a), "~@a" (does not), "@a,@b" (or), "@a && ~@b"
+// (and; && binds looser than ","); the @ may be left out. It returns a
+// *SelectionError for an expression godog would misread or stop on (an
+// empty term, "or", "and", "not", "||", "!", parentheses, spaces inside a
+// term), for a tag no scenario of either language carries, and for a
+// selection of no scenario; an unknown language is a plain error.
+func Select(lang, tags string) (int, error) {
+	sel, err := selectPickles(lang, tags)
+	return len(sel), err
+}
+
+// KnownTags returns every tag of the embedded features, both languages,
+// with @, sorted: requirement, kind (@spec, @profile, @reference) and
+// need tags, on scenarios, outlines' Examples or features.
+func KnownTags() ([]string, error) {
+	s, err := loadSuite()
+	if err != nil {
+		return nil, err
+	}
+	return append([]string(nil), s.tags...), nil
+}
+
+// pickled is one scenario, or one row of an outline, as godog runs it.
+type pickled struct {
+	pickle *messages.Pickle
+	line   int    // of the scenario, or of the example row
+	row    string // "header=value, …" for an outline row
+}
+
+// suiteIndex is the embedded features, parsed once.
+type suiteIndex struct {
+	byLang map[string][]pickled
+	tags   []string // every tag, with @, sorted
+}
+
+var loadSuite = sync.OnceValues(func() (*suiteIndex, error) {
+	idx := &suiteIndex{byLang: map[string][]pickled{}}
+	seen := map[string]bool{}
+	for _, lang := range []string{"es", "en"} {
+		// As godog's parser: every .feature file under the folder, in
+		// WalkDir order, read with the default dialect "en" (a file's
+		// "# language:" line overrides it).
+		err := fs.WalkDir(features.FS, lang, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".feature") {
+				return err
+			}
+			data, err := fs.ReadFile(features.FS, p)
+			if err != nil {
+				return err
+			}
+			newID := (&messages.Incrementing{}).NewId
+			doc, err := gherkin.ParseGherkinDocumentForLanguage(bytes.NewReader(data), gherkin.DefaultDialect, newID)
+			if err != nil {
+				return fmt.Errorf("%s: %w", p, err)
+			}
+			doc.Uri = p
+			rows := rowsOf(doc)
+			for _, pk := range gherkin.Pickles(*doc, p, newID) {
+				pd := pickled{pickle: pk}
+				if len(pk.AstNodeIds) > 1 {
+					r := rows[pk.AstNodeIds[1]]
+					pd.line, pd.row = r.line, r.values
+				} else {
+					pd.line = rows[pk.AstNodeIds[0]].line
+				}
+				idx.byLang[lang] = append(idx.byLang[lang], pd)
+				for _, t := range pk.Tags {
+					seen[t.Name] = true
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	for t := range seen {
+		idx.tags = append(idx.tags, t)
+	}
+	sort.Strings(idx.tags)
+	return idx, nil
+})
+
+type rowInfo struct {
+	line   int
+	values string
+}
+
+// rowsOf maps the ids of a document's scenarios and example rows to their
+// line and, for rows, their values.
+func rowsOf(doc *messages.GherkinDocument) map[string]rowInfo {
+	out := map[string]rowInfo{}
+	var scenario func(*messages.Scenario)
+	scenario = func(sc *messages.Scenario) {
+		out[sc.Id] = rowInfo{line: int(sc.Location.Line)}
+		for _, ex := range sc.Examples {
+			if ex.TableHeader == nil {
+				continue
+			}
+			for _, r := range ex.TableBody {
+				var vals []string
+				for i, c := range r.Cells {
+					if i < len(ex.TableHeader.Cells) {
+						vals = append(vals, ex.TableHeader.Cells[i].Value+"="+c.Value)
+					}
+				}
+				out[r.Id] = rowInfo{line: int(r.Location.Line), values: strings.Join(vals, ", ")}
+			}
+		}
+	}
+	if doc.Feature == nil {
+		return out
+	}
+	for _, ch := range doc.Feature.Children {
+		if ch.Scenario != nil {
+			scenario(ch.Scenario)
+		}
+		if ch.Rule != nil {
+			for _, rc := range ch.Rule.Children {
+				if rc.Scenario != nil {
+					scenario(rc.Scenario)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// pickleKey identifies a pickle by what it runs, so that a pickle godog
+// compiled is found among ours whatever ids either parse gave it.
+func pickleKey(p *messages.Pickle) string {
+	var b strings.Builder
+	uri, _, _ := strings.Cut(p.Uri, ":") // a rerun names the scenario's line
+	b.WriteString(uri + "\x00" + p.Name)
+	for _, st := range p.Steps {
+		b.WriteString("\x00" + st.Text)
+		if st.Argument != nil && st.Argument.DocString != nil {
+			b.WriteString("\x01" + st.Argument.DocString.Content)
+		}
+		if st.Argument != nil && st.Argument.DataTable != nil {
+			for _, r := range st.Argument.DataTable.Rows {
+				for _, c := range r.Cells {
+					b.WriteString("\x02" + c.Value)
+				}
+			}
+		}
+	}
+	return b.String()
+}
+
+// term is one tag test of an expression: the tag (without @), negated or not.
+type term struct {
+	tag string
+	not bool
+}
+
+var (
+	nameRe     = regexp.MustCompile(`^[^\s,&@~()!|]+$`)
+	wordRe     = regexp.MustCompile(`[^\s,&@~()!|]+`)
+	operatorRe = regexp.MustCompile(`(?i)^(and|or|not)$`)
+)
+
+const syntax = "godog reads @a,@b as a or b, @a && @b as a and b, ~@a as not a, and nothing else"
+
+// parseTags reads a godog tag expression into and-groups of or-terms.
+func parseTags(tags string) ([][]term, *SelectionError) {
+	malformed := func(t, why string) *SelectionError {
+		return &SelectionError{Err: ErrMalformedTags, Tags: tags, Term: t, Detail: why}
+	}
+	switch {
+	case tags == "":
+		return nil, nil
+	case strings.TrimSpace(tags) == "":
+		// godog stops on it; the empty string is the way to say "all".
+		return nil, malformed(tags, "blank; leave it empty to select every scenario")
+	}
+	var expr [][]term
+	for _, and := range strings.Split(tags, "&&") {
+		var group []term
+		for _, raw := range strings.Split(and, ",") {
+			t := strings.TrimSpace(raw)
+			switch {
+			case t == "":
+				return nil, malformed(t, "an empty term (a stray ',' or '&&'); "+syntax)
+			case strings.ContainsAny(t, "()!|") || strings.Contains(t, "&"):
+				return nil, malformed(t, fmt.Sprintf("%q: %s", t, syntax))
+			}
+			var tm term
+			name := t
+			if rest, ok := strings.CutPrefix(name, "~"); ok {
+				tm.not, name = true, rest
+			}
+			name = strings.TrimPrefix(name, "@")
+			if !nameRe.MatchString(name) {
+				return nil, malformed(t, fmt.Sprintf("%q is not one tag: %s", t, syntax))
+			}
+			tm.tag = name
+			group = append(group, tm)
+		}
+		expr = append(expr, group)
+	}
+	return expr, nil
+}
+
+// matches tells whether tags (with @) satisfy the expression, as godog does.
+func matches(expr [][]term, tags []*messages.PickleTag) bool {
+	has := func(name string) bool {
+		for _, t := range tags {
+			if strings.TrimPrefix(t.Name, "@") == name {
+				return true
+			}
+		}
+		return false
+	}
+	for _, group := range expr {
+		ok := false
+		for _, t := range group {
+			if has(t.tag) != t.not {
+				ok = true
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// selectPickles returns what a language and a tag expression select.
+func selectPickles(lang, tags string) ([]pickled, error) {
+	paths, err := Paths(lang)
+	if err != nil {
+		return nil, err
+	}
+	idx, err := loadSuite()
+	if err != nil {
+		return nil, err
+	}
+	expr, serr := parseTags(tags)
+	if serr != nil {
+		serr.Lang = lang
+		var words []string
+		for _, w := range wordRe.FindAllString(serr.Term, -1) {
+			if !operatorRe.MatchString(w) {
+				words = append(words, w)
+			}
+		}
+		serr.Closest = closest(idx.tags, 3, words...)
+		return nil, serr
+	}
+	known := map[string]bool{}
+	for _, t := range idx.tags {
+		known[strings.TrimPrefix(t, "@")] = true
+	}
+	for _, group := range expr {
+		for _, t := range group {
+			if !known[t.tag] {
+				return nil, &SelectionError{Err: ErrUnknownTag, Lang: lang, Tags: tags, Term: "@" + t.tag,
+					Detail: fmt.Sprintf("no scenario carries @%s (tags are case-sensitive)", t.tag), Closest: closest(idx.tags, 3, t.tag)}
+			}
+		}
+	}
+	var out []pickled
+	for _, p := range paths {
+		for _, pk := range idx.byLang[p] {
+			if matches(expr, pk.pickle.Tags) {
+				out = append(out, pk)
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, &SelectionError{Err: ErrNothingSelected, Lang: lang, Tags: tags, Detail: nothingSelected(idx, paths, lang, expr)}
+	}
+	return out, nil
+}
+
+// nothingSelected explains an empty selection by what each tag of the
+// expression selects alone.
+func nothingSelected(idx *suiteIndex, paths []string, lang string, expr [][]term) string {
+	var alone []string
+	done := map[string]bool{}
+	for _, group := range expr {
+		for _, t := range group {
+			if done[t.tag] {
+				continue
+			}
+			done[t.tag] = true
+			n := 0
+			for _, p := range paths {
+				for _, pk := range idx.byLang[p] {
+					if matches([][]term{{t}}, pk.pickle.Tags) {
+						n++
+					}
+				}
+			}
+			op := "@"
+			if t.not {
+				op = "~@"
+			}
+			alone = append(alone, fmt.Sprintf("%s%s alone selects %d", op, t.tag, n))
+		}
+	}
+	return fmt.Sprintf("selects no scenario of --lang %s (%s); every term joined by && must hold at once", lang, strings.Join(alone, ", "))
+}
+
+// closest returns up to n known tags nearest to any of words by edit
+// distance, ignoring case, nearest first.
+func closest(known []string, n int, words ...string) []string {
+	type cand struct {
+		tag string
+		d   int
+	}
+	best := map[string]int{}
+	for _, w := range words {
+		w = strings.ToLower(strings.TrimPrefix(w, "@"))
+		for _, k := range known {
+			d := editDistance(w, strings.ToLower(strings.TrimPrefix(k, "@")))
+			if old, ok := best[k]; !ok || d < old {
+				best[k] = d
+			}
+		}
+	}
+	var cs []cand
+	for k, d := range best {
+		cs = append(cs, cand{k, d})
+	}
+	sort.Slice(cs, func(i, j int) bool {
+		if cs[i].d != cs[j].d {
+			return cs[i].d < cs[j].d
+		}
+		return cs[i].tag < cs[j].tag
+	})
+	var out []string
+	for i := 0; i < len(cs) && i < n; i++ {
+		out = append(out, cs[i].tag)
+	}
+	return out
+}
+
+// editDistance is the Levenshtein distance between a and b, by rune.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
