@@ -5,8 +5,9 @@ package features
 
 import "embed"
 
-// FS holds es/*.feature, en/*.feature, the interface document and the
+// FS holds es/*.feature, en/*.feature, the interface document, the
+// bundled profile (defaults.md) and the
 // requirements map, embedded so that the binary needs no checkout.
 //
-//go:embed es/*.feature en/*.feature service-interface.md requirements.yaml
+//go:embed es/*.feature en/*.feature service-interface.md defaults.md requirements.yaml
 var FS embed.FS

@@ -3,6 +3,7 @@ package features_test
 import (
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -85,22 +86,44 @@ func TestCheckFindsProblems(t *testing.T) {
 			"@DEMO-CREATED-FIELDS: es has 6 steps, en 5"},
 		{"an interface rule without an entry", "requirements.yaml",
 			func(s string) string {
-				return strings.Replace(s, "  - ref: \"§6.2 rule 1\"\n    scenarios: [DEMO-FREE-TEXT, DEMO-NOT-DEMO]\n", "", 1)
+				return strings.Replace(s, "  - ref: \"§6.2 rule 1\"\n    scenarios: [DEMO-FREE-TEXT, DEMO-TITLE-ECHO, DEMO-NOT-DEMO]\n", "", 1)
 			},
-			`the interface's §6.2 rule 1 has no entry in requirements.yaml: "The text after the prefix is free."`},
+			`§6.2 rule 1 has no entry in requirements.yaml: "The text after the prefix is free."`},
+		{"a profile rule without an entry", "requirements.yaml",
+			func(s string) string {
+				return strings.Replace(s, "  - ref: \"defaults §B bullet 6\"\n    scenarios: [DEMO-RETRY]\n", "", 1)
+			},
+			`defaults §B bullet 6 has no entry in requirements.yaml: "Delivery: a 2xx answer within 10 s is success.`},
+		{"a profile rule waived with a note only", "requirements.yaml",
+			func(s string) string {
+				return strings.Replace(s, "  - ref: \"defaults §B bullet 6\"\n    scenarios: [DEMO-RETRY]\n", "  - ref: \"defaults §B bullet 6\"\n    note: later\n", 1)
+			},
+			"defaults §B bullet 6 has no scenario and names no Go test that checks it"},
+		{"an interface rule checked by Go tests instead", "requirements.yaml",
+			func(s string) string {
+				return strings.Replace(s, "  - ref: \"§6.2 rule 4\"\n", "  - ref: \"§6.2 rule 4\"\n    tests: [firmakit.TestDemoState]\n", 1)
+			},
+			"§6.2 rule 4: only profile items may be checked by Go tests instead of scenarios"},
+		{"a rule of the profile with no scenario", "defaults.md",
+			func(s string) string {
+				return strings.Replace(s, "- Any other title gets no demo notification.", "- Demo notifications are sent twice.\n- Any other title gets no demo notification.", 1)
+			},
+			`defaults §D bullet 5 has no entry in requirements.yaml`},
 		{"a shown rule waived with a note", "requirements.yaml",
 			func(s string) string {
-				return strings.Replace(s, "  - ref: \"§6.2 rule 2\"\n    scenarios: [DEMO-NOTIFICATION]\n", "  - ref: \"§6.2 rule 2\"\n    note: later\n", 1)
+				return strings.Replace(s, "  - ref: \"§6.2 rule 2\"\n    scenarios: [DEMO-NOTIFICATION, DEMO-PAYLOAD, DEMO-DELIVERY]\n", "  - ref: \"§6.2 rule 2\"\n    note: later\n", 1)
 			},
 			"§6.2 rule 2 has no scenario, but the interface shows it"},
 		{"a scenario traced nowhere", "requirements.yaml",
-			func(s string) string { return strings.ReplaceAll(s, "DEMO-SAME-RESPONSE, ", "") },
-			"@DEMO-SAME-RESPONSE is not traced to any item of the interface"},
+			func(s string) string {
+				return strings.ReplaceAll(strings.ReplaceAll(s, "DEMO-SAME-RESPONSE, ", ""), "[DEMO-SAME-RESPONSE]", "[DEMO-NOTIFICATION]")
+			},
+			"@DEMO-SAME-RESPONSE is not traced to any item of the interface or of the profile"},
 		{"a rule of the interface with no scenario", "service-interface.md",
 			func(s string) string {
 				return strings.Replace(s, "4. For BOUNCED,", "5. Every notification is sent twice.\n4. For BOUNCED,", 1)
 			},
-			`the interface's §6.2 rule 5 has no entry in requirements.yaml`},
+			`§6.2 rule 5 has no entry in requirements.yaml`},
 		{"a scenario without a kind", "en/demo.feature",
 			func(s string) string {
 				return strings.Replace(s, "@DEMO-CREATED-FIELDS @spec", "@DEMO-CREATED-FIELDS", 1)
@@ -170,4 +193,52 @@ func TestNeedTagsAreOnTheScenariosThatNeedThem(t *testing.T) {
 		}
 		assert.Empty(t, want, "%s: scenarios not found", lang)
 	}
+}
+
+// TestProfileItemsAreRead: sections A to F of defaults.md give rules,
+// bullets, table rows (the check order as "check N") and paragraphs;
+// section G and the text before section A give none.
+func TestProfileItemsAreRead(t *testing.T) {
+	items, err := features.ProfileItems(features.FS)
+	require.NoError(t, err)
+	refs := map[string]string{}
+	for _, it := range items {
+		refs[it.Ref] = it.Text
+		assert.NotContains(t, it.Ref, "§G", "section G is the command line")
+	}
+	for _, ref := range []string{"defaults §A check 1", "defaults §A check 5", "defaults §A X-Service-Timestamp",
+		"defaults §A bullet 3", "defaults §A paragraph 5", "defaults §B bullet 6", "defaults §C bullet 4", "defaults §D bullet 2",
+		"defaults §E paragraph 1", "defaults §F disabled credential"} {
+		assert.Contains(t, refs, ref)
+	}
+	// A bullet keeps its continuation lines.
+	assert.Contains(t, refs["defaults §B bullet 6"], "then records it as failed")
+	assert.Contains(t, refs["defaults §A paragraph 5"], "No client input may ever produce a 5xx")
+}
+
+// TestNamedGoTestsExist: a profile item checked by Go tests instead of a
+// scenario names tests that exist in this module.
+func TestNamedGoTestsExist(t *testing.T) {
+	reqs, err := features.Requirements(features.FS)
+	require.NoError(t, err)
+	dirs := map[string]string{"firmakit": "..", "reference": "../reference", "receiver": "../receiver", "main": "../cmd/firmakit", "steps": "../steps", "reports": "../reports"}
+	named := 0
+	for _, r := range reqs {
+		for _, name := range r.Tests {
+			named++
+			pkg, fn, ok := strings.Cut(name, ".")
+			dir, known := dirs[pkg]
+			require.True(t, ok && known, "%s: %q is not package.TestName of a known package", r.Ref, name)
+			files, err := filepath.Glob(filepath.Join(dir, "*_test.go"))
+			require.NoError(t, err)
+			found := false
+			for _, f := range files {
+				src, err := os.ReadFile(f)
+				require.NoError(t, err)
+				found = found || strings.Contains(string(src), "\nfunc "+fn+"(")
+			}
+			assert.True(t, found, "%s names %s, which is not a test in %s", r.Ref, name, dir)
+		}
+	}
+	assert.Greater(t, named, 0)
 }

@@ -23,12 +23,16 @@ type Item struct {
 	Text    string
 }
 
-// Requirement maps an interface item to the requirement tags checking it.
+// Requirement maps an item of the interface or of the bundled profile to
+// the requirement tags of the scenarios checking it.
 type Requirement struct {
 	Ref         string   `yaml:"ref"`
 	Scenarios   []string `yaml:"scenarios"`
 	Note        string   `yaml:"note"`
 	Description bool     `yaml:"description"`
+	// Tests names the Go tests that check a profile item no scenario can
+	// reach (a test vector, what a receiver does), as "package.TestName".
+	Tests []string `yaml:"tests"`
 }
 
 // Scenario is one scenario (or outline) of a feature file.
@@ -46,14 +50,45 @@ type Scenario struct {
 
 var (
 	kinds      = map[string]bool{"spec": true, "profile": true, "reference": true}
-	sectionRe  = regexp.MustCompile(`^#{2,3} (\d+(?:\.\d+)?)\.? `)
+	sectionRe  = regexp.MustCompile(`^#{2,3} ([A-Z]|\d+(?:\.\d+)?)\.? `)
 	numberedRe = regexp.MustCompile(`^(\d+)\. (.*)`)
 )
 
-// InterfaceItems reads every numbered rule, bullet and table row of the
-// interface document in fsys.
+// ProfilePrefix starts the refs of the bundled profile's items, e.g.
+// "defaults §A check 2", so that they never collide with the interface's.
+const ProfilePrefix = "defaults "
+
+// InterfaceItems reads every numbered rule, bullet, table row and
+// paragraph of the interface document in fsys.
 func InterfaceItems(fsys fs.FS) ([]Item, error) {
-	data, err := fs.ReadFile(fsys, "service-interface.md")
+	return documentItems(fsys, "service-interface.md", "", func(string) bool { return true })
+}
+
+// ProfileItems reads every rule, bullet, table row and paragraph of
+// sections A to F of the bundled profile (defaults.md); section G, the
+// command line, is the tool's own and is tested by the CLI's tests.
+func ProfileItems(fsys fs.FS) ([]Item, error) {
+	return documentItems(fsys, "defaults.md", ProfilePrefix, func(sec string) bool { return sec >= "A" && sec <= "F" })
+}
+
+// AllItems is the interface's items, then the profile's.
+func AllItems(fsys fs.FS) ([]Item, error) {
+	a, err := InterfaceItems(fsys)
+	if err != nil {
+		return nil, err
+	}
+	b, err := ProfileItems(fsys)
+	return append(a, b...), err
+}
+
+// documentItems splits a Markdown document into items: tables give one
+// item per row (named by its first cell, by its first two when the first
+// repeats, or "check N" when the first column is "#"), lists one per
+// bullet or numbered rule (with their continuation lines), and other text
+// one per paragraph, but for short labels that only introduce a list
+// ("Rules:"). Code blocks and text before the first section are skipped.
+func documentItems(fsys fs.FS, name, prefix string, keep func(section string) bool) ([]Item, error) {
+	data, err := fs.ReadFile(fsys, name)
 	if err != nil {
 		return nil, err
 	}
@@ -61,8 +96,14 @@ func InterfaceItems(fsys fs.FS) ([]Item, error) {
 	sec := ""
 	var header []string
 	var table [][]string
-	bullets := 0
-	flush := func() {
+	var para []string
+	bullets, paras := 0, 0
+	add := func(ref, text string) {
+		if sec != "" && keep(sec) {
+			items = append(items, Item{Ref: prefix + "§" + sec + " " + ref, Section: sec, Text: text})
+		}
+	}
+	flushTable := func() {
 		// A table whose first column repeats names every row by its
 		// first two cells, so that refs stay unique and alike.
 		firsts := map[string]bool{}
@@ -72,18 +113,41 @@ func InterfaceItems(fsys fs.FS) ([]Item, error) {
 			firsts[row[0]] = true
 		}
 		for _, row := range table {
-			ref := "§" + sec + " " + row[0]
-			if twoCells && len(row) > 1 {
+			ref := row[0]
+			switch {
+			case len(header) > 0 && header[0] == "#":
+				ref = "check " + row[0]
+			case twoCells && len(row) > 1:
 				ref += " " + row[1]
 			}
-			items = append(items, Item{Ref: ref, Section: sec, Text: strings.Join(row, " | ")})
+			add(strings.ReplaceAll(ref, "`", ""), strings.Join(row, " | "))
 		}
 		table, header = nil, nil
 	}
+	flushPara := func() {
+		text := strings.Join(para, " ")
+		para = nil
+		if text == "" || (strings.HasSuffix(text, ":") && len(strings.Fields(text)) <= 3) {
+			return
+		}
+		paras++
+		add("paragraph "+strconv.Itoa(paras), text)
+	}
+	inCode := false
+	last := -1 // index of the item a continuation line belongs to
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for sc.Scan() {
 		line := sc.Text()
+		if strings.HasPrefix(line, "```") {
+			flushPara()
+			inCode, last = !inCode, -1
+			continue
+		}
+		if inCode {
+			continue
+		}
 		if strings.HasPrefix(line, "|") {
+			flushPara()
 			cells := strings.Split(strings.Trim(line, "|"), "|")
 			for i := range cells {
 				cells[i] = strings.TrimSpace(cells[i])
@@ -98,23 +162,48 @@ func InterfaceItems(fsys fs.FS) ([]Item, error) {
 			continue
 		}
 		if header != nil {
-			flush()
+			flushTable()
 		}
-		if m := sectionRe.FindStringSubmatch(line); m != nil {
-			sec, bullets = m[1], 0
-			continue
-		}
-		if m := numberedRe.FindStringSubmatch(line); m != nil {
-			items = append(items, Item{Ref: "§" + sec + " rule " + m[1], Section: sec, Text: m[2]})
-			continue
-		}
-		if t, ok := strings.CutPrefix(line, "- "); ok {
-			bullets++
-			items = append(items, Item{Ref: "§" + sec + " bullet " + strconv.Itoa(bullets), Section: sec, Text: t})
+		trimmed := strings.TrimSpace(line)
+		switch {
+		case trimmed == "":
+			flushPara()
+			last = -1
+		case strings.HasPrefix(line, "    ") && last < 0 && para == nil:
+			// an indented code line
+		case (strings.HasPrefix(line, "  ") || strings.HasPrefix(line, "\t")) && last >= 0:
+			items[last].Text += " " + trimmed
+		default:
+			if m := sectionRe.FindStringSubmatch(line); m != nil {
+				flushPara()
+				sec, bullets, paras, last = m[1], 0, 0, -1
+				continue
+			}
+			if strings.HasPrefix(line, "#") {
+				flushPara()
+				continue
+			}
+			n := len(items)
+			if m := numberedRe.FindStringSubmatch(line); m != nil {
+				flushPara()
+				add("rule "+m[1], m[2])
+			} else if t, ok := strings.CutPrefix(line, "- "); ok {
+				flushPara()
+				bullets++
+				add("bullet "+strconv.Itoa(bullets), t)
+			} else {
+				para = append(para, trimmed)
+				continue
+			}
+			last = -1
+			if len(items) > n {
+				last = n
+			}
 		}
 	}
+	flushPara()
 	if header != nil {
-		flush()
+		flushTable()
 	}
 	return items, sc.Err()
 }
@@ -234,7 +323,7 @@ func scenarioOf(file string, s *messages.Scenario) Scenario {
 func Check(fsys fs.FS) []error {
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
-	items, err := InterfaceItems(fsys)
+	items, err := AllItems(fsys)
 	if err != nil {
 		return []error{err}
 	}
@@ -300,18 +389,24 @@ func Check(fsys fs.FS) []error {
 	for _, r := range reqs {
 		it, ok := known[r.Ref]
 		if !ok {
-			bad("requirements.yaml: %q is not an item of the interface document", r.Ref)
+			bad("requirements.yaml: %q is not an item of the interface or of the profile", r.Ref)
 			continue
 		}
 		if seen[r.Ref] {
 			bad("requirements.yaml: %q is listed twice", r.Ref)
 		}
 		seen[r.Ref] = true
+		profile := strings.HasPrefix(r.Ref, ProfilePrefix)
+		if len(r.Tests) > 0 && !profile {
+			bad("%s: only profile items may be checked by Go tests instead of scenarios", r.Ref)
+		}
 		if len(r.Scenarios) == 0 {
 			switch {
 			case r.Note == "":
 				bad("%s has no scenario and no note saying why: %q", r.Ref, it.Text)
-			case !strings.Contains(it.Text, "not shown") && !r.Description:
+			case profile && len(r.Tests) == 0 && !r.Description:
+				bad("%s has no scenario and names no Go test that checks it: %q", r.Ref, it.Text)
+			case !profile && !strings.Contains(it.Text, "not shown") && !r.Description:
 				bad("%s has no scenario, but the interface shows it: %q", r.Ref, it.Text)
 			}
 		}
@@ -324,12 +419,12 @@ func Check(fsys fs.FS) []error {
 	}
 	for _, it := range items {
 		if !seen[it.Ref] {
-			bad("the interface's %s has no entry in requirements.yaml: %q", it.Ref, it.Text)
+			bad("%s has no entry in requirements.yaml: %q", it.Ref, it.Text)
 		}
 	}
 	for tag := range byLang["en"] {
 		if !traced[tag] {
-			bad("@%s is not traced to any item of the interface", tag)
+			bad("@%s is not traced to any item of the interface or of the profile", tag)
 		}
 	}
 	sort.Slice(errs, func(i, j int) bool { return errs[i].Error() < errs[j].Error() })
@@ -347,6 +442,10 @@ func knownNeeds() string {
 // Trace renders the traceability table as Markdown.
 func Trace(fsys fs.FS) (string, error) {
 	items, err := InterfaceItems(fsys)
+	if err != nil {
+		return "", err
+	}
+	profileItems, err := ProfileItems(fsys)
 	if err != nil {
 		return "", err
 	}
@@ -372,26 +471,38 @@ func Trace(fsys fs.FS) (string, error) {
 	var b strings.Builder
 	b.WriteString("# Traceability of the interface to the conformance suite\n\n")
 	b.WriteString("Generated by `firmakit features trace > features/README.md`; a test fails when it is stale,\n")
-	b.WriteString("when an item of `service-interface.md` has no scenario (unless the interface does not show it),\n")
+	b.WriteString("when an item of `service-interface.md` or of `defaults.md` has no scenario (unless the interface does not show it,\n")
+	b.WriteString("or, for the profile, named Go tests check it),\n")
 	b.WriteString("or when the Spanish and English features differ in scenarios, tags, steps or examples.\n\n")
 	b.WriteString("Kinds: `spec` checks what the interface states; `profile` a choice of the bundled profile;\n")
 	b.WriteString("`reference` a choice of the reference server alone (left out against a foreign target).\n\n")
-	b.WriteString("## Interface items\n\n| item | interface text | scenarios |\n|---|---|---|\n")
-	for _, it := range items {
-		r := byRef[it.Ref]
-		var cells []string
-		for _, tag := range r.Scenarios {
-			cells = append(cells, "@"+tag)
-		}
-		cell := strings.Join(cells, ", ")
-		if r.Note != "" {
-			if cell != "" {
-				cell += ". "
+	table := func(title, textHeader string, items []Item) {
+		b.WriteString(title + "\n\n| item | " + textHeader + " | scenarios |\n|---|---|---|\n")
+		for _, it := range items {
+			r := byRef[it.Ref]
+			var cells []string
+			for _, tag := range r.Scenarios {
+				cells = append(cells, "@"+tag)
 			}
-			cell += "_" + r.Note + "_"
+			cell := strings.Join(cells, ", ")
+			if len(r.Tests) > 0 {
+				if cell != "" {
+					cell += "; "
+				}
+				cell += "Go tests: " + strings.Join(r.Tests, ", ")
+			}
+			if r.Note != "" {
+				if cell != "" {
+					cell += ". "
+				}
+				cell += "_" + r.Note + "_"
+			}
+			b.WriteString(fmt.Sprintf("| %s | %s | %s |\n", it.Ref, mdEscape(it.Text), cell))
 		}
-		b.WriteString(fmt.Sprintf("| %s | %s | %s |\n", it.Ref, mdEscape(it.Text), cell))
 	}
+	table("## Interface items", "interface text", items)
+	b.WriteString("\n")
+	table("## Bundled profile items (defaults.md, sections A to F)", "profile text", profileItems)
 	b.WriteString("\n## Scenarios\n\n| tag | kind | English | Español |\n|---|---|---|---|\n")
 	tags := make([]string, 0, len(scen["en"]))
 	for t := range scen["en"] {

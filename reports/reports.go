@@ -205,7 +205,7 @@ func Build(run Run, scenarios []ScenarioResult) (*Certificate, error) {
 		c.Requirements = append(c.Requirements, *r)
 	}
 
-	items, err := features.InterfaceItems(features.FS)
+	items, err := features.AllItems(features.FS)
 	if err != nil {
 		return nil, err
 	}

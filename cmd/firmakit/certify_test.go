@@ -91,20 +91,20 @@ func TestCertifyBundledReference(t *testing.T) {
 	code, out, errOut := run(t, nil, "certify", "--lang", "en", "--tags", "@AUTH-OK,@DEMO-REASON", "--report", dir,
 		"--format", "firmakit,junit:"+filepath.Join(dir, "own.xml"))
 	require.Equal(t, ExitOK, code, out+errOut)
-	assert.Equal(t, []string{"verdict: passed: every selected scenario passed, 6 of 6", "firmakit: 6 scenarios: 6 passed, 0 failed, 0 not run"},
+	assert.Equal(t, []string{"verdict: passed: every selected scenario passed, 7 of 7", "firmakit: 7 scenarios: 7 passed, 0 failed, 0 not run"},
 		lastLines(out, 2), "the verdict, then the counts, last")
 	for _, f := range []string{"junit.xml", "cucumber.json", "report.html", "certificate.json", "own.xml"} {
 		assert.FileExists(t, filepath.Join(dir, f))
 	}
 	c := readCertificate(t, dir)
 	assert.Equal(t, reports.Passed, c.Result)
-	assert.Equal(t, 6, c.Summary.Passed)
+	assert.Equal(t, 7, c.Summary.Passed, "six scenarios and the run's ledger")
 	assert.Equal(t, "merchant_demo", c.Target.MerchantID)
 	assert.Empty(t, c.NotRun)
 	for _, f := range []string{"junit.xml", "own.xml"} {
 		doc := readJUnit(t, filepath.Join(dir, f))
-		assert.Equal(t, 6, doc.Tests, f)
-		require.Len(t, doc.Suites, 2, "a testsuite per feature file")
+		assert.Equal(t, 7, doc.Tests, f)
+		require.Len(t, doc.Suites, 3, "a testsuite per feature file, and the ledger")
 		assert.Equal(t, "firmakit.verdict", doc.Suites[0].Properties[0].Name, "written by firmakit, not godog")
 		assert.Equal(t, reports.Passed, doc.Suites[0].Properties[0].Value)
 	}
@@ -127,15 +127,15 @@ func TestCertifyForeignTargetWithOwnReceiver(t *testing.T) {
 	assert.Contains(t, out, "2 scenarios not run: no disabled credential given (--disabled-key, --disabled-secret); to leave them out: --tags '"+tags+" && ~@needs-disabled-credential'\n")
 	assert.Contains(t, out, "2 scenarios not run: no other merchant's credential given (--other-key, --other-secret); to leave them out: --tags '"+tags+" && ~@needs-other-merchant'\n")
 	assert.Equal(t, []string{
-		"verdict: incomplete: 4 of 11 scenarios not run; give --disabled-key and --disabled-secret, --other-key and --other-secret, " +
+		"verdict: incomplete: 4 of 12 scenarios not run; give --disabled-key and --disabled-secret, --other-key and --other-secret, " +
 			"or leave them out with --tags '" + tags + " && ~@needs-disabled-credential && ~@needs-other-merchant'",
-		"firmakit: 11 scenarios: 7 passed, 0 failed, 4 not run",
+		"firmakit: 12 scenarios: 8 passed, 0 failed, 4 not run",
 	}, lastLines(out, 2))
 
 	c := readCertificate(t, dir)
 	assert.Equal(t, reports.Incomplete, c.Result)
 	assert.Equal(t, 4, c.Summary.NotRun, "not run is never counted as passed")
-	assert.Equal(t, 7, c.Summary.Passed)
+	assert.Equal(t, 8, c.Summary.Passed)
 	require.Len(t, c.NotRun, 2)
 	assert.Equal(t, []string{"--disabled-key", "--disabled-secret"}, c.NotRun[0].Flags)
 	assert.Equal(t, tags+" && ~@needs-disabled-credential", c.NotRun[0].LeaveOut)
@@ -145,7 +145,7 @@ func TestCertifyForeignTargetWithOwnReceiver(t *testing.T) {
 	assert.Contains(t, string(page), `<div class="banner incomplete">Incomplete: not every selected scenario was run`)
 	assert.NotContains(t, string(page), "Every selected scenario passed")
 	doc := readJUnit(t, filepath.Join(dir, "junit.xml"))
-	assert.Equal(t, 11, doc.Tests)
+	assert.Equal(t, 12, doc.Tests)
 	assert.Equal(t, 4, doc.Skipped)
 	var skipped []string
 	for _, s := range doc.Suites {
@@ -163,7 +163,7 @@ func TestCertifyForeignTargetWithOwnReceiver(t *testing.T) {
 		"--webhook-secret", "whsec_test_demo", "--listen", hook, "--lang", "es",
 		"--tags", tags+" && ~@needs-disabled-credential && ~@needs-other-merchant")
 	require.Equal(t, ExitOK, code, out+errOut)
-	assert.Equal(t, "firmakit: 7 scenarios: 7 passed, 0 failed, 0 not run", lastLines(out, 1)[0])
+	assert.Equal(t, "firmakit: 8 scenarios: 8 passed, 0 failed, 0 not run", lastLines(out, 1)[0])
 }
 
 func TestCertifyForeignTargetWithRemoteReceiver(t *testing.T) {
@@ -175,7 +175,7 @@ func TestCertifyForeignTargetWithRemoteReceiver(t *testing.T) {
 		"FIRMAKIT_DISABLED_KEY": "test_key_disabled", "FIRMAKIT_DISABLED_SECRET": "test_secret_disabled",
 	}, "certify", "--lang", "en", "--tags", "@DEMO-SIGNED-DOCUMENT-URL,@DEMO-NOT-DEMO,@AUTH-DISABLED-KEY")
 	require.Equal(t, ExitOK, code, out+errOut)
-	assert.Contains(t, out, "firmakit: 9 scenarios: 9 passed, 0 failed, 0 not run")
+	assert.Contains(t, out, "firmakit: 14 scenarios: 14 passed, 0 failed, 0 not run")
 	assert.Contains(t, out, "notifications read from the receiver at "+recv["receiver"])
 }
 
@@ -188,7 +188,7 @@ func TestCertifyFailsAgainstAWrongTarget(t *testing.T) {
 		"--webhook-secret", "whsec_not_the_one", "--listen", hook, "--lang", "en", "--tags", "@DEMO-NOTIFICATION")
 	assert.Equal(t, ExitFailed, code)
 	assert.Contains(t, out, "expected a valid X-Service-Signature header for the webhook secret")
-	assert.True(t, strings.HasPrefix(lastLines(out, 2)[0], "verdict: failed: 5 of 5 scenarios failed (@DEMO-NOTIFICATION)"), out)
+	assert.True(t, strings.HasPrefix(lastLines(out, 2)[0], "verdict: failed: 5 of 6 scenarios failed (@DEMO-NOTIFICATION)"), out)
 }
 
 // TestCertifyExitCodes runs certify in-process from one passing run and

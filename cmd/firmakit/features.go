@@ -33,7 +33,7 @@ func (m *Main) featuresCommand() command {
 					if len(errs) > 0 {
 						return fmt.Errorf("%d traceability or parity problem(s)", len(errs))
 					}
-					fmt.Fprintln(m.Stdout, "every interface item is traced, and es and en match")
+					fmt.Fprintln(m.Stdout, "every item of the interface and of the bundled profile is traced, and es and en match")
 				case "list":
 					if *lang != "es" && *lang != "en" {
 						return usageError("--lang %q: want es or en", *lang)
