@@ -60,6 +60,8 @@ type delivery struct {
 	secrets []string
 	timer   *time.Timer
 	sending bool
+	// redelivered marks an event a deliberate fault delivers again (faults.go).
+	redelivered bool
 }
 
 const maxKeptDeliveries = 10000
@@ -78,6 +80,10 @@ var demoReasons = map[firmakit.State]string{
 // sent DemoDelay after now.
 func (d *dispatcher) scheduleDemo(m *Merchant, env firmakit.Envelope, state firmakit.State) {
 	s := d.s
+	if s.fault(faultNotificationNever) {
+		return
+	}
+	delay := s.faultDemoDelay(s.DemoDelay)
 	n := firmakit.Notification{
 		EventID:     uuid.NewString(),
 		Type:        firmakit.NotificationType,
@@ -94,15 +100,17 @@ func (d *dispatcher) scheduleDemo(m *Merchant, env firmakit.Envelope, state firm
 		n.Reason = demoReasons[state]
 	}
 	// created_at is the time the event happens, DemoDelay after now.
-	n.CreatedAt = firmakit.FormatTime(s.Now().Add(s.DemoDelay))
+	n.CreatedAt = firmakit.FormatTime(s.Now().Add(delay))
+	s.faultNotification(&n, env)
 	body, err := s.Profile.EncodeNotification(n)
 	if err != nil {
 		s.Logger.Error("demo notification not encoded", "signature_id", env.SignatureID, "err", err)
 		return
 	}
+	body = s.faultPayload(body, n)
 	dl := &delivery{Delivery: Delivery{
 		EventID: n.EventID, MerchantID: m.ID, SignatureID: env.SignatureID, State: state,
-		URL: m.SignatureWebhook, Outcome: OutcomePending, ScheduledAt: time.Now().Add(s.DemoDelay).UTC(),
+		URL: m.SignatureWebhook, Outcome: OutcomePending, ScheduledAt: time.Now().Add(delay).UTC(),
 		Body: string(body),
 	}, body: body, secrets: m.WebhookSecrets}
 
@@ -120,7 +128,7 @@ func (d *dispatcher) scheduleDemo(m *Merchant, env firmakit.Envelope, state firm
 		return
 	}
 	d.wg.Add(1)
-	dl.timer = time.AfterFunc(s.DemoDelay, func() { d.attempt(dl, 0) })
+	dl.timer = time.AfterFunc(delay, func() { d.attempt(dl, 0) })
 }
 
 func (d *dispatcher) keep(dl *delivery) {
@@ -152,6 +160,7 @@ func (d *dispatcher) attempt(dl *delivery, try int) {
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("User-Agent", "firmakit-reference/1")
 		req.Header.Set(s.Profile.Webhook.SignatureHeader, s.Profile.WebhookSignature(dl.secrets, s.Now(), dl.body))
+		s.faultDelivery(req, dl)
 		ctx, cancel := context.WithTimeout(context.Background(), s.DeliveryTimeout)
 		var resp *http.Response
 		resp, err = s.HTTPClient.Do(req.WithContext(ctx))
@@ -178,10 +187,14 @@ func (d *dispatcher) attempt(dl *delivery, try int) {
 	case at.Error == "":
 		dl.Outcome = OutcomeDelivered
 		log.Info("notification delivered", "status", status, "latency_ms", at.LatencyMS)
+		if s.faultRedeliver(d, dl) {
+			return
+		}
 		d.wg.Done()
-	case try < len(s.RetrySchedule) && !d.closing:
-		log.Warn("notification not delivered, will retry", "err", at.Error, "retry_in", s.RetrySchedule[try])
-		dl.timer = time.AfterFunc(s.RetrySchedule[try], func() { d.attempt(dl, try+1) })
+	case try < len(s.RetrySchedule) && !d.closing && !s.fault(faultNotificationNoRetry):
+		wait := s.faultRetry(dl, s.RetrySchedule[try])
+		log.Warn("notification not delivered, will retry", "err", at.Error, "retry_in", wait)
+		dl.timer = time.AfterFunc(wait, func() { d.attempt(dl, try+1) })
 	default:
 		dl.Outcome = OutcomeFailed
 		log.Error("notification failed", "err", at.Error, "attempts", len(dl.Attempts))

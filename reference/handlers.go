@@ -30,7 +30,12 @@ const (
 
 func (s *Server) handleCheck(c echo.Context) error {
 	if _, err := jsonObject(c); err != nil {
-		return err
+		if err = s.faultCheckBody(c, err); err != nil {
+			return err
+		}
+	}
+	if s.faultCheckOK(c) {
+		return nil
 	}
 	return c.JSON(http.StatusOK, firmakit.APIResponse{StatusCode: http.StatusOK, Message: "Authenticated"})
 }
@@ -93,6 +98,13 @@ func jsonErrorText(err error) string {
 
 func bad(msg string) *APIError { return &APIError{Status: http.StatusBadRequest, Message: msg} }
 
+// errWrongType is the cause of a refusal for a field of the wrong JSON type.
+var errWrongType = errors.New("field of the wrong JSON type")
+
+func badType(msg string) *APIError {
+	return &APIError{Status: http.StatusBadRequest, Message: msg, Err: errWrongType}
+}
+
 func (s *Server) handleCreateSignature(c echo.Context) error {
 	raw, err := jsonObject(c)
 	if err != nil {
@@ -106,9 +118,9 @@ func (s *Server) handleCreateSignature(c echo.Context) error {
 	if m == nil { // authentication passed, so the key's merchant exists; defensive
 		return &APIError{Status: http.StatusNotFound, Message: "Unknown merchant"}
 	}
-	req, tmpls, err := validateCreate(obj, m)
+	req, tmpls, err := validateCreate(obj, m, s.faultOn)
 	if err != nil {
-		return err
+		return s.faultValidation(err)
 	}
 	now := s.Now()
 	env := firmakit.Envelope{
@@ -119,6 +131,7 @@ func (s *Server) handleCreateSignature(c echo.Context) error {
 		Sender:      m.Sender,
 		CreatedAt:   firmakit.FormatTime(now),
 	}
+	s.faultSignatureID(&env)
 	for i, t := range tmpls {
 		env.Documents = append(env.Documents, firmakit.Document{Key: "document_" + strconv.Itoa(i), Title: t.Title})
 	}
@@ -126,18 +139,26 @@ func (s *Server) handleCreateSignature(c echo.Context) error {
 		env.Recipients = append(env.Recipients, firmakit.Recipient{Key: sg.Key, Name: sg.Name, Email: sg.Email, Status: firmakit.RecipientPending})
 	}
 	s.signatures.put(m.ID, env)
-	err = c.JSON(http.StatusCreated, firmakit.APIResponse{StatusCode: http.StatusCreated, Message: "Signature request created", Data: &env})
-	if state, ok := firmakit.DemoState(req.Title); ok && err == nil {
+	if faulty, ferr := s.faultCreated(c, env, req); faulty {
+		err = ferr
+	} else {
+		err = c.JSON(http.StatusCreated, firmakit.APIResponse{StatusCode: http.StatusCreated, Message: "Signature request created", Data: &env})
+	}
+	if state, ok := s.demoState(req.Title); ok && err == nil {
 		// The delay runs from the 201 on the wire, not from the handler.
 		c.Response().Flush()
 		s.deliveries.scheduleDemo(m, env, state)
+		if s.fault(faultNotificationTwice) {
+			s.deliveries.scheduleDemo(m, env, state)
+		}
 	}
 	return err
 }
 
 // validateCreate checks a create-signature body against defaults.md C and
 // the merchant's templates. Every refusal names the field and the fault.
-func validateCreate(obj map[string]json.RawMessage, m *Merchant) (firmakit.CreateSignatureRequest, []*firmakit.Template, error) {
+// f holds the deliberate faults switched on, nil for a correct server.
+func validateCreate(obj map[string]json.RawMessage, m *Merchant, f faultSet) (firmakit.CreateSignatureRequest, []*firmakit.Template, error) {
 	var req firmakit.CreateSignatureRequest
 	allowed := map[string]bool{"title": true, "documents": true, "signers": true, "data": true, "routing": true}
 	var unknown []string
@@ -151,12 +172,15 @@ func validateCreate(obj map[string]json.RawMessage, m *Merchant) (firmakit.Creat
 		return req, nil, bad(fmt.Sprintf("unknown field: %s (allowed: title, documents, signers, data, routing)", clipString(unknown[0], 80)))
 	}
 	present := func(k string) bool { v, ok := obj[k]; return ok && string(v) != "null" }
+	if !present("title") && f.has(faultValidationMissingTitle) {
+		obj["title"], _ = json.Marshal(faultTitle)
+	}
 
 	if !present("title") {
 		return req, nil, bad("title is required")
 	}
 	if json.Unmarshal(obj["title"], &req.Title) != nil {
-		return req, nil, bad("title must be a string")
+		return req, nil, badType("title must be a string")
 	}
 	if strings.TrimSpace(req.Title) == "" {
 		return req, nil, bad("title is required")
@@ -166,7 +190,8 @@ func validateCreate(obj map[string]json.RawMessage, m *Merchant) (firmakit.Creat
 	}
 	req.Routing = "parallel"
 	if present("routing") {
-		if json.Unmarshal(obj["routing"], &req.Routing) != nil || (req.Routing != "parallel" && req.Routing != "sequential") {
+		if json.Unmarshal(obj["routing"], &req.Routing) != nil ||
+			(req.Routing != "parallel" && req.Routing != "sequential" && !f.has(faultValidationRoutingUnchecked)) {
 			return req, nil, bad("routing must be parallel or sequential")
 		}
 	}
@@ -175,7 +200,7 @@ func validateCreate(obj map[string]json.RawMessage, m *Merchant) (firmakit.Creat
 		return req, nil, bad("documents is required")
 	}
 	if json.Unmarshal(obj["documents"], &req.Documents) != nil {
-		return req, nil, bad("documents must be an array of template names")
+		return req, nil, badType("documents must be an array of template names")
 	}
 	if len(req.Documents) == 0 {
 		return req, nil, bad("documents must name at least one template")
@@ -190,6 +215,9 @@ func validateCreate(obj map[string]json.RawMessage, m *Merchant) (firmakit.Creat
 	seenDoc := map[string]bool{}
 	for _, d := range req.Documents {
 		t := m.Template(d)
+		if t == nil && f.has(faultValidationUnknownDocument) {
+			t = &firmakit.Template{Name: d, Title: d}
+		}
 		if t == nil {
 			return req, nil, bad("unknown document: " + clipString(d, 80))
 		}
@@ -216,7 +244,7 @@ func validateCreate(obj map[string]json.RawMessage, m *Merchant) (firmakit.Creat
 		return req, nil, bad("signers is required")
 	}
 	if json.Unmarshal(obj["signers"], &req.Signers) != nil {
-		return req, nil, bad("signers must be an array of objects with key, name and email strings")
+		return req, nil, badType("signers must be an array of objects with key, name and email strings")
 	}
 	if len(req.Signers) > MaxSigners {
 		return req, nil, bad(fmt.Sprintf("too many signers: %d, at most %d", len(req.Signers), MaxSigners))
@@ -226,10 +254,10 @@ func validateCreate(obj map[string]json.RawMessage, m *Merchant) (firmakit.Creat
 		if sg.Key == "" {
 			return req, nil, bad(fmt.Sprintf("signers[%d].key is required", i))
 		}
-		if !signerSet[sg.Key] {
+		if !signerSet[sg.Key] && !f.has(faultValidationUnknownSigner) {
 			return req, nil, bad("unknown signer: " + clipString(sg.Key, 80))
 		}
-		if given[sg.Key] {
+		if given[sg.Key] && !f.has(faultValidationDuplicateSigner) {
 			return req, nil, bad("signer listed twice: " + sg.Key)
 		}
 		given[sg.Key] = true
@@ -239,22 +267,24 @@ func validateCreate(obj map[string]json.RawMessage, m *Merchant) (firmakit.Creat
 		if utf8.RuneCountInString(sg.Name) > 200 {
 			return req, nil, bad("name is too long for " + sg.Key + ": at most 200 characters")
 		}
-		if !validEmail(sg.Email) {
+		if !validEmail(sg.Email) && !f.has(faultValidationInvalidEmail) {
 			return req, nil, bad("invalid email for " + sg.Key)
 		}
 	}
 	for _, k := range wantSigners {
-		if !given[k] {
+		if !given[k] && !f.has(faultValidationMissingSigner) {
 			return req, nil, bad("missing signer: " + k)
 		}
 	}
-	sort.SliceStable(req.Signers, func(i, j int) bool { return signerOrder(req.Signers[i].Key) < signerOrder(req.Signers[j].Key) })
+	if !f.has(faultEnvelopeRecipientsRequestOrder) {
+		sort.SliceStable(req.Signers, func(i, j int) bool { return signerOrder(req.Signers[i].Key) < signerOrder(req.Signers[j].Key) })
+	}
 
 	req.Data = map[string]string{}
 	if present("data") {
 		var raw map[string]json.RawMessage
 		if json.Unmarshal(obj["data"], &raw) != nil {
-			return req, nil, bad("data must be an object of strings")
+			return req, nil, badType("data must be an object of strings")
 		}
 		if len(raw) > MaxDataKeys {
 			return req, nil, bad(fmt.Sprintf("too many data keys: %d, at most %d", len(raw), MaxDataKeys))
@@ -267,7 +297,7 @@ func validateCreate(obj map[string]json.RawMessage, m *Merchant) (firmakit.Creat
 			case json.Unmarshal(v, &num) == nil:
 				sv = num.String()
 			default:
-				return req, nil, bad(fmt.Sprintf("data key %s must be a string", clipString(k, 80)))
+				return req, nil, badType(fmt.Sprintf("data key %s must be a string", clipString(k, 80)))
 			}
 			if utf8.RuneCountInString(sv) > MaxDataValue {
 				return req, nil, bad(fmt.Sprintf("data key %s is too long: at most %d characters", clipString(k, 80), MaxDataValue))
@@ -276,7 +306,7 @@ func validateCreate(obj map[string]json.RawMessage, m *Merchant) (firmakit.Creat
 		}
 	}
 	for _, k := range wantData {
-		if _, ok := req.Data[k]; !ok {
+		if _, ok := req.Data[k]; !ok && !f.has(faultValidationMissingDataKey) {
 			return req, nil, bad("missing data key: " + k)
 		}
 	}
@@ -286,7 +316,7 @@ func validateCreate(obj map[string]json.RawMessage, m *Merchant) (firmakit.Creat
 			extra = append(extra, k)
 		}
 	}
-	if len(extra) > 0 {
+	if len(extra) > 0 && !f.has(faultValidationUnknownDataKey) {
 		sort.Strings(extra)
 		return req, nil, bad("unknown data key: " + clipString(extra[0], 80))
 	}

@@ -52,6 +52,10 @@ type Server struct {
 	ShutdownGrace time.Duration
 	// HTTPClient sends the notifications.
 	HTTPClient *http.Client
+	// Faults names deliberate faults to switch on (see Faults), for
+	// measuring whether the conformance suite catches them; Open refuses
+	// an unknown name with ErrUnknownFault. Empty for a correct server.
+	Faults []string
 
 	echo       *echo.Echo
 	srv        *http.Server
@@ -60,6 +64,7 @@ type Server struct {
 	signatures *signatureStore
 	closeOnce  sync.Once
 	conns      httpserve.Tracker
+	faultOn    faultSet
 }
 
 // Open starts listening synchronously, so that URL is known when it
@@ -99,6 +104,9 @@ func (s *Server) Open() error {
 		s.HTTPClient = &http.Client{Timeout: s.DeliveryTimeout, Transport: &http.Transport{
 			MaxIdleConnsPerHost: 64, IdleConnTimeout: 30 * time.Second,
 		}}
+	}
+	if err := s.openFaults(); err != nil {
+		return err
 	}
 	ln, err := net.Listen("tcp", s.Addr)
 	if err != nil {
@@ -160,6 +168,7 @@ func (s *Server) routes() *echo.Echo {
 	e.HTTPErrorHandler = s.handleError
 	e.Use(s.recoverer)
 	auth := Auth(AuthConfig{Profile: s.Profile, Lookup: s.Config.Credential, Now: s.Now, MaxBody: s.MaxBody})
+	auth = s.faultAuth(auth)
 	e.POST("/:api_version/check/:merchant_id", s.handleCheck, s.requireVersion, requireMerchantSegment, auth)
 	e.POST("/v1/signature/:merchant_id", s.handleCreateSignature, requireMerchantSegment, auth)
 	e.GET("/demo/documents/:file", s.handleDemoDocument)
@@ -217,6 +226,9 @@ func (s *Server) handleError(err error, c echo.Context) {
 	}
 	if c.Request().Method == http.MethodHead {
 		_ = c.NoContent(api.Status)
+		return
+	}
+	if s.faultErrorBody(c, api) {
 		return
 	}
 	_ = c.JSON(api.Status, firmakit.APIResponse{StatusCode: api.Status, Message: api.Message})

@@ -2,9 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
+	"slices"
+	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/firmakit/firmakit"
@@ -77,19 +82,32 @@ func (m *Main) referenceFlags(fs *flag.FlagSet, defaultAddr string, sh shared) f
 
 func (m *Main) serveCommand() command {
 	return command{name: "serve", summary: "run the reference server of the merchant API",
-		usage: "firmakit serve [--addr 127.0.0.1:8080] [--merchants FILE] [--webhook-url URL] [--profile FILE]",
+		usage: "firmakit serve [--addr 127.0.0.1:8080] [--merchants FILE] [--webhook-url URL] [--profile FILE] [--fault NAME,... | --fault list]",
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			newServer := m.referenceFlags(fs, reference.DefaultAddr, m.sharedFlags(fs, "info"))
+			var faults faultsFlag
+			fs.Var(&faults, "fault", "switch on a deliberate fault, to check that the suite catches it (repeatable or comma-separated; 'list' prints them all)")
 			return func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
 					return usageError("unexpected argument %q", args[0])
+				}
+				if slices.Contains(faults, "list") {
+					printFaults(m.Stdout)
+					return nil
 				}
 				s, err := newServer()
 				if err != nil {
 					return err
 				}
+				s.Faults = faults
 				if err := s.Open(); err != nil {
+					if errors.Is(err, reference.ErrUnknownFault) {
+						return usageError("--fault: %v ('firmakit serve --fault list' lists them all)", err)
+					}
 					return err
+				}
+				if len(faults) > 0 {
+					warnFaulty(m.Stderr, faults)
 				}
 				fmt.Fprintf(m.Stdout, "firmakit reference server on %s (demo merchant merchant_demo, key test_key_demo)\n", s.URL())
 				fmt.Fprintf(m.Stdout, "try: firmakit sign --url %s/v1/check/merchant_demo --curl | sh\n", s.URL())
@@ -108,4 +126,42 @@ func (m *Main) serveCommand() command {
 				}
 			}
 		}}
+}
+
+// faultsFlag is a repeatable flag of comma-separated fault names.
+type faultsFlag []string
+
+func (f *faultsFlag) String() string { return strings.Join(*f, ",") }
+
+func (f *faultsFlag) Set(v string) error {
+	for _, name := range strings.Split(v, ",") {
+		if name = strings.TrimSpace(name); name != "" && !slices.Contains(*f, name) {
+			*f = append(*f, name)
+		}
+	}
+	return nil
+}
+
+// printFaults writes the table of 'firmakit serve --fault list'.
+func printFaults(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tAREA\tRULE\tDESCRIPTION")
+	for _, f := range reference.Faults() {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", f.Name, f.Area, f.Rule, f.Description)
+	}
+	tw.Flush()
+}
+
+// warnFaulty says loudly that the server breaks rules on purpose, and which.
+func warnFaulty(w io.Writer, names []string) {
+	byName := map[string]reference.Fault{}
+	for _, f := range reference.Faults() {
+		byName[f.Name] = f
+	}
+	fmt.Fprintf(w, "WARNING: this reference server is DELIBERATELY FAULTY. On purpose, it breaks:\n")
+	for _, n := range names {
+		f := byName[n]
+		fmt.Fprintf(w, "  %s (%s): %s\n", f.Name, f.Rule, f.Description)
+	}
+	fmt.Fprintln(w, "Use it only to check that a conformance suite catches these faults; it is not a reference.")
 }

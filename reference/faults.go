@@ -1,0 +1,1210 @@
+package reference
+
+import (
+	"bytes"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/firmakit/firmakit"
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+)
+
+// Areas of the faults, named after the part of the service they break.
+const (
+	AreaAuth         = "auth"         // request authentication and error bodies (defaults.md A)
+	AreaEnvelope     = "envelope"     // the create-signature response (interface §2.2, defaults.md C)
+	AreaValidation   = "validation"   // refusals of a create-signature request (defaults.md C)
+	AreaNotification = "notification" // demo notifications and their delivery (interface §6, defaults.md B and D)
+)
+
+// ErrUnknownFault is returned by Open when Server.Faults names a fault
+// that Faults does not list.
+var ErrUnknownFault = errors.New("unknown fault")
+
+// Fault is a deliberate deviation of the reference server from exactly one
+// rule of service-interface.md or of the bundled profile (defaults.md),
+// everything else staying correct. Faults are off unless named in
+// Server.Faults; they exist to measure whether the conformance suite
+// notices each deviation, never for anything else.
+type Fault struct {
+	Name        string // what Server.Faults and 'firmakit serve --fault' take
+	Area        string // AreaAuth, AreaEnvelope, AreaValidation or AreaNotification
+	Rule        string // the rule broken, cited from the two documents
+	Description string // what the faulty server does instead
+}
+
+// Names of the faults. The table below documents each one.
+const (
+	faultAuthEmptyHeaderAccepted        = "auth-empty-header-accepted"
+	faultAuthMissingHeaders401          = "auth-missing-headers-401"
+	faultAuthMissingHeaderLabel         = "auth-missing-header-label"
+	faultAuthFutureTimestampAccepted    = "auth-future-timestamp-accepted"
+	faultAuthOldTimestampAccepted       = "auth-old-timestamp-accepted"
+	faultAuthTolerance600s              = "auth-tolerance-600s"
+	faultAuthTolerance60s               = "auth-tolerance-60s"
+	faultAuthTimestampMilliseconds      = "auth-timestamp-milliseconds-accepted"
+	faultAuthTimestampLenient           = "auth-timestamp-lenient"
+	faultAuthDisabledKeyAccepted        = "auth-disabled-key-accepted"
+	faultAuthOtherMerchantKeyAccepted   = "auth-other-merchant-key-accepted"
+	faultAuthUnknownKeyInvalidSignature = "auth-unknown-key-invalid-signature"
+	faultAuthUppercaseSignatureRefused  = "auth-uppercase-signature-refused"
+	faultAuthMethodNotSigned            = "auth-method-not-signed"
+	faultAuthQueryNotSigned             = "auth-query-not-signed"
+	faultAuthTargetDecoded              = "auth-target-decoded"
+	faultAuthBodyReserialised           = "auth-body-reserialised"
+	faultAuthTimestampNotSigned         = "auth-timestamp-not-signed"
+	faultAuthSignaturePrefixCompared    = "auth-signature-prefix-compared"
+	faultAuthSignatureBeforeCredentials = "auth-signature-before-credentials"
+	faultAuthCredentialsBeforeTimestamp = "auth-credentials-before-timestamp"
+	faultAuthTimestampBeforeHeaders     = "auth-timestamp-before-headers"
+	faultAuthJSONBeforeSignature        = "auth-json-before-signature"
+	faultAuthErrorStatusCodeMismatch    = "auth-error-status-code-mismatch"
+	faultAuthErrorExtraKey              = "auth-error-extra-key"
+	faultAuthErrorTextPlain             = "auth-error-text-plain"
+	faultAuthNonJSONAccepted            = "auth-non-json-accepted"
+	faultAuthNonObjectAccepted          = "auth-non-object-accepted"
+	faultAuthInvalidJSON500             = "auth-invalid-json-500"
+	faultAuthNoBodyLimit                = "auth-no-body-limit"
+	faultAuthBodyLimit512K              = "auth-body-limit-512k"
+	faultAuthCheckExtraKey              = "auth-check-extra-key"
+
+	faultEnvelopeExtraField             = "envelope-extra-field"
+	faultEnvelopeRoutingMissing         = "envelope-routing-missing"
+	faultEnvelopeSenderNull             = "envelope-sender-null"
+	faultEnvelopeStatusLowercase        = "envelope-status-lowercase"
+	faultEnvelopeTitleCollapsed         = "envelope-title-collapsed"
+	faultEnvelopeTitleTruncated         = "envelope-title-truncated"
+	faultEnvelopeTitleASCII             = "envelope-title-ascii"
+	faultEnvelopeRecipientsRequestOrder = "envelope-recipients-request-order"
+	faultEnvelopeRecipientStatusUpper   = "envelope-recipient-status-uppercase"
+	faultEnvelopeDocumentsFrom1         = "envelope-documents-from-1"
+	faultEnvelopeDocumentTitleIsName    = "envelope-document-title-is-name"
+	faultEnvelopeCreatedAtNoMillis      = "envelope-created-at-no-millis"
+	faultEnvelopeCreatedAtOffset        = "envelope-created-at-offset"
+	faultEnvelopeCreatedAtPast          = "envelope-created-at-past"
+	faultEnvelopeSignatureIDNotUUID     = "envelope-signature-id-not-uuid"
+	faultEnvelopeSignatureIDReused      = "envelope-signature-id-reused"
+	faultEnvelopeRoutingIgnored         = "envelope-routing-ignored"
+	faultEnvelopeHTTP200                = "envelope-http-200"
+	faultEnvelopeStatusCode200          = "envelope-status-code-200"
+	faultEnvelopeMessageMissing         = "envelope-message-missing"
+	faultEnvelopeSenderEmailInvalid     = "envelope-sender-email-invalid"
+
+	faultValidationUnknownDataKey   = "validation-unknown-data-key-accepted"
+	faultValidationMissingDataKey   = "validation-missing-data-key-accepted"
+	faultValidationMissingSigner    = "validation-missing-signer-accepted"
+	faultValidationDuplicateSigner  = "validation-duplicate-signer-accepted"
+	faultValidationUnknownSigner    = "validation-unknown-signer-accepted"
+	faultValidationInvalidEmail     = "validation-invalid-email-accepted"
+	faultValidationUnknownDocument  = "validation-unknown-document-accepted"
+	faultValidationMissingTitle     = "validation-missing-title-accepted"
+	faultValidationWrongType500     = "validation-wrong-type-500"
+	faultValidationMessagesReworded = "validation-messages-reworded"
+	faultValidationRoutingUnchecked = "validation-routing-unchecked"
+
+	faultNotificationImmediate           = "notification-immediate"
+	faultNotificationLate                = "notification-late"
+	faultNotificationTwice               = "notification-twice"
+	faultNotificationNever               = "notification-never"
+	faultNotificationRedelivered         = "notification-redelivered"
+	faultNotificationContentTypeText     = "notification-content-type-text"
+	faultNotificationWrongMerchantID     = "notification-wrong-merchant-id"
+	faultNotificationWrongType           = "notification-wrong-type"
+	faultNotificationTitleCollapsed      = "notification-title-collapsed"
+	faultNotificationCreatedAtOffset     = "notification-created-at-offset"
+	faultNotificationCreatedAtNoMillis   = "notification-created-at-no-millis"
+	faultNotificationTimestampStale      = "notification-timestamp-stale"
+	faultNotificationTimestampMillis     = "notification-timestamp-milliseconds"
+	faultNotificationNoRetry             = "notification-no-retry"
+	faultNotificationRetryNewEventID     = "notification-retry-new-event-id"
+	faultNotificationRetryImmediate      = "notification-retry-immediate"
+	faultNotificationEventIDReused       = "notification-event-id-reused"
+	faultNotificationEventIDEmpty        = "notification-event-id-empty"
+	faultNotificationNonDemoTitle        = "notification-non-demo-title"
+	faultNotificationPrefixCaseless      = "notification-prefix-case-insensitive"
+	faultNotificationPrefixAnywhere      = "notification-prefix-anywhere"
+	faultNotificationWrongState          = "notification-wrong-state"
+	faultNotificationDocumentURLAlways   = "notification-document-url-always"
+	faultNotificationDocumentURLMissing  = "notification-document-url-missing"
+	faultNotificationDocumentURL404      = "notification-document-url-404"
+	faultNotificationReasonMissing       = "notification-reason-missing"
+	faultNotificationReasonOnSigned      = "notification-reason-on-signed"
+	faultNotificationNullKeys            = "notification-null-keys"
+	faultNotificationSignatureIDMismatch = "notification-signature-id-mismatch"
+	faultNotificationDemoFalse           = "notification-demo-false"
+	faultNotificationExtraField          = "notification-extra-field"
+	faultNotificationSignedBodyDiffers   = "notification-signed-body-differs"
+	faultNotificationWrongSecret         = "notification-wrong-secret"
+	faultNotificationSignatureUppercase  = "notification-signature-uppercase"
+	faultNotificationSignatureHeaderName = "notification-signature-header-renamed"
+)
+
+// Values the faults put where a correct server puts something else.
+const (
+	faultyMaxBody        = 64 << 20 // "no limit": far above any request the suite sends
+	faultySmallMaxBody   = 512 << 10
+	faultyRedelivery     = 2 * time.Second
+	faultyLateDelay      = 2 * time.Second
+	faultyStaleSignature = 250 * time.Second
+	faultyTitleLength    = 255
+	// reusedID is the example signature_id of defaults.md B, handed out for
+	// every contract, and reusedEventID the example event_id.
+	reusedID      = "0f8fad5b-d9cb-469f-a165-70867728950e"
+	reusedEventID = "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed"
+	faultySecret  = "whsec_not_the_merchants_secret"
+)
+
+var faultTable = []Fault{
+	{faultAuthEmptyHeaderAccepted, AreaAuth, "defaults.md A check 1",
+		"A header sent with an empty value counts as present, so the request falls through to the later checks: an empty signature gets 401 Invalid signature, an empty key 401 Invalid credentials, instead of 400 Missing headers."},
+	{faultAuthMissingHeaders401, AreaAuth, "defaults.md A check 1; interface §7",
+		"Missing headers is answered 401 instead of 400 (label unchanged)."},
+	{faultAuthMissingHeaderLabel, AreaAuth, "defaults.md A check 1; interface §7",
+		`Missing headers is answered with the label "Missing header" (status 400 unchanged).`},
+	{faultAuthFutureTimestampAccepted, AreaAuth, "defaults.md A check 2",
+		"Only timestamps in the past are checked against the 300 s tolerance: a timestamp any time in the future is accepted."},
+	{faultAuthOldTimestampAccepted, AreaAuth, "defaults.md A check 2",
+		"Only timestamps in the future are checked against the 300 s tolerance: a timestamp any time in the past is accepted."},
+	{faultAuthTolerance600s, AreaAuth, "defaults.md A check 2",
+		"The tolerance is 600 s instead of 300 s: a request 301 s to 600 s off is accepted."},
+	{faultAuthTolerance60s, AreaAuth, "defaults.md A check 2",
+		"The tolerance is 60 s instead of 300 s: a request 61 s to 300 s off (299 s, say) is refused with Request expired."},
+	{faultAuthTimestampMilliseconds, AreaAuth, "defaults.md A X-Service-Timestamp (whole seconds)",
+		"A timestamp in milliseconds (13 digits) is accepted, read as seconds divided by 1000."},
+	{faultAuthTimestampLenient, AreaAuth, "defaults.md A check 2 (base-10 integer)",
+		`The timestamp is parsed as a float: "1763805600.5" or "+1763805600" is accepted instead of Request expired.`},
+	{faultAuthDisabledKeyAccepted, AreaAuth, "defaults.md A check 3 (disabled)",
+		"A disabled key is accepted."},
+	{faultAuthOtherMerchantKeyAccepted, AreaAuth, "defaults.md A check 3 (another merchant)",
+		"A key of another merchant is accepted on this merchant's path (signed with its own secret)."},
+	{faultAuthUnknownKeyInvalidSignature, AreaAuth, "defaults.md A check 3 (unknown key)",
+		"An unknown key is answered 401 Invalid signature instead of Invalid credentials."},
+	{faultAuthUppercaseSignatureRefused, AreaAuth, "defaults.md A check 4 (upper-case hex accepted)",
+		"The signature is compared as a lower-case string: the right signature in upper-case hex gets 401 Invalid signature."},
+	{faultAuthMethodNotSigned, AreaAuth, "defaults.md A string to sign <METHOD>",
+		"The method is left out of the string to sign: a correctly signed request is refused, one signed without the method accepted."},
+	{faultAuthQueryNotSigned, AreaAuth, "defaults.md A string to sign <request target> (?query)",
+		"The request target is signed without its ?query: a correctly signed request with a query is refused, one signed without the query accepted."},
+	{faultAuthTargetDecoded, AreaAuth, "defaults.md A string to sign <request target> (percent-encoding kept)",
+		"The request target is percent-decoded before it is signed: a correctly signed request with %XX in its path or query is refused, one signed decoded accepted."},
+	{faultAuthBodyReserialised, AreaAuth, "defaults.md A string to sign <raw body>",
+		"The body is decoded and re-encoded (compact, keys sorted) before it is signed: a correctly signed body with spaces or another key order is refused."},
+	{faultAuthTimestampNotSigned, AreaAuth, "defaults.md A string to sign <timestamp>",
+		"The timestamp is left out of the string to sign: a correctly signed request is refused, one signed without the timestamp accepted."},
+	{faultAuthSignaturePrefixCompared, AreaAuth, "defaults.md A check 4 (equal to the expected HMAC)",
+		"Only the first 16 hex characters of the signature are compared: a signature right in those and wrong after is accepted."},
+	{faultAuthSignatureBeforeCredentials, AreaAuth, "defaults.md A check order (3 before 4)",
+		"The signature is checked before the credentials: a disabled key with a bad signature gets Invalid signature instead of Invalid credentials."},
+	{faultAuthCredentialsBeforeTimestamp, AreaAuth, "defaults.md A check order (2 before 3)",
+		"The credentials are checked before the timestamp: an unknown key with an expired timestamp gets Invalid credentials instead of Request expired."},
+	{faultAuthTimestampBeforeHeaders, AreaAuth, "defaults.md A check order (1 before 2)",
+		"The timestamp is checked before the headers' presence: a request without a key and with an expired timestamp gets 401 Request expired instead of 400 Missing headers."},
+	{faultAuthJSONBeforeSignature, AreaAuth, "defaults.md A check 5 (only now is the body read as JSON)",
+		"The body is parsed as JSON before the signature is checked: invalid JSON with a bad signature gets 400 instead of 401 Invalid signature."},
+	{faultAuthErrorStatusCodeMismatch, AreaAuth, "defaults.md A error body (status_code same as the HTTP status)",
+		"Every error body says status_code 400, whatever the HTTP status (401, 404, 413, …)."},
+	{faultAuthErrorExtraKey, AreaAuth, "defaults.md A error body (exactly status_code and message)",
+		`Every error body carries an extra key "error" with the HTTP status text.`},
+	{faultAuthErrorTextPlain, AreaAuth, "interface §4 (all bodies are JSON, application/json)",
+		"Error responses are sent with Content-Type text/plain (the body is still the JSON text)."},
+	{faultAuthNonJSONAccepted, AreaAuth, "defaults.md A check 5 (not JSON)",
+		"On the check endpoint, a signed body that is not JSON (or is empty) is answered 200 Authenticated."},
+	{faultAuthNonObjectAccepted, AreaAuth, "defaults.md A check 5 (not an object); interface §4.1",
+		"On the check endpoint, a signed JSON value that is not an object (array, string, number, null) is answered 200 Authenticated."},
+	{faultAuthInvalidJSON500, AreaAuth, "defaults.md A (no client input may produce a 5xx)",
+		"On the check endpoint, a signed body that is not valid JSON is answered 500 Internal error instead of 400."},
+	{faultAuthNoBodyLimit, AreaAuth, "defaults.md A (body over 1 MiB refused with 413)",
+		"There is no 1 MiB limit (64 MiB instead): a correctly signed body over 1 MiB is accepted."},
+	{faultAuthBodyLimit512K, AreaAuth, "defaults.md A (body over 1 MiB refused with 413)",
+		"The body limit is 512 KiB: a body of 1 MiB or less but over 512 KiB is refused with 413."},
+	{faultAuthCheckExtraKey, AreaAuth, "interface §2.1 and §4.1 (status_code and message)",
+		`The 200 body of the check endpoint carries an extra key "merchant_id".`},
+
+	{faultEnvelopeExtraField, AreaEnvelope, "interface §2.2; defaults.md C (exactly section 2.2)",
+		`The envelope carries an extra field "merchant_id".`},
+	{faultEnvelopeRoutingMissing, AreaEnvelope, "interface §2.2 routing",
+		"The envelope has no routing field."},
+	{faultEnvelopeSenderNull, AreaEnvelope, "interface §2.2 sender",
+		"The envelope's sender is null."},
+	{faultEnvelopeStatusLowercase, AreaEnvelope, "interface §2.2 status; §3 (PENDIENTE)",
+		`The envelope status is "pendiente" instead of "PENDIENTE".`},
+	{faultEnvelopeTitleCollapsed, AreaEnvelope, "interface §2.2 title (echoed)",
+		"The envelope title has its whitespace collapsed and trimmed instead of being echoed as sent."},
+	{faultEnvelopeTitleTruncated, AreaEnvelope, "interface §2.2 title (echoed)",
+		"The envelope title is cut at 255 characters."},
+	{faultEnvelopeTitleASCII, AreaEnvelope, "interface §2.2 title (echoed)",
+		"Characters of the envelope title outside ASCII are replaced by '?'."},
+	{faultEnvelopeRecipientsRequestOrder, AreaEnvelope, "defaults.md C recipients ordered signer_1, signer_2, …",
+		"The recipients keep the order of the request's signers instead of signer_1, signer_2, …"},
+	{faultEnvelopeRecipientStatusUpper, AreaEnvelope, "interface §2.2 recipients status; §3 (pending)",
+		`Each recipient's status is "PENDING" instead of "pending".`},
+	{faultEnvelopeDocumentsFrom1, AreaEnvelope, "interface §2.2 documents key (document_<index> from 0)",
+		"Document keys start at document_1 instead of document_0."},
+	{faultEnvelopeDocumentTitleIsName, AreaEnvelope, "defaults.md C documents (each with the template's title)",
+		"Each document's title is the template's name (contrato_arriendo) instead of its title."},
+	{faultEnvelopeCreatedAtNoMillis, AreaEnvelope, "interface §2.2 created_at (with milliseconds)",
+		"created_at has no fraction of a second (2026-11-22T10:00:00Z)."},
+	{faultEnvelopeCreatedAtOffset, AreaEnvelope, "interface §2.2 created_at (UTC)",
+		"created_at is written in the -03:00 offset (the same instant, not UTC)."},
+	{faultEnvelopeCreatedAtPast, AreaEnvelope, "interface §2.2 created_at (the time of creation)",
+		"created_at is one hour before the contract was created."},
+	{faultEnvelopeSignatureIDNotUUID, AreaEnvelope, "interface §2.2 signature_id (UUID format)",
+		`signature_id is "sig_" and 32 hex digits, unique but not a UUID (the notification carries the same id).`},
+	{faultEnvelopeSignatureIDReused, AreaEnvelope, "defaults.md C signature_id (a new UUID)",
+		"Every contract gets the same signature_id (the notification carries the same id)."},
+	{faultEnvelopeRoutingIgnored, AreaEnvelope, "defaults.md C routing (parallel or sequential)",
+		`A requested routing "sequential" is ignored: the envelope says "parallel".`},
+	{faultEnvelopeHTTP200, AreaEnvelope, "interface §4.2 success (201)",
+		"A created contract is answered HTTP 200 with status_code 200 instead of 201."},
+	{faultEnvelopeStatusCode200, AreaEnvelope, "interface §4.2 success (body status_code 201)",
+		"A created contract is answered HTTP 201 with a body status_code 200."},
+	{faultEnvelopeMessageMissing, AreaEnvelope, "interface §4.2 success (message); defaults.md C",
+		"The create response has no message."},
+	{faultEnvelopeSenderEmailInvalid, AreaEnvelope, "interface §2.2 sender email (e-mail format)",
+		`The sender's e-mail is written with " at " instead of "@".`},
+
+	{faultValidationUnknownDataKey, AreaValidation, "defaults.md C data (an unknown key is refused)",
+		"A data key the templates do not have is accepted (201)."},
+	{faultValidationMissingDataKey, AreaValidation, "defaults.md C data (every key must be present)",
+		"A missing data key is accepted (201)."},
+	{faultValidationMissingSigner, AreaValidation, "defaults.md C signers (exactly the templates' keys)",
+		"A missing signer is accepted (201, one recipient fewer)."},
+	{faultValidationDuplicateSigner, AreaValidation, "defaults.md C signers (each once)",
+		"A signer listed twice is accepted (201, the recipient twice)."},
+	{faultValidationUnknownSigner, AreaValidation, "defaults.md C signers (exactly the templates' keys)",
+		"A signer key the templates do not have is accepted (201, an extra recipient)."},
+	{faultValidationInvalidEmail, AreaValidation, "defaults.md C (invalid email for signer_N)",
+		"A signer e-mail that is not an e-mail address is accepted (201)."},
+	{faultValidationUnknownDocument, AreaValidation, "defaults.md C documents (template names assigned by the service)",
+		"An unknown document name is accepted (201, titled with its name)."},
+	{faultValidationMissingTitle, AreaValidation, "defaults.md C (title is required)",
+		`A request without a title is accepted (201, titled "Sin título").`},
+	{faultValidationWrongType500, AreaValidation, "defaults.md A (no client input may produce a 5xx)",
+		"A field of the wrong JSON type (a title that is a number, signers that is an object, …) is answered 500 Internal error instead of 400."},
+	{faultValidationMessagesReworded, AreaValidation, "defaults.md C refusal messages (@reference)",
+		`The refusal messages are reworded ("title missing" instead of "title is required", "data key missing: x" instead of "missing data key: x", …); status 400 unchanged.`},
+	{faultValidationRoutingUnchecked, AreaValidation, "defaults.md C routing (parallel or sequential)",
+		`Any routing is accepted and echoed ("mixed", say).`},
+
+	{faultNotificationImmediate, AreaNotification, "interface §6.2 (about 500 ms); defaults.md D",
+		"The demo notification is sent at once (0 ms) instead of about 500 ms after the 201."},
+	{faultNotificationLate, AreaNotification, "interface §6.2 (about 500 ms); defaults.md D",
+		"The demo notification is sent 2 s after the 201 instead of about 500 ms."},
+	{faultNotificationTwice, AreaNotification, "defaults.md D (exactly one notification)",
+		"A demo title gets two notifications, two distinct events with the same state."},
+	{faultNotificationNever, AreaNotification, "interface §6.2",
+		"No demo notification is ever sent."},
+	{faultNotificationRedelivered, AreaNotification, "defaults.md B delivery (a 2xx is success)",
+		"A notification answered 2xx is delivered again, with the same event_id, 2 s later."},
+	{faultNotificationContentTypeText, AreaNotification, "defaults.md B (Content-Type application/json)",
+		"Notifications are sent with Content-Type text/plain."},
+	{faultNotificationWrongMerchantID, AreaNotification, "defaults.md B merchant_id",
+		`merchant_id is "other_" and the merchant's id (the body is still signed as sent).`},
+	{faultNotificationWrongType, AreaNotification, "defaults.md B type",
+		`type is "signature.updated" instead of "signature.status".`},
+	{faultNotificationTitleCollapsed, AreaNotification, "defaults.md B title",
+		"The notification's title has its whitespace collapsed and trimmed."},
+	{faultNotificationCreatedAtOffset, AreaNotification, "defaults.md B created_at (UTC)",
+		"The notification's created_at is written in the -03:00 offset."},
+	{faultNotificationCreatedAtNoMillis, AreaNotification, "defaults.md B created_at (milliseconds)",
+		"The notification's created_at has no fraction of a second."},
+	{faultNotificationTimestampStale, AreaNotification, "defaults.md B t (Unix seconds of sending)",
+		"The signature header's t is 250 s in the past (still inside a receiver's 300 s tolerance; v1 matches it)."},
+	{faultNotificationTimestampMillis, AreaNotification, "defaults.md B t (Unix seconds)",
+		"The signature header's t is in milliseconds (v1 is computed over that t)."},
+	{faultNotificationNoRetry, AreaNotification, "defaults.md B delivery (retries)",
+		"A notification that is not answered 2xx is never retried."},
+	{faultNotificationRetryNewEventID, AreaNotification, "defaults.md B event_id (the same on every retry)",
+		"Each retry of a notification carries a new event_id."},
+	{faultNotificationRetryImmediate, AreaNotification, "defaults.md B delivery (retry after 1 s, 2 s, …)",
+		"A notification that is not answered 2xx is retried at once instead of after the schedule's wait."},
+	{faultNotificationEventIDReused, AreaNotification, "defaults.md B event_id (unique per event)",
+		"Every notification carries the same event_id."},
+	{faultNotificationEventIDEmpty, AreaNotification, "defaults.md B event_id",
+		"event_id is the empty string."},
+	{faultNotificationNonDemoTitle, AreaNotification, "defaults.md D (any other title gets no demo notification)",
+		"A title without a demo prefix gets a CREATED notification."},
+	{faultNotificationPrefixCaseless, AreaNotification, "defaults.md D (case-sensitive)",
+		`Demo prefixes match in any case: "demo_signed x" gets a SIGNED notification.`},
+	{faultNotificationPrefixAnywhere, AreaNotification, "defaults.md D (at the very first character)",
+		`Demo prefixes match anywhere in the title: "x DEMO_SIGNED" gets a SIGNED notification.`},
+	{faultNotificationWrongState, AreaNotification, "interface §6.2 (DEMO_BOUNCED sends BOUNCED)",
+		"DEMO_BOUNCED sends a REJECTED notification."},
+	{faultNotificationDocumentURLAlways, AreaNotification, "defaults.md B (document_url only with SIGNED)",
+		"Every notification carries a document_url, whatever its state."},
+	{faultNotificationDocumentURLMissing, AreaNotification, "interface §6.2 rule 3 (SIGNED includes document_url)",
+		"A SIGNED notification carries no document_url."},
+	{faultNotificationDocumentURL404, AreaNotification, "defaults.md D (the document_url really opens)",
+		"The document_url of a SIGNED notification lacks its .pdf suffix, so it answers 404."},
+	{faultNotificationReasonMissing, AreaNotification, "interface §6.2 rule 4 (BOUNCED, REJECTED, CANCELED include reason)",
+		"BOUNCED, REJECTED and CANCELED notifications carry no reason."},
+	{faultNotificationReasonOnSigned, AreaNotification, "defaults.md B (reason only with BOUNCED, REJECTED, CANCELED)",
+		"A SIGNED notification carries a reason."},
+	{faultNotificationNullKeys, AreaNotification, "defaults.md B (absent keys, never null)",
+		"Keys with no value for the state (document_url, reason) are sent as null."},
+	{faultNotificationSignatureIDMismatch, AreaNotification, "defaults.md B signature_id (equals data.signature_id)",
+		"The notification's signature_id is a new UUID, not the one of the create response."},
+	{faultNotificationDemoFalse, AreaNotification, "defaults.md B demo",
+		"A demo notification says demo false."},
+	{faultNotificationExtraField, AreaNotification, "defaults.md B payload",
+		`The notification carries an extra field "environment".`},
+	{faultNotificationSignedBodyDiffers, AreaNotification, "defaults.md B v1 (over the raw body)",
+		"v1 is computed over the compact body but the body is sent indented: the bytes sent differ from the bytes signed."},
+	{faultNotificationWrongSecret, AreaNotification, "defaults.md B v1 (webhook secret)",
+		"v1 is computed with another secret than the merchant's webhook secret."},
+	{faultNotificationSignatureUppercase, AreaNotification, "defaults.md B v1 (lowercase hex)",
+		"v1 is written in upper-case hex (it still decodes to the right MAC)."},
+	{faultNotificationSignatureHeaderName, AreaNotification, "interface §5; defaults.md B (X-Service-Signature)",
+		"The signature is sent in the header X-Webhook-Signature instead of the profile's."},
+}
+
+// verifierFaults change how a request is verified; any of them swaps the
+// authentication middleware for faultyAuth.
+var verifierFaults = []string{
+	faultAuthEmptyHeaderAccepted, faultAuthMissingHeaders401, faultAuthMissingHeaderLabel,
+	faultAuthFutureTimestampAccepted, faultAuthOldTimestampAccepted, faultAuthTolerance600s, faultAuthTolerance60s,
+	faultAuthTimestampMilliseconds, faultAuthTimestampLenient, faultAuthDisabledKeyAccepted,
+	faultAuthOtherMerchantKeyAccepted, faultAuthUnknownKeyInvalidSignature, faultAuthUppercaseSignatureRefused,
+	faultAuthMethodNotSigned, faultAuthQueryNotSigned, faultAuthTargetDecoded, faultAuthBodyReserialised,
+	faultAuthTimestampNotSigned, faultAuthSignaturePrefixCompared, faultAuthSignatureBeforeCredentials,
+	faultAuthCredentialsBeforeTimestamp, faultAuthTimestampBeforeHeaders, faultAuthJSONBeforeSignature,
+}
+
+// Faults returns every known fault, sorted by area, then name.
+func Faults() []Fault {
+	out := append([]Fault(nil), faultTable...)
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Area != out[j].Area {
+			return out[i].Area < out[j].Area
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
+}
+
+// faultSet holds the names of the faults switched on and of their areas;
+// it is nil when none is, so that every check costs a nil-map lookup.
+type faultSet map[string]bool
+
+func (f faultSet) has(name string) bool { return f[name] }
+
+// fault tells whether the named fault is switched on.
+func (s *Server) fault(name string) bool { return s.faultOn[name] }
+
+// openFaults checks Server.Faults and switches them on.
+func (s *Server) openFaults() error {
+	s.faultOn = nil
+	known := map[string]string{}
+	for _, f := range faultTable {
+		known[f.Name] = f.Area
+	}
+	var on []string
+	for _, name := range s.Faults {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		area, ok := known[name]
+		if !ok {
+			if near := closestFaults(name, 3); len(near) > 0 {
+				return fmt.Errorf("reference server: %w %q; did you mean %s?", ErrUnknownFault, name, strings.Join(near, ", "))
+			}
+			return fmt.Errorf("reference server: %w %q", ErrUnknownFault, name)
+		}
+		if s.faultOn == nil {
+			s.faultOn = faultSet{}
+		}
+		if !s.faultOn[name] {
+			s.faultOn[name], s.faultOn[area] = true, true
+			on = append(on, name)
+		}
+	}
+	if s.faultOn == nil {
+		return nil
+	}
+	switch {
+	case s.fault(faultAuthNoBodyLimit):
+		s.MaxBody = faultyMaxBody
+	case s.fault(faultAuthBodyLimit512K):
+		s.MaxBody = faultySmallMaxBody
+	}
+	s.Logger.Warn("this reference server is DELIBERATELY FAULTY: it breaks the rules of these faults on purpose; never use it as a reference", "faults", strings.Join(on, ","))
+	return nil
+}
+
+// closestFaults returns up to n known names closest to name: those that
+// contain it or that it contains first, then by edit distance.
+func closestFaults(name string, n int) []string {
+	type cand struct {
+		name string
+		d    int
+	}
+	var cs []cand
+	for _, f := range faultTable {
+		d := editDistance(name, f.Name)
+		if strings.Contains(f.Name, name) || strings.Contains(name, f.Name) {
+			d = 0
+		}
+		if d <= max(3, len(f.Name)/3) {
+			cs = append(cs, cand{f.Name, d})
+		}
+	}
+	sort.Slice(cs, func(i, j int) bool {
+		if cs[i].d != cs[j].d {
+			return cs[i].d < cs[j].d
+		}
+		return cs[i].name < cs[j].name
+	})
+	var out []string
+	for i := 0; i < len(cs) && i < n; i++ {
+		out = append(out, cs[i].name)
+	}
+	return out
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// ---- auth: the verifier ----
+
+// faultAuth returns auth unchanged unless a fault changes verification;
+// then it returns faultyAuth, so that a correct server never runs this code.
+func (s *Server) faultAuth(auth echo.MiddlewareFunc) echo.MiddlewareFunc {
+	for _, f := range verifierFaults {
+		if s.fault(f) {
+			return s.faultyAuth
+		}
+	}
+	return auth
+}
+
+// faultyAuth is Auth with the verifier faults: checks 1 to 4 of defaults.md
+// A (and check 5 when it is moved), each one switchable, in an order the
+// faults may change. The HMAC is the root package's, under a profile whose
+// string to sign the faults may have cut.
+func (s *Server) faultyAuth(next echo.HandlerFunc) echo.HandlerFunc {
+	signing := s.faultSigningProfile()
+	return func(c echo.Context) error {
+		r := c.Request()
+		p := s.Profile
+		now := s.Now()
+		a, headerErr := p.RequestAuthFrom(r.Header)
+		var (
+			cred     firmakit.Credential
+			credDone bool
+			body     []byte
+			bodyRead bool
+		)
+		read := func() error {
+			if bodyRead {
+				return nil
+			}
+			b, err := readBody(c.Response(), r, s.MaxBody)
+			if err != nil {
+				return err
+			}
+			body, bodyRead = b, true
+			c.Set(string(bodyKey), body)
+			return nil
+		}
+		steps := []struct {
+			name string
+			run  func() error
+		}{
+			{"headers", func() error {
+				if headerErr == nil || (s.fault(faultAuthEmptyHeaderAccepted) && headersPresent(r.Header, p)) {
+					return nil
+				}
+				api := &APIError{Status: http.StatusBadRequest, Message: firmakit.ErrMissingHeaders.Error(), Err: headerErr}
+				if s.fault(faultAuthMissingHeaders401) {
+					api.Status = http.StatusUnauthorized
+				}
+				if s.fault(faultAuthMissingHeaderLabel) {
+					api.Message = "Missing header"
+				}
+				return api
+			}},
+			{"timestamp", func() error {
+				if err := s.faultyTimestamp(a.Timestamp, now); err != nil {
+					return authError(err)
+				}
+				return nil
+			}},
+			{"credentials", func() error {
+				cr, ok := s.Config.Credential(a.KeyID)
+				switch {
+				case !ok && s.fault(faultAuthUnknownKeyInvalidSignature):
+					return authError(fmt.Errorf("%w: unknown key", firmakit.ErrInvalidSignature))
+				case !ok:
+					return authError(fmt.Errorf("%w: unknown key", firmakit.ErrInvalidCredentials))
+				case cr.Disabled && !s.fault(faultAuthDisabledKeyAccepted):
+					return authError(fmt.Errorf("%w: key is disabled", firmakit.ErrInvalidCredentials))
+				case cr.MerchantID != c.Param("merchant_id") && !s.fault(faultAuthOtherMerchantKeyAccepted):
+					return authError(fmt.Errorf("%w: key belongs to another merchant", firmakit.ErrInvalidCredentials))
+				}
+				cred, credDone = cr, true
+				return nil
+			}},
+			{"signature", func() error {
+				if err := read(); err != nil {
+					return err
+				}
+				if s.fault(faultAuthJSONBeforeSignature) {
+					if _, err := jsonObject(c); err != nil {
+						return err
+					}
+				}
+				cr := cred
+				if !credDone { // the signature is checked before the credentials
+					var ok bool
+					if cr, ok = s.Config.Credential(a.KeyID); !ok {
+						return authError(fmt.Errorf("%w: no secret for an unknown key", firmakit.ErrInvalidSignature))
+					}
+				}
+				target := firmakit.RequestTarget(r)
+				if s.fault(faultAuthTargetDecoded) {
+					target = decodedTarget(target)
+				}
+				signed := body
+				if s.fault(faultAuthBodyReserialised) {
+					signed = reserialised(body)
+				}
+				want := signing.RequestSignature(cr.Secret, firmakit.RequestParts{
+					Timestamp: a.Timestamp, Method: r.Method, Target: target, KeyID: a.KeyID, Body: signed})
+				if !s.faultySameSignature(want, a.Signature) {
+					return authError(fmt.Errorf("%w: signature does not match the request", firmakit.ErrInvalidSignature))
+				}
+				return nil
+			}},
+		}
+		swap := func(x, y string) {
+			var i, j int
+			for k, st := range steps {
+				switch st.name {
+				case x:
+					i = k
+				case y:
+					j = k
+				}
+			}
+			steps[i], steps[j] = steps[j], steps[i]
+		}
+		if s.fault(faultAuthTimestampBeforeHeaders) {
+			swap("headers", "timestamp")
+		}
+		if s.fault(faultAuthCredentialsBeforeTimestamp) {
+			swap("timestamp", "credentials")
+		}
+		if s.fault(faultAuthSignatureBeforeCredentials) {
+			swap("credentials", "signature")
+		}
+		for _, st := range steps {
+			if err := st.run(); err != nil {
+				return err
+			}
+		}
+		c.Set(string(bodyKey), body)
+		c.Set(string(credentialKey), cred)
+		return next(c)
+	}
+}
+
+// headersPresent tells whether the three headers are sent, be their
+// values empty.
+func headersPresent(h http.Header, p *firmakit.Profile) bool {
+	for _, name := range []string{p.Request.KeyHeader, p.Request.TimestampHeader, p.Request.SignatureHeader} {
+		if len(h.Values(name)) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// faultyTimestamp is check 2 with the timestamp faults; nil when it passes.
+func (s *Server) faultyTimestamp(ts string, now time.Time) error {
+	tol := s.Profile.Request.Tolerance
+	switch {
+	case s.fault(faultAuthTolerance600s):
+		tol = 600 * time.Second
+	case s.fault(faultAuthTolerance60s):
+		tol = 60 * time.Second
+	}
+	sec, ok := int64(0), ts != "" && len(ts) <= 18
+	for i := 0; ok && i < len(ts); i++ {
+		ok = '0' <= ts[i] && ts[i] <= '9'
+	}
+	if ok {
+		sec, _ = strconv.ParseInt(ts, 10, 64)
+	} else if s.fault(faultAuthTimestampLenient) {
+		f, err := strconv.ParseFloat(strings.TrimSpace(ts), 64)
+		if ok = err == nil && !math.IsNaN(f) && math.Abs(f) < 1e17; ok {
+			sec = int64(f)
+		}
+	}
+	if !ok {
+		return fmt.Errorf("%w: timestamp %q is not a Unix time in seconds", firmakit.ErrExpired, clipString(ts, 40))
+	}
+	if s.fault(faultAuthTimestampMilliseconds) && sec >= 1e11 {
+		sec /= 1000
+	}
+	skew, t := now.Unix()-sec, int64(tol/time.Second)
+	switch {
+	case skew > t && !s.fault(faultAuthOldTimestampAccepted):
+		return fmt.Errorf("%w: timestamp is %ds old (tolerance %ds)", firmakit.ErrExpired, skew, t)
+	case -skew > t && !s.fault(faultAuthFutureTimestampAccepted):
+		return fmt.Errorf("%w: timestamp is %ds in the future (tolerance %ds)", firmakit.ErrExpired, -skew, t)
+	}
+	return nil
+}
+
+// faultSigningProfile returns the profile with the parts the faults leave
+// out of the string to sign cut from it.
+func (s *Server) faultSigningProfile() *firmakit.Profile {
+	p := *s.Profile
+	p.Request.StringToSign = nil
+	for _, part := range s.Profile.Request.StringToSign {
+		switch {
+		case part == firmakit.PartMethod && s.fault(faultAuthMethodNotSigned),
+			part == firmakit.PartTimestamp && s.fault(faultAuthTimestampNotSigned):
+			continue
+		case part == firmakit.PartTarget && s.fault(faultAuthQueryNotSigned):
+			part = firmakit.PartPath
+		}
+		p.Request.StringToSign = append(p.Request.StringToSign, part)
+	}
+	return &p
+}
+
+// faultySameSignature compares the expected and the sent signature as
+// strings, in constant time, with the comparison faults.
+func (s *Server) faultySameSignature(want, got string) bool {
+	norm := func(x string) string {
+		switch strings.ToLower(s.Profile.Request.Encoding) {
+		case "hex":
+			if !s.fault(faultAuthUppercaseSignatureRefused) {
+				x = strings.ToLower(x)
+			}
+		default:
+			x = strings.TrimRight(x, "=")
+		}
+		return x
+	}
+	w, g := norm(want), norm(got)
+	if s.fault(faultAuthSignaturePrefixCompared) && len(w) >= 16 && len(g) >= 16 {
+		w, g = w[:16], g[:16]
+	}
+	return subtle.ConstantTimeCompare([]byte(w), []byte(g)) == 1
+}
+
+// decodedTarget percent-decodes a request target, path and query.
+func decodedTarget(target string) string {
+	path, query, hasQuery := strings.Cut(target, "?")
+	if p, err := url.PathUnescape(path); err == nil {
+		path = p
+	}
+	if q, err := url.QueryUnescape(query); err == nil {
+		query = q
+	}
+	if hasQuery {
+		return path + "?" + query
+	}
+	return path
+}
+
+// reserialised decodes a JSON body and encodes it again; a body that is
+// not JSON stays as it is.
+func reserialised(body []byte) []byte {
+	var v any
+	if json.Unmarshal(body, &v) != nil {
+		return body
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return body
+	}
+	return b
+}
+
+// ---- auth: bodies ----
+
+// faultErrorBody writes an error answer with the error-body faults and
+// tells whether it did; false leaves the correct answer to the caller.
+func (s *Server) faultErrorBody(c echo.Context, api *APIError) bool {
+	if !s.fault(faultAuthErrorStatusCodeMismatch) && !s.fault(faultAuthErrorExtraKey) && !s.fault(faultAuthErrorTextPlain) {
+		return false
+	}
+	code := api.Status
+	if s.fault(faultAuthErrorStatusCodeMismatch) {
+		code = http.StatusBadRequest
+	}
+	b, _ := json.Marshal(firmakit.APIResponse{StatusCode: code, Message: api.Message})
+	if s.fault(faultAuthErrorExtraKey) {
+		b = setMember(b, "error", http.StatusText(api.Status))
+	}
+	ct := echo.MIMEApplicationJSON
+	if s.fault(faultAuthErrorTextPlain) {
+		ct = echo.MIMETextPlainCharsetUTF8
+	}
+	_ = c.Blob(api.Status, ct, append(b, '\n'))
+	return true
+}
+
+// faultCheckBody gets the refusal of check 5 on the check endpoint and
+// returns it, nil when a fault accepts the body, or an internal error.
+func (s *Server) faultCheckBody(c echo.Context, err error) error {
+	var api *APIError
+	if s.faultOn == nil || !errors.As(err, &api) || api.Status != http.StatusBadRequest {
+		return err
+	}
+	valid := json.Valid(RequestBody(c))
+	switch {
+	case valid && s.fault(faultAuthNonObjectAccepted), !valid && s.fault(faultAuthNonJSONAccepted):
+		return nil
+	case !valid && s.fault(faultAuthInvalidJSON500):
+		return fmt.Errorf("check body: %s", api.Message) // not an *APIError: answered 500
+	}
+	return err
+}
+
+// faultCheckOK writes the 200 of the check endpoint with an extra key and
+// tells whether it did.
+func (s *Server) faultCheckOK(c echo.Context) bool {
+	if !s.fault(faultAuthCheckExtraKey) {
+		return false
+	}
+	b, _ := json.Marshal(firmakit.APIResponse{StatusCode: http.StatusOK, Message: "Authenticated"})
+	_ = c.JSONBlob(http.StatusOK, append(setMember(b, "merchant_id", c.Param("merchant_id")), '\n'))
+	return true
+}
+
+// ---- envelope ----
+
+// faultSignatureID gives env the signature_id of the identity faults,
+// before the envelope is stored and its notification scheduled, so that
+// the notification carries the same id.
+func (s *Server) faultSignatureID(env *firmakit.Envelope) {
+	switch {
+	case s.fault(faultEnvelopeSignatureIDNotUUID):
+		env.SignatureID = "sig_" + strings.ReplaceAll(uuid.NewString(), "-", "")
+	case s.fault(faultEnvelopeSignatureIDReused):
+		env.SignatureID = reusedID
+	}
+}
+
+// faultCreated writes the 201 of a created contract with the envelope
+// faults and tells whether it did. req is the validated request.
+func (s *Server) faultCreated(c echo.Context, env firmakit.Envelope, req firmakit.CreateSignatureRequest) (bool, error) {
+	if !s.fault(AreaEnvelope) {
+		return false, nil
+	}
+	e := env
+	e.Documents = append([]firmakit.Document(nil), env.Documents...)
+	e.Recipients = append([]firmakit.Recipient(nil), env.Recipients...)
+	if s.fault(faultEnvelopeStatusLowercase) {
+		e.Status = strings.ToLower(e.Status)
+	}
+	if s.fault(faultEnvelopeTitleCollapsed) {
+		e.Title = strings.Join(strings.Fields(e.Title), " ")
+	}
+	if r := []rune(e.Title); s.fault(faultEnvelopeTitleTruncated) && len(r) > faultyTitleLength {
+		e.Title = string(r[:faultyTitleLength])
+	}
+	if s.fault(faultEnvelopeTitleASCII) {
+		e.Title = strings.Map(func(r rune) rune {
+			if r >= utf8.RuneSelf {
+				return '?'
+			}
+			return r
+		}, e.Title)
+	}
+	for i := range e.Recipients {
+		if s.fault(faultEnvelopeRecipientStatusUpper) {
+			e.Recipients[i].Status = strings.ToUpper(e.Recipients[i].Status)
+		}
+	}
+	for i := range e.Documents {
+		if s.fault(faultEnvelopeDocumentsFrom1) {
+			e.Documents[i].Key = "document_" + strconv.Itoa(i+1)
+		}
+		if s.fault(faultEnvelopeDocumentTitleIsName) && i < len(req.Documents) {
+			e.Documents[i].Title = req.Documents[i]
+		}
+	}
+	e.CreatedAt = s.faultTime(e.CreatedAt, faultEnvelopeCreatedAtNoMillis, faultEnvelopeCreatedAtOffset)
+	if t, err := time.Parse(firmakit.TimeFormat, e.CreatedAt); err == nil && s.fault(faultEnvelopeCreatedAtPast) {
+		e.CreatedAt = firmakit.FormatTime(t.Add(-time.Hour))
+	}
+	if s.fault(faultEnvelopeRoutingIgnored) {
+		e.Routing = "parallel"
+	}
+	if s.fault(faultEnvelopeSenderEmailInvalid) {
+		e.Sender.Email = strings.Replace(e.Sender.Email, "@", " at ", 1)
+	}
+	status, code := http.StatusCreated, http.StatusCreated
+	if s.fault(faultEnvelopeHTTP200) {
+		status, code = http.StatusOK, http.StatusOK
+	}
+	if s.fault(faultEnvelopeStatusCode200) {
+		code = http.StatusOK
+	}
+	data, err := json.Marshal(e)
+	if err != nil {
+		return true, err
+	}
+	if s.fault(faultEnvelopeExtraField) {
+		data = setMember(data, "merchant_id", c.Param("merchant_id"))
+	}
+	if s.fault(faultEnvelopeRoutingMissing) {
+		data = dropMember(data, "routing")
+	}
+	if s.fault(faultEnvelopeSenderNull) {
+		data = setMember(data, "sender", nil)
+	}
+	b, _ := json.Marshal(firmakit.APIResponse{StatusCode: code, Message: "Signature request created"})
+	if s.fault(faultEnvelopeMessageMissing) {
+		b = dropMember(b, "message")
+	}
+	b = setMember(b, "data", json.RawMessage(data))
+	return true, c.JSONBlob(status, append(b, '\n'))
+}
+
+// faultTime rewrites a time in firmakit.TimeFormat without its
+// milliseconds, or in the -03:00 offset, when the named fault is on.
+func (s *Server) faultTime(v, noMillis, offset string) string {
+	t, err := time.Parse(firmakit.TimeFormat, v)
+	if err != nil {
+		return v
+	}
+	switch {
+	case s.fault(noMillis):
+		return t.UTC().Format("2006-01-02T15:04:05Z")
+	case s.fault(offset):
+		return t.In(time.FixedZone("", -3*3600)).Format("2006-01-02T15:04:05.000-07:00")
+	}
+	return v
+}
+
+// ---- validation ----
+
+// faultTitle is the title a request without one gets when the missing
+// title is accepted.
+const faultTitle = "Sin título"
+
+var rewordings = []struct{ from, to string }{
+	{"title is required", "title missing"},
+	{"unknown document: ", "document not found: "},
+	{"missing data key: ", "data key missing: "},
+	{"unknown data key: ", "data key not expected: "},
+	{"missing signer: ", "signer missing: "},
+	{"unknown signer: ", "signer not in the template: "},
+	{"signer listed twice: ", "duplicate signer: "},
+	{"invalid email for ", "email not valid for "},
+	{"routing must be parallel or sequential", "routing not supported"},
+}
+
+// faultValidation returns a create refusal as the validation faults change
+// it: reworded, or turned into an internal error for a wrong JSON type.
+func (s *Server) faultValidation(err error) error {
+	var api *APIError
+	if s.faultOn == nil || !errors.As(err, &api) {
+		return err
+	}
+	if s.fault(faultValidationWrongType500) && errors.Is(err, errWrongType) {
+		return fmt.Errorf("decode create request: %s", api.Message) // not an *APIError: answered 500
+	}
+	if s.fault(faultValidationMessagesReworded) {
+		for _, r := range rewordings {
+			if rest, ok := strings.CutPrefix(api.Message, r.from); ok {
+				return &APIError{Status: api.Status, Message: r.to + rest, Err: api.Err}
+			}
+		}
+	}
+	return err
+}
+
+// ---- notification ----
+
+// demoState is firmakit.DemoState with the faults on how a title is read.
+func (s *Server) demoState(title string) (firmakit.State, bool) {
+	st, ok := firmakit.DemoState(title)
+	if s.faultOn == nil {
+		return st, ok
+	}
+	for _, x := range firmakit.States {
+		p := x.DemoPrefix()
+		switch {
+		case ok:
+		case s.fault(faultNotificationPrefixCaseless) && len(title) >= len(p) && strings.EqualFold(title[:len(p)], p),
+			s.fault(faultNotificationPrefixAnywhere) && strings.Contains(title, p):
+			st, ok = x, true
+		}
+	}
+	if !ok && s.fault(faultNotificationNonDemoTitle) {
+		st, ok = firmakit.StateCreated, true
+	}
+	if ok && st == firmakit.StateBounced && s.fault(faultNotificationWrongState) {
+		st = firmakit.StateRejected
+	}
+	return st, ok
+}
+
+// faultDemoDelay returns the wait before a demo notification.
+func (s *Server) faultDemoDelay(d time.Duration) time.Duration {
+	switch {
+	case s.fault(faultNotificationImmediate):
+		return 0
+	case s.fault(faultNotificationLate):
+		return faultyLateDelay
+	}
+	return d
+}
+
+// faultNotification changes the fields of a demo notification before it
+// is encoded (and so before it is signed).
+func (s *Server) faultNotification(n *firmakit.Notification, env firmakit.Envelope) {
+	if s.faultOn == nil {
+		return
+	}
+	if s.fault(faultNotificationWrongMerchantID) {
+		n.MerchantID = "other_" + n.MerchantID
+	}
+	if s.fault(faultNotificationWrongType) {
+		n.Type = "signature.updated"
+	}
+	if s.fault(faultNotificationTitleCollapsed) {
+		n.Title = strings.Join(strings.Fields(n.Title), " ")
+	}
+	n.CreatedAt = s.faultTime(n.CreatedAt, faultNotificationCreatedAtNoMillis, faultNotificationCreatedAtOffset)
+	switch {
+	case s.fault(faultNotificationEventIDReused):
+		n.EventID = reusedEventID
+	case s.fault(faultNotificationEventIDEmpty):
+		n.EventID = ""
+	}
+	if s.fault(faultNotificationSignatureIDMismatch) {
+		n.SignatureID = uuid.NewString()
+	}
+	switch {
+	case s.fault(faultNotificationDocumentURLAlways) && n.DocumentURL == "":
+		n.DocumentURL = s.PublicURL + "/demo/documents/" + env.SignatureID + ".pdf"
+	case s.fault(faultNotificationDocumentURLMissing):
+		n.DocumentURL = ""
+	case s.fault(faultNotificationDocumentURL404):
+		n.DocumentURL = strings.TrimSuffix(n.DocumentURL, ".pdf")
+	}
+	switch {
+	case s.fault(faultNotificationReasonMissing):
+		n.Reason = ""
+	case s.fault(faultNotificationReasonOnSigned) && n.Status == firmakit.StateSigned:
+		n.Reason = "Todos los firmantes firmaron el contrato (demo)"
+	}
+}
+
+// faultPayload changes an encoded notification where the Notification
+// type cannot: null keys, demo false, an extra field.
+func (s *Server) faultPayload(body []byte, n firmakit.Notification) []byte {
+	if s.faultOn == nil {
+		return body
+	}
+	f := s.Profile.Notification
+	if s.fault(faultNotificationNullKeys) {
+		if f.DocumentURL != "" && n.DocumentURL == "" {
+			body = setMember(body, f.DocumentURL, nil)
+		}
+		if f.Reason != "" && n.Reason == "" {
+			body = setMember(body, f.Reason, nil)
+		}
+	}
+	if s.fault(faultNotificationDemoFalse) && f.Demo != "" {
+		body = setMember(body, f.Demo, false)
+	}
+	if s.fault(faultNotificationExtraField) {
+		body = setMember(body, "environment", "sandbox")
+	}
+	return body
+}
+
+// faultDelivery changes one delivery attempt: its headers, its signature,
+// the bytes it sends. req is signed correctly when it is called.
+func (s *Server) faultDelivery(req *http.Request, dl *delivery) {
+	if s.faultOn == nil {
+		return
+	}
+	w := s.Profile.Webhook
+	if s.fault(faultNotificationContentTypeText) {
+		req.Header.Set("Content-Type", "text/plain; charset=utf-8")
+	}
+	now, secrets, resign := s.Now(), dl.secrets, false
+	if s.fault(faultNotificationTimestampStale) {
+		now, resign = now.Add(-faultyStaleSignature), true
+	}
+	if s.fault(faultNotificationTimestampMillis) {
+		// WebhookSignature writes t in seconds; a time of ms seconds writes ms.
+		now, resign = time.Unix(now.UnixMilli(), 0), true
+	}
+	if s.fault(faultNotificationWrongSecret) {
+		secrets, resign = []string{faultySecret}, true
+	}
+	if resign {
+		req.Header.Set(w.SignatureHeader, s.Profile.WebhookSignature(secrets, now, dl.body))
+	}
+	if s.fault(faultNotificationSignatureUppercase) {
+		items := strings.Split(req.Header.Get(w.SignatureHeader), ",")
+		for i, item := range items {
+			if k, v, _ := strings.Cut(item, "="); k == w.SignatureKey {
+				items[i] = k + "=" + strings.ToUpper(v)
+			}
+		}
+		req.Header.Set(w.SignatureHeader, strings.Join(items, ","))
+	}
+	if s.fault(faultNotificationSignedBodyDiffers) {
+		var b bytes.Buffer
+		if json.Indent(&b, dl.body, "", "  ") == nil {
+			sent := b.Bytes()
+			req.Body, req.ContentLength = io.NopCloser(bytes.NewReader(sent)), int64(len(sent))
+			req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(sent)), nil }
+		}
+	}
+	if s.fault(faultNotificationSignatureHeaderName) {
+		other := "X-Webhook-Signature"
+		if strings.EqualFold(other, w.SignatureHeader) {
+			other = "X-Signature"
+		}
+		v := req.Header.Get(w.SignatureHeader)
+		req.Header.Del(w.SignatureHeader)
+		req.Header.Set(other, v)
+	}
+}
+
+// faultRetry returns the wait before a retry, and gives the event a new
+// event_id under the retry fault. The dispatcher's lock is held.
+func (s *Server) faultRetry(dl *delivery, wait time.Duration) time.Duration {
+	if s.faultOn == nil {
+		return wait
+	}
+	if s.fault(faultNotificationRetryNewEventID) && dl.EventID != "" {
+		fresh := uuid.NewString()
+		dl.body = bytes.Replace(dl.body, []byte(`"`+dl.EventID+`"`), []byte(`"`+fresh+`"`), 1)
+		dl.Body, dl.EventID = string(dl.body), fresh
+	}
+	if s.fault(faultNotificationRetryImmediate) {
+		return 0
+	}
+	return wait
+}
+
+// faultRedeliver schedules a second delivery of an event that was just
+// answered 2xx, and tells whether it did; the delivery then stays pending
+// (and holds the dispatcher's wait group) until that attempt ends. The
+// dispatcher's lock is held.
+func (s *Server) faultRedeliver(d *dispatcher, dl *delivery) bool {
+	if !s.fault(faultNotificationRedelivered) || dl.redelivered || d.closing {
+		return false
+	}
+	dl.redelivered, dl.Outcome = true, OutcomePending
+	dl.timer = time.AfterFunc(faultyRedelivery, func() { d.attempt(dl, len(s.RetrySchedule)) })
+	return true
+}
+
+// ---- JSON objects, edited in place ----
+
+// setMember sets key to v in a JSON object, in place when the key is
+// there, else at the end; obj must be an object that encoding/json wrote.
+func setMember(obj []byte, key string, v any) []byte {
+	val, err := json.Marshal(v)
+	if err != nil {
+		return obj
+	}
+	ms := members(obj)
+	for i := range ms {
+		if ms[i].key == key {
+			ms[i].val = val
+			return joinMembers(ms)
+		}
+	}
+	return joinMembers(append(ms, member{key, val}))
+}
+
+// dropMember removes key from a JSON object.
+func dropMember(obj []byte, key string) []byte {
+	ms := members(obj)
+	out := ms[:0]
+	for _, m := range ms {
+		if m.key != key {
+			out = append(out, m)
+		}
+	}
+	return joinMembers(out)
+}
+
+type member struct {
+	key string
+	val json.RawMessage
+}
+
+// members splits a JSON object into its members, in order.
+func members(obj []byte) []member {
+	dec := json.NewDecoder(bytes.NewReader(obj))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	var ms []member
+	for dec.More() {
+		t, err := dec.Token()
+		k, ok := t.(string)
+		if err != nil || !ok {
+			return ms
+		}
+		var v json.RawMessage
+		if dec.Decode(&v) != nil {
+			return ms
+		}
+		ms = append(ms, member{k, v})
+	}
+	return ms
+}
+
+func joinMembers(ms []member) []byte {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, m := range ms {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(m.key)
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(m.val)
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
