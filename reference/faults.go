@@ -158,7 +158,7 @@ const (
 	faultyRedelivery     = 2 * time.Second
 	faultyLateDelay      = 2 * time.Second
 	faultyStaleSignature = 250 * time.Second
-	faultyTitleLength    = 255
+	faultyTitleLength    = 200
 	// reusedID is the example signature_id of defaults.md B, handed out for
 	// every contract, and reusedEventID the example event_id.
 	reusedID      = "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -243,7 +243,7 @@ var faultTable = []Fault{
 	{faultEnvelopeTitleCollapsed, AreaEnvelope, "interface §2.2 title (echoed)",
 		"The envelope title has its whitespace collapsed and trimmed instead of being echoed as sent."},
 	{faultEnvelopeTitleTruncated, AreaEnvelope, "interface §2.2 title (echoed)",
-		"The envelope title is cut at 255 characters."},
+		"The envelope title is cut at 200 characters."},
 	{faultEnvelopeTitleASCII, AreaEnvelope, "interface §2.2 title (echoed)",
 		"Characters of the envelope title outside ASCII are replaced by '?'."},
 	{faultEnvelopeRecipientsRequestOrder, AreaEnvelope, "defaults.md C recipients ordered signer_1, signer_2, …",

@@ -7,8 +7,9 @@ import (
 	"strings"
 )
 
-// pathStep is one step of a body path such as signers[1].email.
-var pathStep = regexp.MustCompile(`^([A-Za-z0-9_]+)(?:\[(\d+)\])?$`)
+// pathStep is one step of a body path such as signers[1].email; [+] as
+// the last step appends to the array.
+var pathStep = regexp.MustCompile(`^([A-Za-z0-9_]+)(?:\[(\d+|\+)\])?$`)
 
 // edit removes (remove true) or sets the value at path in a decoded JSON
 // value.
@@ -36,6 +37,14 @@ func edit(root any, path string, value any, remove bool) error {
 			}
 			cur = obj[m[1]]
 			continue
+		}
+		if m[2] == "+" {
+			arr, ok := obj[m[1]].([]any)
+			if !ok || !last || remove {
+				return fmt.Errorf("body path %q: [+] appends a value to an array", path)
+			}
+			obj[m[1]] = append(arr, value)
+			return nil
 		}
 		idx, _ := strconv.Atoi(m[2])
 		arr, ok := obj[m[1]].([]any)

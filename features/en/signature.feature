@@ -106,18 +106,18 @@ Feature: Create a signature request
     Then the response is a 400 naming the problem
 
     Examples:
-      | field            | value                   |
-      | documents        | ["x"]                   |
-      | documents        | "{template}"            |
-      | signers[0].email | "ana@"                  |
-      | signers[1].key   | "{signer-0}"            |
-      | signers[1].key   | "signer_99"             |
-      | data.montto      | "1"                     |
-      | routing          | "mixed"                 |
-      | title            | 42                      |
-      | title            | null                    |
-      | signers          | {}                      |
-      | data             | []                      |
+      | field            | value                                                                         |
+      | documents        | ["x"]                                                                         |
+      | documents        | "{template}"                                                                  |
+      | signers[0].email | "ana@"                                                                        |
+      | signers[+]       | {"key": "{signer-0}", "name": "Ana Pérez Ñuñez", "email": "otra@example.com"} |
+      | signers[+]       | {"key": "signer_99", "name": "Extra", "email": "extra@example.com"}           |
+      | data.montto      | "1"                                                                           |
+      | routing          | "mixed"                                                                       |
+      | title            | 42                                                                            |
+      | title            | null                                                                          |
+      | signers          | {}                                                                            |
+      | data             | []                                                                            |
 
   @SIG-VALIDATION-MISSING @reference
   Scenario Outline: the reference server names the missing part

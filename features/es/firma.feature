@@ -108,18 +108,18 @@ Característica: Crear una solicitud de firma
     Entonces la respuesta es un 400 que nombra el problema
 
     Ejemplos:
-      | field            | value                   |
-      | documents        | ["x"]                   |
-      | documents        | "{template}"            |
-      | signers[0].email | "ana@"                  |
-      | signers[1].key   | "{signer-0}"            |
-      | signers[1].key   | "signer_99"             |
-      | data.montto      | "1"                     |
-      | routing          | "mixed"                 |
-      | title            | 42                      |
-      | title            | null                    |
-      | signers          | {}                      |
-      | data             | []                      |
+      | field            | value                                                                         |
+      | documents        | ["x"]                                                                         |
+      | documents        | "{template}"                                                                  |
+      | signers[0].email | "ana@"                                                                        |
+      | signers[+]       | {"key": "{signer-0}", "name": "Ana Pérez Ñuñez", "email": "otra@example.com"} |
+      | signers[+]       | {"key": "signer_99", "name": "Extra", "email": "extra@example.com"}           |
+      | data.montto      | "1"                                                                           |
+      | routing          | "mixed"                                                                       |
+      | title            | 42                                                                            |
+      | title            | null                                                                          |
+      | signers          | {}                                                                            |
+      | data             | []                                                                            |
 
   @SIG-VALIDATION-MISSING @reference
   Esquema del escenario: el servidor de referencia nombra la parte que falta

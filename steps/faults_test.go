@@ -1,0 +1,122 @@
+package steps_test
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/firmakit/firmakit/features"
+	"github.com/firmakit/firmakit/receiver"
+	"github.com/firmakit/firmakit/reference"
+	"github.com/firmakit/firmakit/reports"
+	"github.com/firmakit/firmakit/steps"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// faultRuns is how many faulty servers the suite runs against at once:
+// the demo scenarios mostly wait, so runs overlap well.
+const faultRuns = 8
+
+// areaTags selects, for a fault's area, the scenarios of the feature
+// that covers it: a run of fewer scenarios can only catch less, so the
+// measure stays honest while the test stays short.
+func areaTags(t *testing.T) map[string]string {
+	scs, err := features.Scenarios(features.FS, "en")
+	require.NoError(t, err)
+	byFile := map[string][]string{}
+	for _, sc := range scs {
+		byFile[sc.File] = append(byFile[sc.File], "@"+sc.Requirement)
+	}
+	return map[string]string{
+		reference.AreaAuth:         strings.Join(byFile["verification.feature"], ","),
+		reference.AreaEnvelope:     strings.Join(byFile["signature.feature"], ","),
+		reference.AreaValidation:   strings.Join(byFile["signature.feature"], ","),
+		reference.AreaNotification: strings.Join(byFile["demo.feature"], ","),
+	}
+}
+
+// TestEveryFaultIsCaught measures the suite's power: the suite (in
+// English, the Spanish scenarios being the same; the feature of the
+// fault's area) runs against the reference server with each named fault
+// switched on, and must fail every time, with a failure (not merely an
+// inconclusive or incomplete run). Against no fault the whole suite must
+// pass: TestConformanceSuite.
+func TestEveryFaultIsCaught(t *testing.T) {
+	faults := reference.Faults()
+	require.GreaterOrEqual(t, len(faults), 40)
+	tags := areaTags(t)
+	type outcome struct {
+		verdict, detail string
+		by              []string
+		err             error
+	}
+	var mu sync.Mutex
+	outcomes := map[string]outcome{}
+	caughtBy := map[string][]string{}
+	// The runs mostly wait, so they go on side by side; each subtest
+	// below then judges its own.
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, faultRuns)
+	for _, f := range faults {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			o := outcome{}
+			rv := &receiver.Receiver{Addr: "127.0.0.1:0", DB: ":memory:"}
+			ref := &reference.Server{Addr: "127.0.0.1:0", Config: reference.DemoConfig(), Faults: []string{f.Name}}
+			if o.err = rv.Open(); o.err == nil {
+				defer rv.Close()
+				if o.err = ref.Config.SetWebhook("merchant_demo", rv.HookURL("merchant_demo")); o.err == nil {
+					if o.err = ref.Open(); o.err == nil {
+						defer ref.Close()
+						s := &steps.Suite{Target: steps.DemoTarget(ref.URL(), rv, true), Lang: "en", Tags: tags[f.Area], Randomize: -1, Concurrency: 32}
+						if _, o.err = s.Run(); o.err == nil {
+							o.verdict, o.detail = s.Verdict(), unpassed(s)
+							for _, r := range s.Results() {
+								if r.Status == reports.Failed {
+									o.by = append(o.by, r.Requirement)
+								}
+							}
+						}
+					}
+				}
+			}
+			mu.Lock()
+			outcomes[f.Name], caughtBy[f.Name] = o, o.by
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	for _, f := range faults {
+		t.Run(f.Name, func(t *testing.T) {
+			o := outcomes[f.Name]
+			require.NoError(t, o.err)
+			require.NotEmpty(t, tags[f.Area], "fault %s has area %q", f.Name, f.Area)
+			assert.Equal(t, reports.Failed, o.verdict, "fault %s (%s: %s) was not caught:\n%s", f.Name, f.Rule, f.Description, o.detail)
+		})
+	}
+	var lines []string
+	for name, by := range caughtBy {
+		lines = append(lines, fmt.Sprintf("%-45s %d failed: %s", name, len(by), strings.Join(uniqueSorted(by), " ")))
+	}
+	sort.Strings(lines)
+	t.Logf("%d faults, each caught by:\n%s", len(faults), strings.Join(lines, "\n"))
+}
+
+func uniqueSorted(s []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, v := range s {
+		if !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
