@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -35,29 +34,38 @@ func (rv *Receiver) routes() *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = rv.handleError
+	// Without a token, only loopback names (and the public URL's host)
+	// reach anything, hooks included.
+	e.Pre(rv.checkHost)
 	e.POST("/hooks/:channel", rv.handleHook)
 	e.GET("/healthz", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
 
-	// The token guards every route but the hooks; it is attached per route
-	// because a group middleware would turn 405s into 404s.
-	g := func(method, path string, h echo.HandlerFunc) { e.Add(method, path, h, rv.requireToken) }
-	g("GET", "/", rv.handleDashboard)
-	g("GET", "/assets/*", echo.WrapHandler(http.StripPrefix("/assets/", http.FileServer(http.FS(dashboardAssets())))))
-	g("GET", "/api/info", rv.handleInfo)
-	g("GET", "/api/stats", rv.handleStats)
-	g("GET", "/api/events", rv.handleList)
-	g("DELETE", "/api/events", rv.handleDeleteAll)
-	g("GET", "/api/events/wait", rv.handleWait)
-	g("GET", "/api/events/export", rv.handleExport)
-	g("GET", "/api/events/:id", rv.handleGet)
-	g("DELETE", "/api/events/:id", rv.handleDelete)
-	g("POST", "/api/events/:id/replay", rv.handleReplay)
-	g("GET", "/api/stream", rv.handleStream)
-	g("GET", "/api/channels/:channel/responses", rv.handleGetAnswer)
-	g("POST", "/api/channels/:channel/responses", rv.handleSetAnswer)
-	g("DELETE", "/api/channels/:channel/responses", rv.handleClearAnswer)
-	g("POST", "/api/contracts", rv.handleNoteContract)
-	g("POST", "/api/demo", rv.handleDemo)
+	// The token guards every route but the hooks; calls that change the
+	// receiver (and the stream, which a page could otherwise read from
+	// another site) refuse what a browser sends for another site's page.
+	// Both are attached per route because a group middleware would turn
+	// 405s into 404s.
+	read := func(method, path string, h echo.HandlerFunc) { e.Add(method, path, h, rv.requireToken) }
+	change := func(method, path string, h echo.HandlerFunc) {
+		e.Add(method, path, h, rv.refuseCrossSite, rv.requireToken)
+	}
+	read("GET", "/", rv.handleDashboard)
+	read("GET", "/assets/*", echo.WrapHandler(http.StripPrefix("/assets/", http.FileServer(http.FS(dashboardAssets())))))
+	read("GET", "/api/info", rv.handleInfo)
+	read("GET", "/api/stats", rv.handleStats)
+	read("GET", "/api/events", rv.handleList)
+	change("DELETE", "/api/events", rv.handleDeleteAll)
+	read("GET", "/api/events/wait", rv.handleWait)
+	read("GET", "/api/events/export", rv.handleExport)
+	read("GET", "/api/events/:id", rv.handleGet)
+	change("DELETE", "/api/events/:id", rv.handleDelete)
+	change("POST", "/api/events/:id/replay", rv.handleReplay)
+	change("GET", "/api/stream", rv.handleStream)
+	read("GET", "/api/channels/:channel/responses", rv.handleGetAnswer)
+	change("POST", "/api/channels/:channel/responses", rv.handleSetAnswer)
+	change("DELETE", "/api/channels/:channel/responses", rv.handleClearAnswer)
+	change("POST", "/api/contracts", rv.handleNoteContract)
+	change("POST", "/api/demo", rv.handleDemo)
 	return e
 }
 
@@ -81,33 +89,6 @@ func (rv *Receiver) handleError(err error, c echo.Context) {
 	_ = c.JSON(api.Status, map[string]string{"error": api.Message})
 }
 
-const tokenCookie = "firmakit_token"
-
-// requireToken guards the dashboard and the API when a token is set. The
-// token comes as a Bearer header, a ?token= query (which also sets a
-// cookie, so that the dashboard's own calls pass) or that cookie.
-func (rv *Receiver) requireToken(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		if rv.Token == "" {
-			return next(c)
-		}
-		given := strings.TrimPrefix(c.Request().Header.Get("Authorization"), "Bearer ")
-		if q := c.QueryParam("token"); q != "" {
-			given = q
-			c.SetCookie(&http.Cookie{Name: tokenCookie, Value: q, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
-		}
-		if given == "" {
-			if ck, err := c.Cookie(tokenCookie); err == nil {
-				given = ck.Value
-			}
-		}
-		if subtle.ConstantTimeCompare([]byte(given), []byte(rv.Token)) != 1 {
-			return apiError(http.StatusUnauthorized, "a token is required: open the dashboard with ?token=<token> or send Authorization: Bearer <token>")
-		}
-		return next(c)
-	}
-}
-
 func (rv *Receiver) handleDashboard(c echo.Context) error {
 	page, err := dashboardFS.ReadFile("dashboard/index.html")
 	if err != nil {
@@ -127,6 +108,8 @@ func (rv *Receiver) handleInfo(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{
 		"hooks_url": rv.PublicURL + "/hooks/{channel}", "strict": rv.Strict, "demo": rv.Demo != nil,
 		"channels_with_secrets": channels, "states": firmakit.States, "max_body": rv.MaxBody,
+		"max_events": rv.MaxEvents, "max_bytes": max(rv.MaxBytes, 0), "max_age": rv.MaxAge.String(),
+		"max_conns": rv.MaxConns, "idle_timeout": rv.IdleTimeout.String(), "dropped": rv.store.dropped.Load(),
 	})
 }
 
@@ -135,7 +118,8 @@ func (rv *Receiver) handleStats(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"count": n, "last_id": rv.store.last(), "subscribers": rv.hub.count()})
+	return c.JSON(http.StatusOK, map[string]any{"count": n, "last_id": rv.store.last(), "subscribers": rv.hub.count(),
+		"dropped": rv.store.dropped.Load(), "connections": rv.ln.Open(), "connections_evicted": rv.ln.Evicted()})
 }
 
 // filterFrom reads a Filter from the query; bad values are 400s that say
@@ -182,12 +166,12 @@ func (rv *Receiver) handleList(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	recs, err := rv.store.list(c.Request().Context(), f)
+	recs, truncated, err := rv.store.list(c.Request().Context(), f)
 	if err != nil {
 		return err
 	}
 	out := map[string]any{"events": recs, "count": len(recs)}
-	if len(recs) == f.Limit {
+	if len(recs) == f.Limit || truncated {
 		last := recs[len(recs)-1].ID
 		if f.Newest {
 			out["next"] = fmt.Sprintf("before=%d", last)
@@ -253,6 +237,7 @@ func (rv *Receiver) handleWait(c echo.Context) error {
 			return apiError(http.StatusBadRequest, "timeout must be a duration from 1ms to 5m, such as 2s")
 		}
 	}
+	rv.extend(c, timeout)
 	ctx, cancel := context.WithTimeout(c.Request().Context(), timeout)
 	defer cancel()
 	r, err := rv.Wait(ctx, f)
@@ -265,11 +250,15 @@ func (rv *Receiver) handleWait(c echo.Context) error {
 	return c.JSON(http.StatusOK, r)
 }
 
-// each pages through every stored record matching f, oldest first.
-func (rv *Receiver) each(ctx context.Context, f Filter, fn func(*Record) error) error {
+// each pages through every stored record matching f, oldest first; page,
+// when set, is called before each page.
+func (rv *Receiver) each(ctx context.Context, f Filter, page func(), fn func(*Record) error) error {
 	f.Newest, f.Limit = false, 500
 	for {
-		recs, err := rv.store.list(ctx, f)
+		if page != nil {
+			page()
+		}
+		recs, truncated, err := rv.store.list(ctx, f)
 		if err != nil {
 			return err
 		}
@@ -279,7 +268,7 @@ func (rv *Receiver) each(ctx context.Context, f Filter, fn func(*Record) error) 
 			}
 			f.AfterID = r.ID
 		}
-		if len(recs) < f.Limit {
+		if len(recs) < f.Limit && !truncated {
 			return nil
 		}
 	}
@@ -293,6 +282,8 @@ func (rv *Receiver) handleExport(c echo.Context) error {
 	format := c.QueryParam("format")
 	ctx := c.Request().Context()
 	w := c.Response()
+	// An export takes as long as it takes; each page has its own time.
+	page := func() { rv.extend(c, 0) }
 	switch format {
 	case "", "jsonl":
 		w.Header().Set("Content-Type", "application/x-ndjson")
@@ -300,7 +291,7 @@ func (rv *Receiver) handleExport(c echo.Context) error {
 		w.WriteHeader(http.StatusOK)
 		bw := bufio.NewWriter(w)
 		enc := json.NewEncoder(bw)
-		err = rv.each(ctx, f, func(r *Record) error { return enc.Encode(r) })
+		err = rv.each(ctx, f, page, func(r *Record) error { return enc.Encode(r) })
 		_ = bw.Flush()
 		return err
 	case "har":
@@ -310,7 +301,7 @@ func (rv *Receiver) handleExport(c echo.Context) error {
 		bw := bufio.NewWriter(w)
 		fmt.Fprint(bw, `{"log":{"version":"1.2","creator":{"name":"firmakit receiver","version":"1"},"entries":[`)
 		first := true
-		err = rv.each(ctx, f, func(r *Record) error {
+		err = rv.each(ctx, f, page, func(r *Record) error {
 			if !first {
 				bw.WriteByte(',')
 			}
@@ -378,6 +369,11 @@ func harEntry(r *Record, base string) map[string]any {
 var hopHeaders = map[string]bool{"Host": true, "Content-Length": true, "Connection": true, "Accept-Encoding": true,
 	"Transfer-Encoding": true, "Keep-Alive": true, "Te": true, "Trailer": true, "Upgrade": true}
 
+// replayClient sends replays. It follows no redirect: a replay goes only
+// to the URL its caller named, and a redirect is reported instead.
+var replayClient = &http.Client{Timeout: 10 * time.Second,
+	CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
 func (rv *Receiver) handleReplay(c echo.Context) error {
 	id, err := idParam(c)
 	if err != nil {
@@ -414,7 +410,7 @@ func (rv *Receiver) handleReplay(c echo.Context) error {
 		req.Header.Set(rv.Profile.Webhook.SignatureHeader, rv.Profile.WebhookSignature(in.Secrets, rv.Now(), r.Body))
 	}
 	start := time.Now()
-	resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
+	resp, err := replayClient.Do(req)
 	out := map[string]any{"latency_ms": float64(time.Since(start).Microseconds()) / 1000, "resigned": len(in.Secrets) > 0}
 	if err != nil {
 		out["error"] = err.Error()
@@ -423,33 +419,38 @@ func (rv *Receiver) handleReplay(c echo.Context) error {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	out["status"], out["body"] = resp.StatusCode, string(b)
+	if loc := resp.Header.Get("Location"); resp.StatusCode >= 300 && resp.StatusCode < 400 && loc != "" {
+		out["redirect"] = loc
+		out["note"] = "the redirect was not followed: replay again to that URL if it is meant"
+	}
 	return c.JSON(http.StatusOK, out)
 }
 
 func (rv *Receiver) handleGetAnswer(c echo.Context) error {
-	v, ok := rv.answers.Load(c.Param("channel"))
-	if !ok {
-		return c.JSON(http.StatusOK, map[string]any{"channel": c.Param("channel"), "rule": nil})
-	}
-	r := v.(*answerRule)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return c.JSON(http.StatusOK, map[string]any{"channel": c.Param("channel"), "rule": r})
+	all, rules := rv.answers.list(c.Param("channel"))
+	return c.JSON(http.StatusOK, map[string]any{"channel": c.Param("channel"), "rule": all, "rules": rules})
 }
 
 func (rv *Receiver) handleSetAnswer(c echo.Context) error {
 	var in struct {
-		Status *int   `json:"status"`
-		Delay  string `json:"delay"`
-		Count  int    `json:"count"`
+		Status      *int   `json:"status"`
+		Delay       string `json:"delay"`
+		Count       int    `json:"count"`
+		SignatureID string `json:"signature_id"`
 	}
 	dec := json.NewDecoder(io.LimitReader(c.Request().Body, 64<<10))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&in); err != nil {
-		return apiError(http.StatusBadRequest, `the body must be JSON: {"status": 500, "delay": "2s", "count": 3} (count 0: until cleared)`)
+		return apiError(http.StatusBadRequest, `the body must be JSON: {"status": 500, "delay": "2s", "count": 3, "signature_id": "optional: only this contract's notifications"} (count 0: until cleared)`)
 	}
-	if in.Status == nil || *in.Status < 100 || *in.Status > 599 {
+	if in.Status == nil {
 		return apiError(http.StatusBadRequest, "status must be an HTTP status from 100 to 599")
+	}
+	if err := validRule(c.Param("channel"), *in.Status, in.Count); err != nil {
+		return apiError(http.StatusBadRequest, err.Error())
+	}
+	if len(in.SignatureID) > 200 {
+		return apiError(http.StatusBadRequest, "signature_id must be at most 200 bytes")
 	}
 	var d time.Duration
 	if in.Delay != "" {
@@ -458,16 +459,18 @@ func (rv *Receiver) handleSetAnswer(c echo.Context) error {
 			return apiError(http.StatusBadRequest, "delay must be a duration from 0 to 1m, such as 2s")
 		}
 	}
-	if in.Count < 0 {
-		return apiError(http.StatusBadRequest, "count must be 0 (until cleared) or more")
+	rule := &answerRule{SignatureID: in.SignatureID, Status: *in.Status, Delay: in.Delay, Remaining: in.Count, delay: d}
+	if err := rv.answers.set(c.Param("channel"), rule); err != nil {
+		return apiError(http.StatusConflict, err.Error())
 	}
-	rule := &answerRule{Status: *in.Status, Delay: in.Delay, Remaining: in.Count, delay: d}
-	rv.answers.Store(c.Param("channel"), rule)
-	return c.JSON(http.StatusOK, map[string]any{"channel": c.Param("channel"), "rule": rule})
+	all, rules := rv.answers.list(c.Param("channel"))
+	return c.JSON(http.StatusOK, map[string]any{"channel": c.Param("channel"), "rule": all, "rules": rules})
 }
 
+// handleClearAnswer clears a channel's rules, or with ?signature_id= that
+// contract's only.
 func (rv *Receiver) handleClearAnswer(c echo.Context) error {
-	rv.answers.Delete(c.Param("channel"))
+	rv.answers.clear(c.Param("channel"), c.QueryParam("signature_id"))
 	return c.NoContent(http.StatusNoContent)
 }
 
@@ -504,8 +507,6 @@ func (rv *Receiver) handleDemo(c echo.Context) error {
 	return c.JSON(http.StatusCreated, env)
 }
 
-var upgrader = websocket.Upgrader{ReadBufferSize: 1024, WriteBufferSize: 16 << 10}
-
 // handleStream pushes records over a websocket: first every stored record
 // after ?after=ID, then each new one, with no gap and no duplicate. A
 // client that falls StreamBuffer records behind is closed with code 1013
@@ -515,6 +516,15 @@ func (rv *Receiver) handleStream(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	// Streams may take half the connections; the rest stay for hooks.
+	if rv.nstreams.Add(1) > int64(rv.MaxConns/2) {
+		rv.nstreams.Add(-1)
+		return apiError(http.StatusServiceUnavailable, fmt.Sprintf("too many streams open (%d); close one and reconnect", rv.MaxConns/2))
+	}
+	defer rv.nstreams.Add(-1)
+	upgrader := websocket.Upgrader{ReadBufferSize: 1024, WriteBufferSize: 16 << 10,
+		// refuseCrossSite has checked the Origin already.
+		CheckOrigin: func(r *http.Request) bool { o := r.Header.Get("Origin"); return o == "" || rv.ownOrigin(o, r.Host) }}
 	conn, err := upgrader.Upgrade(c.Response(), c.Request(), nil)
 	if err != nil {
 		return nil // the upgrader has answered
@@ -550,7 +560,7 @@ func (rv *Receiver) handleStream(c echo.Context) error {
 	}
 	// Backlog from storage; live records wait in the subscription.
 	if err := rv.each(c.Request().Context(), Filter{Channel: f.Channel, State: f.State, SignatureID: f.SignatureID,
-		EventID: f.EventID, Verdict: f.Verdict, AfterID: f.AfterID, Since: f.Since}, send); err != nil {
+		EventID: f.EventID, Verdict: f.Verdict, AfterID: f.AfterID, Since: f.Since}, nil, send); err != nil {
 		return nil
 	}
 
@@ -597,6 +607,7 @@ func (rv *Receiver) handleStream(c echo.Context) error {
 				_ = conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason), time.Now().Add(wait))
 				return nil
 			}
+			sub.took(r)
 			if err := send(r); err != nil {
 				return nil
 			}

@@ -1,6 +1,7 @@
 package receiver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -122,4 +123,32 @@ func (c *Client) Ping(ctx context.Context) error {
 		return fmt.Errorf("receiver %s did not answer", c.URL)
 	}
 	return err
+}
+
+// FailNext programs the remote receiver's answers as Receiver.FailNext
+// does: status instead of 200 to the next count notifications on channel
+// (count 0: until cleared), only to contract signatureID's when it is not
+// empty. It returns the receiver's refusal (a bad status or count, too
+// many rules) or the transport's error.
+func (c *Client) FailNext(ctx context.Context, channel, signatureID string, status, count int) error {
+	body, _ := json.Marshal(map[string]any{"status": status, "count": count, "signature_id": signatureID})
+	u := strings.TrimRight(c.URL, "/") + "/api/channels/" + url.PathEscape(channel) + "/responses"
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if c.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.Token)
+	}
+	resp, err := c.http().Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("receiver answered %d: %s", resp.StatusCode, strings.TrimSpace(string(b)))
+	}
+	return nil
 }

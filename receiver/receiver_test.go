@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -66,6 +65,43 @@ func post(t testing.TB, rv *receiver.Receiver, channel string, body []byte, sig 
 
 func signedPost(t testing.TB, rv *receiver.Receiver, channel string, body []byte) (int, map[string]any) {
 	return post(t, rv, channel, body, profile.WebhookSignature([]string{"whsec_test_demo"}, time.Now(), body))
+}
+
+// trySignedPost posts a signed notification and reports what went wrong,
+// for goroutines, which must not stop the test themselves.
+func trySignedPost(rv *receiver.Receiver, channel string, body []byte) error {
+	req, _ := http.NewRequest("POST", rv.URL()+"/hooks/"+channel, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Service-Signature", profile.WebhookSignature([]string{"whsec_test_demo"}, time.Now(), body))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		return fmt.Errorf("answered %d: %s", resp.StatusCode, b)
+	}
+	return nil
+}
+
+// receiverStats is the body of GET /api/stats.
+type receiverStats struct {
+	Count, LastID, Dropped int64
+	Subscribers            int
+	Connections            int
+}
+
+// stats reads GET /api/stats; it does not stop the test, so conditions
+// polled in another goroutine may call it.
+func stats(rv *receiver.Receiver) (receiverStats, error) {
+	var st receiverStats
+	resp, err := http.Get(rv.URL() + "/api/stats")
+	if err != nil {
+		return st, err
+	}
+	defer resp.Body.Close()
+	return st, json.NewDecoder(resp.Body).Decode(&st)
 }
 
 func getJSON(t testing.TB, url string, out any) int {
@@ -231,16 +267,31 @@ func TestWait(t *testing.T) {
 	r, err := rv.Wait(ctx, receiver.Filter{SignatureID: "sig-a"})
 	require.NoError(t, err)
 	assert.Equal(t, "e1", r.EventID)
-	// One that arrives during the call.
-	go func() {
-		time.Sleep(100 * time.Millisecond)
-		signedPost(t, rv, "merchant_demo", notification(firmakit.StateSigned, "e2", "sig-b"))
-	}()
+	// One that arrives during the call: posted once the call listens.
 	wctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
-	r, err = rv.Wait(wctx, receiver.Filter{SignatureID: "sig-b", State: "SIGNED"})
-	require.NoError(t, err)
-	assert.Equal(t, "e2", r.EventID)
+	type result struct {
+		r   *receiver.Record
+		err error
+	}
+	waited := make(chan result, 1)
+	go func() {
+		r, err := rv.Wait(wctx, receiver.Filter{SignatureID: "sig-b", State: "SIGNED"})
+		waited <- result{r, err}
+	}()
+	require.Eventually(t, func() bool {
+		st, err := stats(rv)
+		return err == nil && st.Subscribers == 1
+	}, 3*time.Second, 5*time.Millisecond)
+	select {
+	case res := <-waited:
+		t.Fatalf("Wait returned before the notification: %v, %v", res.r, res.err)
+	default:
+	}
+	signedPost(t, rv, "merchant_demo", notification(firmakit.StateSigned, "e2", "sig-b"))
+	res := <-waited
+	require.NoError(t, res.err)
+	assert.Equal(t, "e2", res.r.EventID)
 	// None.
 	tctx, cancel2 := context.WithTimeout(ctx, 50*time.Millisecond)
 	defer cancel2()
@@ -393,10 +444,17 @@ func TestRetention(t *testing.T) {
 	for i := 0; i < 6; i++ {
 		signedPost(t, rv, "merchant_demo", notification(firmakit.StateSigned, fmt.Sprint(i), "s"))
 	}
-	require.Eventually(t, func() bool { n, _ := rv.Count(context.Background()); return n == 3 }, 3*time.Second, 50*time.Millisecond)
+	// Applied with each commit: nothing over the limit once answered.
+	n, err := rv.Count(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, int64(3), n)
 	var list struct{ Events []receiver.Record }
 	getJSON(t, rv.URL()+"/api/events?order=asc", &list)
+	require.Len(t, list.Events, 3)
 	assert.Equal(t, int64(4), list.Events[0].ID, "the oldest go first")
+	var st struct{ Dropped int64 }
+	getJSON(t, rv.URL()+"/api/stats", &st)
+	assert.Equal(t, int64(3), st.Dropped, "and the drops are counted")
 }
 
 func TestToken(t *testing.T) {
@@ -460,15 +518,21 @@ func TestStreamResumesWithNoGapNoDuplicate(t *testing.T) {
 		signedPost(t, rv, "merchant_demo", notification(firmakit.StateSigned, fmt.Sprint(i), "s"))
 	}
 	c2 := dial(t, rv, "?after=4")
-	// Ingest during the catch-up as well.
+	// Ingest during the catch-up as well; failures are reported back.
+	sent := make(chan error, 1)
 	go func() {
 		for i := 8; i <= 30; i++ {
-			signedPost(t, rv, "merchant_demo", notification(firmakit.StateSigned, fmt.Sprint(i), "s"))
+			if err := trySignedPost(rv, "merchant_demo", notification(firmakit.StateSigned, fmt.Sprint(i), "s")); err != nil {
+				sent <- err
+				return
+			}
 		}
+		sent <- nil
 	}()
 	for want := int64(5); want <= 30; want++ {
 		assert.Equal(t, want, readRecord(t, c2).ID)
 	}
+	require.NoError(t, <-sent)
 	// Filters apply to the stream.
 	c3 := dial(t, rv, "?after=30&state=CANCELED")
 	signedPost(t, rv, "merchant_demo", notification(firmakit.StateSigned, "x", "s"))
@@ -585,8 +649,15 @@ func TestStreamPingsIdleClients(t *testing.T) {
 			t.Fatalf("ping %d did not come", i+1)
 		}
 	}
-	// Answered pings keep the stream open: a record still arrives.
-	time.Sleep(150 * time.Millisecond)
+	// Answered pings keep the stream open past three intervals, the read
+	// deadline a stream without pongs would hit: a record still arrives.
+	for i := 0; i < 6; i++ {
+		select {
+		case <-pings:
+		case <-time.After(2 * time.Second):
+			t.Fatalf("ping %d did not come", i+4)
+		}
+	}
 	st, _ := signedPost(t, rv, "merchant_demo", notification(firmakit.StateSigned, "after-pings", "s"))
 	require.Equal(t, 200, st)
 	select {
@@ -597,26 +668,56 @@ func TestStreamPingsIdleClients(t *testing.T) {
 	}
 }
 
-func TestRetentionByAgeAndSince(t *testing.T) {
-	var offset atomic.Int64
-	now := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
-	rv := MustOpenReceiver(t, func(r *receiver.Receiver) { r.MaxAge = time.Hour; r.Now = now })
-	signedPost(t, rv, "merchant_demo", notification(firmakit.StateSigned, "old", "s"))
-	offset.Store(int64(30 * time.Minute))
-	mid := now().UTC()
-	// Signed with the shifted clock, so the receiver's verdict stays valid.
-	body := notification(firmakit.StateSigned, "new", "s")
-	st, _ := post(t, rv, "merchant_demo", body, profile.WebhookSignature([]string{"whsec_test_demo"}, now(), body))
+// fakeClock is a receiver clock that moves only when told.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newFakeClock() *fakeClock { return &fakeClock{t: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)} }
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) Add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// postAt posts a notification signed at the fake clock's time, so that the
+// receiver's verdict is valid.
+func postAt(t *testing.T, rv *receiver.Receiver, clock *fakeClock, body []byte) {
+	t.Helper()
+	st, _ := post(t, rv, "merchant_demo", body, profile.WebhookSignature([]string{"whsec_test_demo"}, clock.Now(), body))
 	require.Equal(t, 200, st)
+}
+
+func TestRetentionByAgeAndSince(t *testing.T) {
+	clock := newFakeClock()
+	rv := MustOpenReceiver(t, func(r *receiver.Receiver) { r.MaxAge = time.Hour; r.Now = clock.Now })
+	postAt(t, rv, clock, notification(firmakit.StateSigned, "old", "s"))
+	clock.Add(30 * time.Minute)
+	mid := clock.Now()
+	postAt(t, rv, clock, notification(firmakit.StateSigned, "new", "s"))
 
 	var list struct{ Events []receiver.Record }
 	getJSON(t, rv.URL()+"/api/events?since="+mid.Format(time.RFC3339Nano), &list)
 	require.Len(t, list.Events, 1)
 	assert.Equal(t, "new", list.Events[0].EventID)
+	assert.Equal(t, mid, list.Events[0].ReceivedAt, "receive times come from the receiver's clock")
 
+	// 59 minutes on, both are within the hour.
+	clock.Add(29 * time.Minute)
+	receiver.RetentionPass(rv)
+	n, _ := rv.Count(context.Background())
+	assert.Equal(t, int64(2), n)
 	// 70 minutes on, the first is over an hour old and goes; the second stays.
-	offset.Store(int64(70 * time.Minute))
-	require.Eventually(t, func() bool { n, _ := rv.Count(context.Background()); return n == 1 }, 3*time.Second, 50*time.Millisecond)
+	clock.Add(11 * time.Minute)
+	receiver.RetentionPass(rv)
 	getJSON(t, rv.URL()+"/api/events", &list)
 	require.Len(t, list.Events, 1)
 	assert.Equal(t, "new", list.Events[0].EventID)

@@ -48,7 +48,11 @@ type Record struct {
 	// ContractCreatedAt is the created_at of the contract, when the
 	// receiver was told it (see Receiver.NoteContract).
 	ContractCreatedAt string `json:"contract_created_at,omitempty"`
-	Status            int    `json:"answer_status"`
+	// Status is the HTTP status the receiver answered: 200, a programmed
+	// answer (see Receiver.FailNext), 401 under Strict, 413 for a body
+	// over MaxBody. It tells a first attempt answered 503 from the retry
+	// answered 200.
+	Status int `json:"answer_status"`
 
 	// headerJSON is Header encoded for storage, in the request's goroutine
 	// rather than on the single writer.

@@ -6,7 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
+	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,6 +20,15 @@ import (
 
 // ErrNotFound is returned for a record id that is not stored.
 var ErrNotFound = errors.New("record not found")
+
+// ErrIncompatibleDatabase is returned by Open when the database file is not
+// a receiver's database of this version: not SQLite, tables with other
+// columns, or a newer schema. The receiver does not touch such a file.
+var ErrIncompatibleDatabase = errors.New("the database file is not a firmakit receiver database of this version")
+
+// schemaVersion is the receiver's schema, kept in the meta table; a file
+// with a greater one was written by a newer firmakit.
+const schemaVersion = 1
 
 const schema = `
 CREATE TABLE IF NOT EXISTS records (
@@ -50,30 +62,78 @@ CREATE TABLE IF NOT EXISTS contracts (
 	signature_id TEXT PRIMARY KEY,
 	created_at   TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS meta (
+	key   TEXT PRIMARY KEY,
+	value INTEGER NOT NULL
+);
+INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', 1), ('last_id', 0);
 `
+
+// tables are the columns of each table of the schema, for checking a file
+// made elsewhere.
+var tables = map[string][]string{
+	"records": {"id", "channel", "method", "path", "query", "headers", "body", "size", "body_dropped", "received_at",
+		"remote_addr", "verdict", "reason", "event_id", "signature_id", "state", "created_at", "duplicate", "status"},
+	"contracts": {"signature_id", "created_at"},
+	"meta":      {"key", "value"},
+}
+
+// listBytes bounds the bodies one list call holds in memory; a page of
+// large records is cut short there, and paging goes on after it.
+const listBytes = 32 << 20
 
 // store keeps records in SQLite. One goroutine writes, in batches: every
 // request waiting in the queue goes into one transaction, and each learns
 // its id only once that transaction is committed (group commit). Readers
 // use their own connections, which WAL lets run beside the writer.
+//
+// Retention (count, bytes, age) runs inside each commit's transaction, so
+// that no limit is exceeded once a notification is answered, and on a
+// periodic pass for records that age while nothing arrives.
 type store struct {
-	write *sql.DB
-	read  *sql.DB
-	queue chan *pending
-	done  chan struct{}
-	// published is called with each committed batch, in id order.
-	published func([]*Record)
+	storeConfig
+	write  *sql.DB
+	read   *sql.DB
+	queue  chan *pending
+	passes chan chan struct{}
+	done   chan struct{}
 
 	mu     sync.Mutex
 	closed bool
+	// lastID is the greatest id ever given, kept in the meta table too,
+	// so that ids are never reused after deletes and restarts.
 	lastID int64
 	// hasContracts is set once a contract is noted, so that commits skip
 	// the contract lookup until then.
 	hasContracts atomic.Bool
 
-	maxEvents int64
-	maxAge    time.Duration
+	// pageCost is what a byte of database page costs: in memory, each
+	// page is an allocation of the page and its header, which the
+	// allocator rounds up to the next power of two (a 4 KiB page takes
+	// 8 KiB), so a memory budget counts twice the page bytes.
+	pageCost int64
+	// floor is an id at or below which no record is left; count
+	// retention skips its delete while nothing is over the limit.
+	floor int64
+	// dropped counts records removed by retention; unlogged counts those
+	// not yet logged, lastLog when the last log line was written.
+	dropped  atomic.Int64
+	unlogged int64
+	lastLog  time.Time
+}
+
+// storeConfig is what a store is opened with.
+type storeConfig struct {
+	path      string
+	maxEvents int64         // records kept at most (0: no limit)
+	maxAge    time.Duration // age kept at most (0: no limit)
+	maxBytes  int64         // bytes the records' pages may take (0: no limit)
 	now       func() time.Time
+	log       *slog.Logger
+	// published is called with each committed batch, in id order.
+	published func([]*Record)
+	// every is how often the periodic retention pass runs.
+	every time.Duration
 }
 
 type pending struct {
@@ -81,9 +141,11 @@ type pending struct {
 	err chan error
 }
 
-// openStore opens (or creates) the database at path; ":memory:" keeps it
-// in memory for the life of the process.
-func openStore(path string, maxEvents int64, maxAge time.Duration, now func() time.Time, published func([]*Record)) (*store, error) {
+// openStore opens (or creates) the database at cfg.path; ":memory:" keeps
+// it in memory for the life of the process. A new file is created readable
+// by its owner only (SQLite gives its -wal and -shm files the same mode).
+func openStore(cfg storeConfig) (*store, error) {
+	path := cfg.path
 	memory := path == ":memory:"
 	pragmas := "_pragma=busy_timeout(10000)&_pragma=foreign_keys(on)"
 	var dsn string
@@ -92,8 +154,26 @@ func openStore(path string, maxEvents int64, maxAge time.Duration, now func() ti
 		// another, empty database.
 		dsn = "file::memory:?" + pragmas
 	} else {
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+		if err != nil {
+			return nil, fmt.Errorf("open database %s: %w", path, err)
+		}
+		f.Close()
 		dsn = "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + pragmas +
 			"&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)"
+	}
+	if !memory {
+		// Checked read-only first: opening for writing would already turn
+		// the file to WAL mode.
+		ro, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?mode=ro&"+pragmas)
+		if err != nil {
+			return nil, fmt.Errorf("open database %s: %w", path, err)
+		}
+		err = checkSchema(ro, path)
+		ro.Close()
+		if err != nil {
+			return nil, err
+		}
 	}
 	w, err := sql.Open("sqlite", dsn)
 	if err != nil {
@@ -112,9 +192,15 @@ func openStore(path string, maxEvents int64, maxAge time.Duration, now func() ti
 		}
 		r.SetMaxOpenConns(8)
 	}
-	s := &store{write: w, read: r, queue: make(chan *pending, 4096), done: make(chan struct{}),
-		published: published, maxEvents: maxEvents, maxAge: maxAge, now: now}
-	if err := w.QueryRow(`SELECT COALESCE(MAX(id), 0) FROM records`).Scan(&s.lastID); err != nil {
+	if cfg.every <= 0 {
+		cfg.every = time.Second
+	}
+	s := &store{storeConfig: cfg, write: w, read: r, queue: make(chan *pending, 4096),
+		passes: make(chan chan struct{}), done: make(chan struct{}), pageCost: 1}
+	if memory {
+		s.pageCost = 2
+	}
+	if err := w.QueryRow(`SELECT MAX(COALESCE((SELECT MAX(id) FROM records), 0), (SELECT value FROM meta WHERE key = 'last_id'))`).Scan(&s.lastID); err != nil {
 		s.closeDBs()
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
@@ -123,6 +209,59 @@ func openStore(path string, maxEvents int64, maxAge time.Duration, now func() ti
 	s.hasContracts.Store(contracts > 0)
 	go s.writer()
 	return s, nil
+}
+
+// checkSchema refuses a file that is not SQLite, has one of the receiver's
+// tables with other columns, or was written by a newer schema.
+func checkSchema(db *sql.DB, path string) error {
+	names := make([]string, 0, len(tables))
+	for t := range tables {
+		names = append(names, t)
+	}
+	slices.Sort(names)
+	for _, table := range names {
+		var got []string
+		rows, err := db.Query(`SELECT name FROM pragma_table_info(?)`, table)
+		if err == nil {
+			for rows.Next() {
+				var n string
+				if err = rows.Scan(&n); err != nil {
+					break
+				}
+				got = append(got, n)
+			}
+			if err == nil {
+				err = rows.Err()
+			}
+			rows.Close()
+		}
+		if err != nil {
+			var coded interface{ Code() int }
+			if errors.As(err, &coded) && (coded.Code()&0xff == 26 || coded.Code()&0xff == 11) { // SQLITE_NOTADB, SQLITE_CORRUPT
+				return fmt.Errorf("%w: %s is not a SQLite database (%v)", ErrIncompatibleDatabase, path, err)
+			}
+			return fmt.Errorf("open database %s: %w", path, err)
+		}
+		want := tables[table]
+		if len(got) > 0 && !sameSet(got, want) {
+			return fmt.Errorf("%w: in %s, table %s has the columns (%s), not the receiver's (%s)",
+				ErrIncompatibleDatabase, path, table, strings.Join(got, ", "), strings.Join(want, ", "))
+		}
+	}
+	var version int64
+	err := db.QueryRow(`SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&version)
+	if err == nil && version > schemaVersion {
+		return fmt.Errorf("%w: %s has schema version %d, written by a newer firmakit (this one reads version %d)",
+			ErrIncompatibleDatabase, path, version, schemaVersion)
+	}
+	return nil
+}
+
+func sameSet(a, b []string) bool {
+	x, y := slices.Clone(a), slices.Clone(b)
+	slices.Sort(x)
+	slices.Sort(y)
+	return slices.Equal(x, y)
 }
 
 func (s *store) closeDBs() {
@@ -153,7 +292,7 @@ const maxBatch = 512
 
 func (s *store) writer() {
 	defer close(s.done)
-	tick := time.NewTicker(time.Second)
+	tick := time.NewTicker(s.every)
 	defer tick.Stop()
 	for {
 		select {
@@ -176,8 +315,21 @@ func (s *store) writer() {
 			}
 			s.commit(batch)
 		case <-tick.C:
-			s.enforceRetention()
+			s.retentionPass()
+		case done := <-s.passes:
+			s.retentionPass()
+			close(done)
 		}
+	}
+}
+
+// passNow runs a retention pass on the writer and returns once it is done.
+func (s *store) passNow() {
+	done := make(chan struct{})
+	select {
+	case s.passes <- done:
+		<-done
+	case <-s.done:
 	}
 }
 
@@ -245,24 +397,136 @@ func (s *store) commitRecords(recs []*Record) error {
 			return fmt.Errorf("store: %w", err)
 		}
 	}
+	if _, err := tx.Exec(`UPDATE meta SET value = ? WHERE key = 'last_id'`, id); err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	dropped, err := s.retain(tx, id)
+	if err != nil {
+		return fmt.Errorf("store: retention: %w", err)
+	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("store: commit: %w", err)
 	}
 	s.mu.Lock()
 	s.lastID = id
 	s.mu.Unlock()
+	s.noteDropped(dropped)
 	return nil
 }
 
-// enforceRetention deletes what is over the limits; it runs on the writer
-// goroutine, so it never races an insert.
-func (s *store) enforceRetention() {
-	if s.maxEvents > 0 {
-		_, _ = s.write.Exec(`DELETE FROM records WHERE id <= ?`, s.last()-s.maxEvents)
+// execer is a transaction or the database.
+type execer interface {
+	Exec(query string, args ...any) (sql.Result, error)
+	Query(query string, args ...any) (*sql.Rows, error)
+	QueryRow(query string, args ...any) *sql.Row
+}
+
+// retain deletes what is over the limits, oldest first, and returns how
+// many records went. It runs on the writer goroutine (inside a commit or
+// on a pass), so it never races an insert; last is the last id given.
+func (s *store) retain(db execer, last int64) (int64, error) {
+	var dropped int64
+	del := func(q string, args ...any) error {
+		res, err := db.Exec(q, args...)
+		if err != nil {
+			return err
+		}
+		n, _ := res.RowsAffected()
+		dropped += n
+		return nil
+	}
+	if s.maxEvents > 0 && last-s.maxEvents > s.floor {
+		if err := del(`DELETE FROM records WHERE id <= ?`, last-s.maxEvents); err != nil {
+			return dropped, err
+		}
+		s.floor = last - s.maxEvents
 	}
 	if s.maxAge > 0 {
-		_, _ = s.write.Exec(`DELETE FROM records WHERE received_at < ?`, s.now().Add(-s.maxAge).UnixMicro())
+		if err := del(`DELETE FROM records WHERE received_at < ?`, s.now().Add(-s.maxAge).UnixMicro()); err != nil {
+			return dropped, err
+		}
 	}
+	if s.maxBytes > 0 {
+		// Down to 90% of the budget, so that the next commits do not each
+		// delete a little. The sizes are estimates (indexes and pages add
+		// to them), so measure again until under.
+		for range 8 {
+			used, err := bytesInUse(db)
+			if err != nil {
+				return dropped, err
+			}
+			used *= s.pageCost
+			if used <= s.maxBytes {
+				break
+			}
+			upTo, err := oldestWorth(db, (used-s.maxBytes*9/10)/s.pageCost)
+			if err != nil || upTo == 0 {
+				return dropped, err
+			}
+			if err := del(`DELETE FROM records WHERE id <= ?`, upTo); err != nil {
+				return dropped, err
+			}
+		}
+	}
+	return dropped, nil
+}
+
+// bytesInUse returns the bytes of the database's pages that hold data
+// (free pages are kept for reuse, not counted).
+func bytesInUse(db execer) (int64, error) {
+	var n int64
+	err := db.QueryRow(`SELECT (p.page_count - f.freelist_count) * s.page_size
+		FROM pragma_page_count() p, pragma_freelist_count() f, pragma_page_size() s`).Scan(&n)
+	return n, err
+}
+
+// oldestWorth returns the id up to which the oldest records add up to at
+// least need bytes, or 0 when there are none.
+func oldestWorth(db execer, need int64) (int64, error) {
+	rows, err := db.Query(`SELECT id, COALESCE(length(body), 0) + length(headers) + 256 FROM records ORDER BY id`)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	var id, sum int64
+	for sum < need && rows.Next() {
+		var n int64
+		if err := rows.Scan(&id, &n); err != nil {
+			return 0, err
+		}
+		sum += n
+	}
+	return id, rows.Err()
+}
+
+// retentionPass applies the limits outside a commit: records age while
+// nothing arrives.
+func (s *store) retentionPass() {
+	dropped, err := s.retain(s.write, s.last())
+	if err != nil {
+		s.log.Error("retention pass failed", "err", err)
+	}
+	s.noteDropped(dropped)
+}
+
+// noteDropped counts records removed by retention and says so in the log:
+// at once the first time, then at most every 10 s, with the count since.
+func (s *store) noteDropped(n int64) {
+	if n > 0 {
+		s.dropped.Add(n)
+		s.unlogged += n
+	}
+	if s.unlogged == 0 {
+		return
+	}
+	now := s.now()
+	if !s.lastLog.IsZero() && now.Sub(s.lastLog) < 10*time.Second && now.After(s.lastLog) {
+		return
+	}
+	s.log.Warn("oldest records dropped to stay within the receiver's limits",
+		"dropped", s.unlogged, "dropped_total", s.dropped.Load(),
+		"max_events", s.maxEvents, "max_bytes", s.maxBytes, "max_age", s.maxAge.String())
+	s.unlogged, s.lastLog = 0, now
 }
 
 func (s *store) close() {
@@ -308,7 +572,9 @@ func (s *store) get(ctx context.Context, id int64) (*Record, error) {
 	return r, err
 }
 
-func (s *store) list(ctx context.Context, f Filter) ([]*Record, error) {
+// list returns the records matching f, up to f.Limit of them; truncated
+// tells that it stopped early, at listBytes of bodies, with more to come.
+func (s *store) list(ctx context.Context, f Filter) (recs []*Record, truncated bool, err error) {
 	var where []string
 	var args []any
 	add := func(cond string, v any) { where = append(where, cond); args = append(args, v) }
@@ -352,18 +618,23 @@ func (s *store) list(ctx context.Context, f Filter) ([]*Record, error) {
 	args = append(args, f.Limit)
 	rows, err := s.read.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	defer rows.Close()
 	out := []*Record{}
+	var size int
 	for rows.Next() {
+		if size >= listBytes {
+			return out, true, nil
+		}
 		r, err := scanRecord(rows)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		out = append(out, r)
+		size += len(r.Body)
 	}
-	return out, rows.Err()
+	return out, false, rows.Err()
 }
 
 // last returns the id of the last committed record.

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
@@ -22,7 +24,9 @@ func (m *Main) receiverFlags(fs *flag.FlagSet, defaultAddr, defaultDB, publicURL
 	maxBody := fs.Int64("max-body", receiver.DefaultMaxBody, "largest body kept, in bytes; larger ones get 413")
 	maxEvents := fs.Int64("max-events", receiver.DefaultMaxEvents, "records kept at most (0: no limit)")
 	maxAge := fs.Duration("max-age", 0, "age of records kept at most, e.g. 72h (0: no limit)")
-	publicURL := fs.String(publicURLFlag, "", "URL senders reach the receiver at; default its own address")
+	maxBytes := fs.Int64("max-bytes", 0, fmt.Sprintf("bytes the stored records may take; past it the oldest are dropped (0: %d MiB with --db :memory:, no limit with a file)", receiver.DefaultMaxMemory>>20))
+	maxConns := fs.Int("max-conns", receiver.DefaultMaxConns, "connections held at once; past it the one idle the longest is closed")
+	publicURL := fs.String(publicURLFlag, "", "URL senders reach the receiver at; default its own address. Its host is also allowed as Host")
 	return func() (*receiver.Receiver, error) {
 		p, err := sh.profile()
 		if err != nil {
@@ -36,12 +40,31 @@ func (m *Main) receiverFlags(fs *flag.FlagSet, defaultAddr, defaultDB, publicURL
 		if err != nil {
 			return nil, err
 		}
-		if *maxBody <= 0 || *maxEvents < 0 || *maxAge < 0 {
-			return nil, usageError("--max-body must be positive, --max-events and --max-age not negative")
+		if *maxBody <= 0 || *maxEvents < 0 || *maxAge < 0 || *maxBytes < 0 || *maxConns < 1 {
+			return nil, usageError("--max-body and --max-conns must be positive, --max-events, --max-age and --max-bytes not negative")
+		}
+		if *publicURL != "" {
+			if u, err := url.Parse(*publicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				return nil, usageError("--%s %q is not an http(s) URL", publicURLFlag, *publicURL)
+			}
 		}
 		return &receiver.Receiver{Addr: *addr, DB: *db, Profile: p, Secrets: sec, Strict: *strict, Token: *token,
-			MaxBody: *maxBody, MaxEvents: *maxEvents, MaxAge: *maxAge, PublicURL: *publicURL, Logger: log}, nil
+			MaxBody: *maxBody, MaxEvents: *maxEvents, MaxAge: *maxAge, MaxBytes: *maxBytes, MaxConns: *maxConns,
+			PublicURL: *publicURL, Logger: log}, nil
 	}
+}
+
+// openReceiver opens rv; a database file that is not the receiver's is a
+// configuration error, with what to do about it.
+func openReceiver(rv *receiver.Receiver) error {
+	err := rv.Open()
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, receiver.ErrIncompatibleDatabase):
+		return usageError("%v; the receiver leaves that file alone: move it aside, or start with another --db (or --db :memory:)", err)
+	}
+	return &exitError{ExitUnreachable, err}
 }
 
 // parseSecrets reads channel=secret pairs; nil when none are given, so
@@ -85,8 +108,8 @@ func (m *Main) receiveCommand() command {
 				if err != nil {
 					return err
 				}
-				if err := rv.Open(); err != nil {
-					return &exitError{ExitUnreachable, err}
+				if err := openReceiver(rv); err != nil {
+					return err
 				}
 				dash := rv.URL() + "/"
 				if rv.Token != "" {

@@ -39,8 +39,8 @@ func (m *Main) upCommand() command {
 						rv.Secrets[mc.ID] = mc.WebhookSecrets
 					}
 				}
-				if err := rv.Open(); err != nil {
-					return &exitError{ExitUnreachable, err}
+				if err := openReceiver(rv); err != nil {
+					return err
 				}
 				defer rv.Close()
 				if err := ref.Config.SetWebhook("merchant_demo", rv.HookURL("merchant_demo")); err != nil {

@@ -25,7 +25,9 @@ import (
 
 // runReceiver measures the receiver, run as its own process on a
 // persistent database: ingest rate, stream delay with 50 clients, kill -9
-// durability, and list and wait latency with 100,000 stored records.
+// durability, and list and wait latency with 100,000 stored records; then
+// its bounds: peak memory of the in-memory receiver under 1 MiB bodies,
+// and idle connections.
 func runReceiver(args []string) error {
 	fs := flag.NewFlagSet("receiver", flag.ExitOnError)
 	bin := fs.String("bin", "bin/firmakit", "firmakit binary (make build)")
@@ -35,7 +37,11 @@ func runReceiver(args []string) error {
 	streamRate := fs.Int("rate", 1000, "notifications per second in the stream round")
 	streamFor := fs.Duration("stream", 10*time.Second, "length of the stream round")
 	fill := fs.Int("records", 100000, "records stored for the list and wait round")
-	only := fs.String("only", "", "run one round: ingest, stream, kill, large")
+	memFor := fs.Duration("memory", 20*time.Second, "length of the memory round (in-memory receiver, 1 MiB bodies)")
+	memSenders := fs.Int("memory-senders", 16, "concurrent senders in the memory round")
+	idleConns := fs.Int("idle-conns", 2000, "idle connections in the idle round")
+	idleWait := fs.Duration("idle-wait", 60*time.Second, "how long the idle round leaves them idle")
+	only := fs.String("only", "", "run one round: ingest, stream, kill, large, memory, idle")
 	_ = fs.Parse(args)
 	dir, err := os.MkdirTemp("", "firmakit-bench-")
 	if err != nil {
@@ -50,6 +56,8 @@ func runReceiver(args []string) error {
 		{"stream", func() error { return benchStream(*bin, dir, *clients, *streamRate, *streamFor) }},
 		{"kill", func() error { return benchKill(*bin, dir, *workers) }},
 		{"large", func() error { return benchLarge(*bin, dir, *fill, *workers) }},
+		{"memory", func() error { return benchMemory(*bin, *memFor, *memSenders) }},
+		{"idle", func() error { return benchIdle(*bin, *idleConns, *idleWait) }},
 	}
 	for _, r := range rounds {
 		if *only != "" && *only != r.name {

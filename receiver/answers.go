@@ -1,0 +1,184 @@
+package receiver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+)
+
+// maxRules bounds the programmed answers held at once, over all channels.
+const maxRules = 10000
+
+// ErrTooManyRules is returned when maxRules answer rules are already set.
+var ErrTooManyRules = errors.New("too many programmed answers; clear some with DELETE /api/channels/{channel}/responses")
+
+// answerRule is a programmed answer: to every notification of a channel,
+// or, with a SignatureID, only to those of that contract.
+type answerRule struct {
+	SignatureID string `json:"signature_id,omitempty"`
+	Status      int    `json:"status"`
+	Delay       string `json:"delay,omitempty"`
+	Remaining   int    `json:"remaining"` // 0: until cleared
+	delay       time.Duration
+}
+
+// answers holds the programmed answers of every channel.
+type answers struct {
+	mu sync.Mutex
+	n  int // rules held
+	ch map[string]*channelRules
+}
+
+type channelRules struct {
+	all   *answerRule            // for every notification of the channel
+	bySig map[string]*answerRule // for one contract's; they come first
+}
+
+func validRule(channel string, status, count int) error {
+	switch {
+	case channel == "" || len(channel) > 200:
+		return errors.New("the channel must be 1 to 200 bytes")
+	case status < 100 || status > 599:
+		return errors.New("status must be an HTTP status from 100 to 599")
+	case count < 0:
+		return errors.New("count must be 0 (until cleared) or more")
+	}
+	return nil
+}
+
+// set adds r to channel, in place of the rule for the same contract (or
+// the channel-wide one).
+func (a *answers) set(channel string, r *answerRule) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.ch == nil {
+		a.ch = map[string]*channelRules{}
+	}
+	cr := a.ch[channel]
+	if cr == nil {
+		cr = &channelRules{bySig: map[string]*answerRule{}}
+	}
+	replaces := (r.SignatureID == "" && cr.all != nil) || (r.SignatureID != "" && cr.bySig[r.SignatureID] != nil)
+	if !replaces {
+		if a.n >= maxRules {
+			return ErrTooManyRules
+		}
+		a.n++
+	}
+	if r.SignatureID == "" {
+		cr.all = r
+	} else {
+		cr.bySig[r.SignatureID] = r
+	}
+	a.ch[channel] = cr
+	return nil
+}
+
+// clear removes the rule of one contract, or with signatureID "" every
+// rule of the channel.
+func (a *answers) clear(channel, signatureID string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	cr := a.ch[channel]
+	if cr == nil {
+		return
+	}
+	if signatureID != "" {
+		if cr.bySig[signatureID] != nil {
+			delete(cr.bySig, signatureID)
+			a.n--
+		}
+	} else {
+		a.n -= len(cr.bySig)
+		if cr.all != nil {
+			a.n--
+		}
+		cr.all, cr.bySig = nil, map[string]*answerRule{}
+	}
+	if cr.all == nil && len(cr.bySig) == 0 {
+		delete(a.ch, channel)
+	}
+}
+
+// take returns the programmed status and delay for one notification of
+// channel about contract signatureID, if a rule applies, and counts it.
+// A contract's own rule wins over the channel's.
+func (a *answers) take(channel, signatureID string) (int, time.Duration, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	cr := a.ch[channel]
+	if cr == nil {
+		return 0, 0, false
+	}
+	r := cr.all
+	if sr := cr.bySig[signatureID]; signatureID != "" && sr != nil {
+		r = sr
+	}
+	if r == nil {
+		return 0, 0, false
+	}
+	if r.Remaining > 0 {
+		r.Remaining--
+		if r.Remaining == 0 {
+			if r == cr.all {
+				cr.all = nil
+			} else {
+				delete(cr.bySig, r.SignatureID)
+			}
+			a.n--
+			if cr.all == nil && len(cr.bySig) == 0 {
+				delete(a.ch, channel)
+			}
+		}
+	}
+	return r.Status, r.delay, true
+}
+
+// list returns copies of a channel's rules: the channel-wide one (or nil),
+// and every rule, the channel-wide one first, then by signature_id.
+func (a *answers) list(channel string) (*answerRule, []answerRule) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	rules := []answerRule{}
+	cr := a.ch[channel]
+	if cr == nil {
+		return nil, rules
+	}
+	var all *answerRule
+	if cr.all != nil {
+		c := *cr.all
+		all = &c
+		rules = append(rules, c)
+	}
+	start := len(rules)
+	for _, r := range cr.bySig {
+		rules = append(rules, *r)
+	}
+	sort.Slice(rules[start:], func(i, j int) bool { return rules[start+i].SignatureID < rules[start+j].SignatureID })
+	return all, rules
+}
+
+// FailNext makes the receiver answer status, instead of 200, to the next
+// count notifications on channel (count 0: until the rule is cleared with
+// DELETE /api/channels/{channel}/responses). With a signatureID, only the
+// notifications whose signature_id (the profile's correlation field) is
+// that one count, and other contracts on the channel are answered as
+// before; several contracts may have rules at once, and a contract's rule
+// wins over the channel's. The record of each notification keeps the
+// status answered (Record.Status). The answer comes after the record is
+// stored, as for any notification.
+//
+// It returns an error for a status outside 100-599, a negative count, a
+// channel that is empty or over 200 bytes, and ErrTooManyRules.
+func (rv *Receiver) FailNext(ctx context.Context, channel, signatureID string, status, count int) error {
+	if err := validRule(channel, status, count); err != nil {
+		return err
+	}
+	if len(signatureID) > 200 {
+		return fmt.Errorf("signature_id must be at most 200 bytes")
+	}
+	return rv.answers.set(channel, &answerRule{SignatureID: signatureID, Status: status, Remaining: count})
+}

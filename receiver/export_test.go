@@ -1,0 +1,15 @@
+package receiver
+
+import "time"
+
+// RetentionPass runs a retention pass now and returns once it is done, so
+// that tests of retention by age need not wait for the periodic one.
+func RetentionPass(rv *Receiver) { rv.store.passNow() }
+
+// SetServerTimeouts shortens the server's read and write timeouts for
+// receivers opened after the call; the returned function restores them.
+func SetServerTimeouts(read, write time.Duration) (restore func()) {
+	oldRead, oldWrite := readTimeout, writeTimeout
+	readTimeout, writeTimeout = read, write
+	return func() { readTimeout, writeTimeout = oldRead, oldWrite }
+}
