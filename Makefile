@@ -7,16 +7,23 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo deve
 DEBS    := chromium poppler-utils curl
 FUZZTIME ?= 30s
 
-.PHONY: build test deps lint bench bench-verify bench-load bench-demo bench-receiver bench-suite fuzz clean
+.PHONY: build test power deps lint bench bench-verify bench-load bench-demo bench-receiver bench-suite bench-verdict fuzz clean
 
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/firmakit
 
 # The test command of the README: installs what the tests need if it is
-# missing, then vet and the race-enabled tests of every package.
+# missing, then vet, the race-enabled tests of every package, and the
+# suite's power test (every named fault of the reference must fail the
+# suite), which runs the suite a hundred times and so runs without -race.
 test: deps
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
+	$(GO) test -count=1 -run 'TestEveryFaultIsCaught' ./steps
+
+# The suite's power alone, with every fault's verdict in the log.
+power:
+	$(GO) test -count=1 -v -run 'TestEveryFaultIsCaught' ./steps | grep -E 'faults, each|caught|^(ok|FAIL)|failed:'
 
 deps:
 	@missing=""; \
@@ -53,6 +60,12 @@ bench-receiver: build
 bench-suite: build
 	@$(BIN) certify | grep -E "firmakit:|wall time"
 	@$(BIN) certify --concurrency 1 --seed 0 | grep -E "firmakit:|wall time"
+
+# certify's verdict on a busy machine: 20 runs against the bundled
+# reference with four CPU-bound processes beside them (each must pass),
+# then runs against references with a timing fault (each must fail).
+bench-verdict: build
+	$(GO) run ./internal/bench verdict --bin $(BIN)
 
 fuzz:
 	$(GO) test -run - -fuzz FuzzParseWebhookHeader -fuzztime $(FUZZTIME) .

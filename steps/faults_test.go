@@ -1,3 +1,9 @@
+// The power test runs the suite about a hundred times; under the race
+// detector that takes minutes, so `make test` runs it on its own without
+// -race (the same steps run under -race in TestConformanceSuite).
+
+//go:build !race
+
 package steps_test
 
 import (
