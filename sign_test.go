@@ -30,6 +30,22 @@ func TestWebhookSignatureVector(t *testing.T) {
 	h := p.WebhookSignature([]string{"whsec_test_demo"}, time.Unix(1763805600, 0), body)
 	assert.Equal(t, "t=1763805600,v1=6b3109b2514634299a90bacf612edd491330a0a5ac29d801182f782f74cb6e16", h)
 	require.NoError(t, p.VerifyWebhook(h, body, []string{"whsec_test_demo"}, time.Unix(1763805600, 0)))
+	assert.Equal(t, h, p.WebhookSignatureAt([]string{"whsec_test_demo"}, "1763805600", body))
+}
+
+// TestWebhookSignatureAtAnyText: a timestamp that is not a Unix time is
+// signed as written, and verification still refuses it, for its form.
+func TestWebhookSignatureAtAnyText(t *testing.T) {
+	p := firmakit.BundledProfile()
+	body := []byte(`{"event_id":"e","status":"SIGNED"}`)
+	h := p.WebhookSignatureAt([]string{"whsec_test_demo"}, "soon", body)
+	require.True(t, strings.HasPrefix(h, "t=soon,v1="), h)
+	parsed, err := p.ParseWebhookHeader(h)
+	require.NoError(t, err)
+	assert.NotEqual(t, p.WebhookSignature([]string{"whsec_test_demo"}, time.Unix(1763805600, 0), body), h)
+	assert.NoError(t, p.CheckWebhookSignatureForm(parsed.Signatures[0]))
+	err = p.VerifyWebhook(h, body, []string{"whsec_test_demo"}, time.Unix(1763805600, 0))
+	assert.ErrorIs(t, err, firmakit.ErrExpired)
 }
 
 func lookup(key string) (firmakit.Credential, bool) {

@@ -10,9 +10,16 @@ import (
 // WebhookSignature returns the value of the webhook signature header for
 // body sent at t, with one signature entry per secret (rotation).
 func (p *Profile) WebhookSignature(secrets []string, t time.Time, body []byte) string {
+	return p.WebhookSignatureAt(secrets, strconv.FormatInt(t.Unix(), 10), body)
+}
+
+// WebhookSignatureAt is WebhookSignature with the timestamp written as
+// given, which need not be a Unix time. It is for checking receivers: a
+// header whose timestamp is not a number, signed over that very text,
+// must still be refused.
+func (p *Profile) WebhookSignatureAt(secrets []string, ts string, body []byte) string {
 	w := p.Webhook
 	m := cachedMAC(w.Hash, w.Encoding)
-	ts := strconv.FormatInt(t.Unix(), 10)
 	var b strings.Builder
 	b.WriteString(w.TimestampKey + "=" + ts)
 	for _, s := range secrets {
