@@ -1,13 +1,17 @@
-// Package features holds the conformance suite's Gherkin features, in
-// Spanish (es/) and English (en/), the interface document they trace to,
-// and the traceability of its rules to scenarios.
+// Package features holds firmakit's Gherkin features, in Spanish and
+// English, the documents they trace to, and the traceability of those
+// documents' rules to scenarios. There are two feature sets (see Sets):
+// the service's (es/, en/), run by firmakit certify against a service, and
+// the webhook endpoint's (webhook/es/, webhook/en/), run by firmakit
+// certify-webhook against a merchant's endpoint.
 package features
 
 import "embed"
 
-// FS holds es/*.feature, en/*.feature, the interface document, the
-// bundled profile (defaults.md) and the
+// FS holds both feature sets (es/, en/ and webhook/es/, webhook/en/), the
+// interface document, the bundled profile (defaults.md) and each set's
 // requirements map, embedded so that the binary needs no checkout.
 //
 //go:embed es/*.feature en/*.feature service-interface.md defaults.md requirements.yaml
+//go:embed webhook/es/*.feature webhook/en/*.feature webhook-requirements.yaml
 var FS embed.FS

@@ -142,6 +142,44 @@ func TestCheckFindsProblems(t *testing.T) {
 		{"a Spanish file not in Spanish", "es/demo.feature",
 			func(s string) string { return strings.Replace(s, "# language: es\n", "", 1) },
 			`es/demo.feature: Parser errors`},
+		{"a webhook example row only in English", "webhook/en/refusals.feature",
+			func(s string) string { return strings.Replace(s, "      | 86400   |\n", "", 1) },
+			"@WH-TIMESTAMP-OLD: examples differ"},
+		{"a webhook scenario only in Spanish", "webhook/en/notifications.feature",
+			func(s string) string { return s[:strings.Index(s, "  @WH-RAW-BYTES")] },
+			"@WH-RAW-BYTES is in webhook/es/notificaciones.feature but not in webhook/en"},
+		{"a webhook step only in English", "webhook/en/refusals.feature",
+			func(s string) string {
+				return strings.Replace(s, "    And it is sent without the signature header\n", "    And it is sent without the signature header\n    And it is signed with another secret\n", 1)
+			},
+			"@WH-HEADER-MISSING: es has 4 steps, en 5"},
+		{"a Spanish webhook file not in Spanish", "webhook/es/rechazos.feature",
+			func(s string) string { return strings.Replace(s, "# language: es\n", "", 1) },
+			`webhook/es/rechazos.feature: Parser errors`},
+		{"a webhook item without an entry", "webhook-requirements.yaml",
+			func(s string) string {
+				return strings.Replace(s, "  - ref: \"defaults §B bullet 5\"\n    scenarios: [WH-DUPLICATE]\n", "", 1)
+			},
+			`defaults §B bullet 5 has no entry in webhook-requirements.yaml: "` + "`event_id`" + ` is unique per event`},
+		{"a webhook scenario traced nowhere", "webhook-requirements.yaml",
+			func(s string) string { return strings.ReplaceAll(s, "WH-ROTATION", "WH-STATE") },
+			"@WH-ROTATION is not traced to any item of the interface or of the profile"},
+		{"a webhook item of the interface waived with a note", "webhook-requirements.yaml",
+			func(s string) string {
+				return strings.Replace(s, "  - ref: \"§6.1 paragraph 1\"\n    scenarios: [WH-STATE]\n", "  - ref: \"§6.1 paragraph 1\"\n    note: later\n", 1)
+			},
+			"§6.1 paragraph 1 has no scenario, but the interface shows it"},
+		{"a webhook item naming a service scenario that does not exist", "webhook-requirements.yaml",
+			func(s string) string { return strings.Replace(s, "[DEMO-FREE-TEXT]", "[DEMO-FREE-TEXTS]", 1) },
+			"webhook-requirements.yaml: §6.2 rule 1 names the service scenario @DEMO-FREE-TEXTS, which no service scenario carries"},
+		{"service scenarios named in the service's own requirements", "requirements.yaml",
+			func(s string) string {
+				return strings.Replace(s, "  - ref: \"§6.2 rule 4\"\n", "  - ref: \"§6.2 rule 4\"\n    service_scenarios: [DEMO-REASON]\n", 1)
+			},
+			"requirements.yaml: §6.2 rule 4: service_scenarios is for the other feature sets"},
+		{"a requirement tag in both sets", "webhook/es/rechazos.feature",
+			func(s string) string { return strings.ReplaceAll(s, "@WH-WRONG-SECRET", "@AUTH-WRONG-SECRET") },
+			"@AUTH-WRONG-SECRET is in webhook/es/rechazos.feature but not in webhook/en"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			errs := features.Check(mutate(t, tc.file, tc.change))
@@ -152,6 +190,64 @@ func TestCheckFindsProblems(t *testing.T) {
 			assert.Contains(t, strings.Join(all, "\n"), tc.want)
 		})
 	}
+}
+
+// TestCheckFindsATagOfBothSets: a requirement tag may name the scenarios
+// of one feature set only, so that a report never mixes the two.
+func TestCheckFindsATagOfBothSets(t *testing.T) {
+	rename := func(s string) string { return strings.ReplaceAll(s, "WH-WRONG-SECRET", "AUTH-WRONG-SECRET") }
+	fsys := mutate(t, "webhook/es/rechazos.feature", rename)
+	m := fsys.(fstest.MapFS)
+	for _, name := range []string{"webhook/en/refusals.feature", "webhook-requirements.yaml"} {
+		m[name] = &fstest.MapFile{Data: []byte(rename(string(m[name].Data)))}
+	}
+	var all []string
+	for _, e := range features.Check(m) {
+		all = append(all, e.Error())
+	}
+	assert.Equal(t, []string{"@AUTH-WRONG-SECRET is a requirement of both the service and the webhook feature sets"}, all)
+}
+
+// TestWebhookItems: the webhook set traces to sections 5 and 6 of the
+// interface and section B of the profile, and to nothing else.
+func TestWebhookItems(t *testing.T) {
+	items, err := features.WebhookSet.Items(features.FS)
+	require.NoError(t, err)
+	refs := map[string]bool{}
+	for _, it := range items {
+		refs[it.Ref] = true
+		assert.Regexp(t, `^(§5 |§6[ .]|defaults §B )`, it.Ref)
+	}
+	for _, ref := range []string{"§5 bullet 5", "§6.1 paragraph 1", "§6.2 rule 3", "§6.2 rule 4", "§6.3 bullet 1",
+		"defaults §B paragraph 1", "defaults §B bullet 1", "defaults §B bullet 2", "defaults §B bullet 6"} {
+		assert.True(t, refs[ref], ref)
+	}
+	scs, err := features.WebhookSet.Scenarios(features.FS, "es")
+	require.NoError(t, err)
+	assert.Len(t, scs, 11)
+}
+
+// TestDigestsAreBySet: changing a webhook feature changes the webhook
+// set's digest and leaves the service's alone, and the other way round.
+func TestDigestsAreBySet(t *testing.T) {
+	digests := func(fsys fs.FS) (string, string) {
+		s, err := features.ServiceSet.Digest(fsys)
+		require.NoError(t, err)
+		w, err := features.WebhookSet.Digest(fsys)
+		require.NoError(t, err)
+		return s, w
+	}
+	service, webhook := digests(features.FS)
+	assert.NotEqual(t, service, webhook)
+	s2, w2 := digests(mutate(t, "webhook/en/refusals.feature", func(s string) string { return s + "\n" }))
+	assert.Equal(t, service, s2)
+	assert.NotEqual(t, webhook, w2)
+	s3, w3 := digests(mutate(t, "en/demo.feature", func(s string) string { return s + "\n" }))
+	assert.NotEqual(t, service, s3)
+	assert.Equal(t, webhook, w3)
+	s4, w4 := digests(mutate(t, "defaults.md", func(s string) string { return s + "\n" }))
+	assert.NotEqual(t, service, s4, "both sets trace to the documents")
+	assert.NotEqual(t, webhook, w4)
 }
 
 func TestClassifyTag(t *testing.T) {
@@ -219,8 +315,12 @@ func TestProfileItemsAreRead(t *testing.T) {
 // TestNamedGoTestsExist: a profile item checked by Go tests instead of a
 // scenario names tests that exist in this module.
 func TestNamedGoTestsExist(t *testing.T) {
-	reqs, err := features.Requirements(features.FS)
-	require.NoError(t, err)
+	var reqs []features.Requirement
+	for _, set := range features.Sets() {
+		r, err := set.Requirements(features.FS)
+		require.NoError(t, err)
+		reqs = append(reqs, r...)
+	}
 	dirs := map[string]string{"firmakit": "..", "reference": "../reference", "receiver": "../receiver", "main": "../cmd/firmakit", "steps": "../steps", "reports": "../reports"}
 	named := 0
 	for _, r := range reqs {

@@ -33,6 +33,10 @@ type Requirement struct {
 	// Tests names the Go tests that check a profile item no scenario can
 	// reach (a test vector, what a receiver does), as "package.TestName".
 	Tests []string `yaml:"tests"`
+	// ServiceScenarios, in the webhook set only, names the service set's
+	// requirement tags that check an item about the service rather than
+	// about a merchant's endpoint (when the service sends, say).
+	ServiceScenarios []string `yaml:"service_scenarios"`
 }
 
 // Scenario is one scenario (or outline) of a feature file.
@@ -208,9 +212,13 @@ func documentItems(fsys fs.FS, name, prefix string, keep func(section string) bo
 	return items, sc.Err()
 }
 
-// Requirements reads requirements.yaml.
+// Requirements reads requirements.yaml, the service set's requirements.
 func Requirements(fsys fs.FS) ([]Requirement, error) {
-	data, err := fs.ReadFile(fsys, "requirements.yaml")
+	return readRequirements(fsys, ServiceSet.RequirementsFile)
+}
+
+func readRequirements(fsys fs.FS, name string) ([]Requirement, error) {
+	data, err := fs.ReadFile(fsys, name)
 	if err != nil {
 		return nil, err
 	}
@@ -220,7 +228,7 @@ func Requirements(fsys fs.FS) ([]Requirement, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&doc); err != nil {
-		return nil, fmt.Errorf("requirements.yaml: %w", err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return doc.Requirements, nil
 }
@@ -314,47 +322,67 @@ func scenarioOf(file string, s *messages.Scenario) Scenario {
 	return sc
 }
 
-// Check returns every traceability and parity problem: an interface item
-// without a requirement, a requirement without a scenario or a note, a
-// note where the interface does show the behaviour, a tag no scenario
-// carries, a scenario whose requirement is not traced, a need tag that is
-// not in Needs, and any difference between the Spanish and English
-// scenarios' tags (need tags included), steps or examples.
+// Check returns every traceability and parity problem of every feature
+// set (see Sets): an item without a requirement, a requirement without a
+// scenario or a note, a note where the interface does show the behaviour,
+// a tag no scenario carries, a scenario whose requirement is not traced, a
+// need tag that is not in Needs, any difference between the Spanish and
+// English scenarios' tags (need tags included), steps or examples, and a
+// requirement tag used by two sets.
 func Check(fsys fs.FS) []error {
 	var errs []error
-	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
-	items, err := AllItems(fsys)
-	if err != nil {
-		return []error{err}
+	owner := map[string]string{}
+	for _, set := range Sets() {
+		tags, more := set.check(fsys)
+		errs = append(errs, more...)
+		for _, tag := range tags {
+			if other, ok := owner[tag]; ok {
+				errs = append(errs, fmt.Errorf("@%s is a requirement of both the %s and the %s feature sets", tag, other, set.Name))
+			}
+			owner[tag] = set.Name
+		}
 	}
-	reqs, err := Requirements(fsys)
+	sort.Slice(errs, func(i, j int) bool { return errs[i].Error() < errs[j].Error() })
+	return errs
+}
+
+// check returns the set's requirement tags and its problems (see Check).
+func (set *Set) check(fsys fs.FS) ([]string, []error) {
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	items, err := set.Items(fsys)
 	if err != nil {
-		return []error{err}
+		return nil, []error{err}
+	}
+	reqs, err := set.Requirements(fsys)
+	if err != nil {
+		return nil, []error{err}
 	}
 	byLang := map[string]map[string]Scenario{}
 	for _, lang := range []string{"es", "en"} {
-		scs, err := Scenarios(fsys, lang)
+		scs, err := set.Scenarios(fsys, lang)
 		if err != nil {
-			return []error{err}
+			return nil, []error{err}
 		}
+		folder := set.folder(lang)
 		byLang[lang] = map[string]Scenario{}
 		for _, s := range scs {
 			switch {
 			case s.Requirement == "":
-				bad("%s/%s:%d %q has no requirement tag", lang, s.File, s.Line, s.Name)
+				bad("%s/%s:%d %q has no requirement tag", folder, s.File, s.Line, s.Name)
 			case strings.Contains(s.Requirement, "+"):
-				bad("%s/%s:%d %q has several requirement tags: %s", lang, s.File, s.Line, s.Name, s.Requirement)
+				bad("%s/%s:%d %q has several requirement tags: %s", folder, s.File, s.Line, s.Name, s.Requirement)
 			}
 			for _, n := range s.Needs {
 				if _, ok := NeedOf(n); !ok {
-					bad("%s/%s:%d %q carries @%s, which is not a known need tag (%s)", lang, s.File, s.Line, s.Name, n, knownNeeds())
+					bad("%s/%s:%d %q carries @%s, which is not a known need tag (%s)", folder, s.File, s.Line, s.Name, n, knownNeeds())
 				}
 			}
 			if !(len(s.Kind) == 1 || (len(s.Kind) == len(s.Examples) && len(s.Kind) > 0)) {
-				bad("%s/%s:%d %q needs one of @spec, @profile, @reference (on the scenario, or on each Examples block)", lang, s.File, s.Line, s.Name)
+				bad("%s/%s:%d %q needs one of @spec, @profile, @reference (on the scenario, or on each Examples block)", folder, s.File, s.Line, s.Name)
 			}
 			if _, dup := byLang[lang][s.Requirement]; dup {
-				bad("%s: requirement tag @%s is on two scenarios", lang, s.Requirement)
+				bad("%s: requirement tag @%s is on two scenarios", folder, s.Requirement)
 			}
 			byLang[lang][s.Requirement] = s
 		}
@@ -362,7 +390,7 @@ func Check(fsys fs.FS) []error {
 	for tag, es := range byLang["es"] {
 		en, ok := byLang["en"][tag]
 		if !ok {
-			bad("@%s is in es/%s but not in en", tag, es.File)
+			bad("@%s is in %s/%s but not in %s", tag, set.folder("es"), es.File, set.folder("en"))
 			continue
 		}
 		if strings.Join(es.Tags, " ") != strings.Join(en.Tags, " ") {
@@ -377,7 +405,19 @@ func Check(fsys fs.FS) []error {
 	}
 	for tag, en := range byLang["en"] {
 		if _, ok := byLang["es"][tag]; !ok {
-			bad("@%s is in en/%s but not in es", tag, en.File)
+			bad("@%s is in %s/%s but not in %s", tag, set.folder("en"), en.File, set.folder("es"))
+		}
+	}
+	// The service set's tags, which webhook requirements may name for an
+	// item about the service.
+	serviceTags := map[string]bool{}
+	if set != ServiceSet {
+		scs, err := ServiceSet.Scenarios(fsys, "en")
+		if err != nil {
+			return nil, []error{err}
+		}
+		for _, s := range scs {
+			serviceTags[s.Requirement] = true
 		}
 	}
 	known := map[string]Item{}
@@ -386,21 +426,30 @@ func Check(fsys fs.FS) []error {
 	}
 	traced := map[string]bool{}
 	seen := map[string]bool{}
+	file := set.RequirementsFile
 	for _, r := range reqs {
 		it, ok := known[r.Ref]
 		if !ok {
-			bad("requirements.yaml: %q is not an item of the interface or of the profile", r.Ref)
+			bad("%s: %q is not an item of the interface or of the profile", file, r.Ref)
 			continue
 		}
 		if seen[r.Ref] {
-			bad("requirements.yaml: %q is listed twice", r.Ref)
+			bad("%s: %q is listed twice", file, r.Ref)
 		}
 		seen[r.Ref] = true
 		profile := strings.HasPrefix(r.Ref, ProfilePrefix)
 		if len(r.Tests) > 0 && !profile {
 			bad("%s: only profile items may be checked by Go tests instead of scenarios", r.Ref)
 		}
-		if len(r.Scenarios) == 0 {
+		if len(r.ServiceScenarios) > 0 && set == ServiceSet {
+			bad("%s: %s: service_scenarios is for the other feature sets, which name the service's scenarios there", file, r.Ref)
+		}
+		for _, tag := range r.ServiceScenarios {
+			if set != ServiceSet && !serviceTags[tag] {
+				bad("%s: %s names the service scenario @%s, which no service scenario carries", file, r.Ref, tag)
+			}
+		}
+		if len(r.Scenarios) == 0 && len(r.ServiceScenarios) == 0 {
 			switch {
 			case r.Note == "":
 				bad("%s has no scenario and no note saying why: %q", r.Ref, it.Text)
@@ -419,16 +468,18 @@ func Check(fsys fs.FS) []error {
 	}
 	for _, it := range items {
 		if !seen[it.Ref] {
-			bad("%s has no entry in requirements.yaml: %q", it.Ref, it.Text)
+			bad("%s has no entry in %s: %q", it.Ref, file, it.Text)
 		}
 	}
+	var tags []string
 	for tag := range byLang["en"] {
+		tags = append(tags, tag)
 		if !traced[tag] {
 			bad("@%s is not traced to any item of the interface or of the profile", tag)
 		}
 	}
-	sort.Slice(errs, func(i, j int) bool { return errs[i].Error() < errs[j].Error() })
-	return errs
+	sort.Strings(tags)
+	return tags, errs
 }
 
 func knownNeeds() string {
@@ -439,7 +490,7 @@ func knownNeeds() string {
 	return strings.Join(tags, ", ")
 }
 
-// Trace renders the traceability table as Markdown.
+// Trace renders the traceability table of every feature set as Markdown.
 func Trace(fsys fs.FS) (string, error) {
 	items, err := InterfaceItems(fsys)
 	if err != nil {
@@ -449,25 +500,6 @@ func Trace(fsys fs.FS) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	reqs, err := Requirements(fsys)
-	if err != nil {
-		return "", err
-	}
-	byRef := map[string]Requirement{}
-	for _, r := range reqs {
-		byRef[r.Ref] = r
-	}
-	scen := map[string]map[string]Scenario{}
-	for _, lang := range []string{"en", "es"} {
-		scs, err := Scenarios(fsys, lang)
-		if err != nil {
-			return "", err
-		}
-		scen[lang] = map[string]Scenario{}
-		for _, s := range scs {
-			scen[lang][s.Requirement] = s
-		}
-	}
 	var b strings.Builder
 	b.WriteString("# Traceability of the interface to the conformance suite\n\n")
 	b.WriteString("Generated by `firmakit features trace > features/README.md`; a test fails when it is stale,\n")
@@ -476,45 +508,110 @@ func Trace(fsys fs.FS) (string, error) {
 	b.WriteString("or when the Spanish and English features differ in scenarios, tags, steps or examples.\n\n")
 	b.WriteString("Kinds: `spec` checks what the interface states; `profile` a choice of the bundled profile;\n")
 	b.WriteString("`reference` a choice of the reference server alone (left out against a foreign target).\n\n")
-	table := func(title, textHeader string, items []Item) {
-		b.WriteString(title + "\n\n| item | " + textHeader + " | scenarios |\n|---|---|---|\n")
-		for _, it := range items {
-			r := byRef[it.Ref]
-			var cells []string
-			for _, tag := range r.Scenarios {
-				cells = append(cells, "@"+tag)
-			}
-			cell := strings.Join(cells, ", ")
-			if len(r.Tests) > 0 {
-				if cell != "" {
-					cell += "; "
-				}
-				cell += "Go tests: " + strings.Join(r.Tests, ", ")
-			}
-			if r.Note != "" {
-				if cell != "" {
-					cell += ". "
-				}
-				cell += "_" + r.Note + "_"
-			}
-			b.WriteString(fmt.Sprintf("| %s | %s | %s |\n", it.Ref, mdEscape(it.Text), cell))
+	service, err := newTracer(fsys, ServiceSet)
+	if err != nil {
+		return "", err
+	}
+	service.table(&b, "## Interface items", "interface text", items)
+	b.WriteString("\n")
+	service.table(&b, "## Bundled profile items (defaults.md, sections A to F)", "profile text", profileItems)
+	b.WriteString("\n")
+	service.scenarios(&b, "## Scenarios", "")
+
+	webhook, err := newTracer(fsys, WebhookSet)
+	if err != nil {
+		return "", err
+	}
+	witems, err := WebhookSet.Items(fsys)
+	if err != nil {
+		return "", err
+	}
+	b.WriteString("\n# The webhook set: a merchant's endpoint\n\n")
+	b.WriteString("`firmakit certify-webhook` plays the service and posts signed notifications to a merchant's endpoint\n")
+	b.WriteString("(features in `webhook/es` and `webhook/en`, traced by `webhook-requirements.yaml`). Its items are sections 5\n")
+	b.WriteString("and 6 of the interface and section B of the bundled profile; an item about the service names the service\n")
+	b.WriteString("scenarios that check it.\n\n")
+	webhook.table(&b, "## Webhook items", "text", witems)
+	b.WriteString("\n")
+	webhook.scenarios(&b, "## Webhook scenarios", "webhook/")
+	return b.String(), nil
+}
+
+// tracer holds what the traceability table of one set is made of.
+type tracer struct {
+	byRef map[string]Requirement
+	scen  map[string]map[string]Scenario // lang → requirement tag → scenario
+}
+
+func newTracer(fsys fs.FS, set *Set) (*tracer, error) {
+	reqs, err := set.Requirements(fsys)
+	if err != nil {
+		return nil, err
+	}
+	t := &tracer{byRef: map[string]Requirement{}, scen: map[string]map[string]Scenario{}}
+	for _, r := range reqs {
+		t.byRef[r.Ref] = r
+	}
+	for _, lang := range []string{"en", "es"} {
+		scs, err := set.Scenarios(fsys, lang)
+		if err != nil {
+			return nil, err
+		}
+		t.scen[lang] = map[string]Scenario{}
+		for _, s := range scs {
+			t.scen[lang][s.Requirement] = s
 		}
 	}
-	table("## Interface items", "interface text", items)
-	b.WriteString("\n")
-	table("## Bundled profile items (defaults.md, sections A to F)", "profile text", profileItems)
-	b.WriteString("\n## Scenarios\n\n| tag | kind | English | Español |\n|---|---|---|---|\n")
-	tags := make([]string, 0, len(scen["en"]))
-	for t := range scen["en"] {
-		tags = append(tags, t)
+	return t, nil
+}
+
+func (t *tracer) table(b *strings.Builder, title, textHeader string, items []Item) {
+	b.WriteString(title + "\n\n| item | " + textHeader + " | scenarios |\n|---|---|---|\n")
+	for _, it := range items {
+		r := t.byRef[it.Ref]
+		var cells []string
+		for _, tag := range r.Scenarios {
+			cells = append(cells, "@"+tag)
+		}
+		cell := strings.Join(cells, ", ")
+		if len(r.ServiceScenarios) > 0 {
+			if cell != "" {
+				cell += "; "
+			}
+			var tags []string
+			for _, tag := range r.ServiceScenarios {
+				tags = append(tags, "@"+tag)
+			}
+			cell += "service suite: " + strings.Join(tags, ", ")
+		}
+		if len(r.Tests) > 0 {
+			if cell != "" {
+				cell += "; "
+			}
+			cell += "Go tests: " + strings.Join(r.Tests, ", ")
+		}
+		if r.Note != "" {
+			if cell != "" {
+				cell += ". "
+			}
+			cell += "_" + r.Note + "_"
+		}
+		b.WriteString(fmt.Sprintf("| %s | %s | %s |\n", it.Ref, mdEscape(it.Text), cell))
+	}
+}
+
+func (t *tracer) scenarios(b *strings.Builder, title, dir string) {
+	b.WriteString(title + "\n\n| tag | kind | English | Español |\n|---|---|---|---|\n")
+	tags := make([]string, 0, len(t.scen["en"]))
+	for tag := range t.scen["en"] {
+		tags = append(tags, tag)
 	}
 	sort.Strings(tags)
-	for _, t := range tags {
-		en, es := scen["en"][t], scen["es"][t]
-		b.WriteString(fmt.Sprintf("| @%s | %s | %s (en/%s:%d) | %s (es/%s:%d) |\n", t, strings.Join(uniq(en.Kind), ", "),
-			mdEscape(en.Name), en.File, en.Line, mdEscape(es.Name), es.File, es.Line))
+	for _, tag := range tags {
+		en, es := t.scen["en"][tag], t.scen["es"][tag]
+		b.WriteString(fmt.Sprintf("| @%s | %s | %s (%sen/%s:%d) | %s (%ses/%s:%d) |\n", tag, strings.Join(uniq(en.Kind), ", "),
+			mdEscape(en.Name), dir, en.File, en.Line, mdEscape(es.Name), dir, es.File, es.Line))
 	}
-	return b.String(), nil
 }
 
 func uniq(s []string) []string {

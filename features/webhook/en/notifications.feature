@@ -1,0 +1,60 @@
+Feature: A merchant's endpoint accepts the service's notifications
+  The service posts a signed notification to the merchant's signature_webhook
+  each time a contract changes state. Here firmakit plays the service: it
+  writes each notification with the payload of the profile, signs it with the
+  merchant's webhook secret at the time of sending and posts it to the
+  endpoint, which must answer 2xx within the profile's delivery timeout (10 s)
+  to everything the service really sends: every state, a header with one
+  signature per active secret, the same event again as a retry, and a body
+  written otherwise than the endpoint's own JSON encoder would write it (the
+  signature covers the bytes sent, never a re-serialised value).
+
+  @WH-STATE @spec
+  Scenario Outline: a valid notification of each state is accepted
+    Given a "<state>" notification
+    And it is signed with the webhook secret
+    When it is posted to the endpoint
+    Then the endpoint answers 2xx within the delivery timeout
+
+    Examples:
+      | state    |
+      | CREATED  |
+      | BOUNCED  |
+      | REJECTED |
+      | CANCELED |
+      | SIGNED   |
+
+  @WH-ROTATION @profile
+  Scenario Outline: during a secret rotation, a header whose valid signature is one of two is accepted
+    Given a "SIGNED" notification
+    And it is signed with the webhook secret and with a retired one, the valid signature being number <valid>
+    When it is posted to the endpoint
+    Then the endpoint answers 2xx within the delivery timeout
+
+    Examples:
+      | valid |
+      | 1     |
+      | 2     |
+
+  @WH-DUPLICATE @profile
+  Scenario: the same event delivered again as a retry is accepted both times
+    Given a "CANCELED" notification
+    And it is signed with the webhook secret
+    When it is posted to the endpoint
+    And the same event is delivered again after the profile's first retry delay, signed anew
+    Then the endpoint answers 2xx to both deliveries within the delivery timeout
+
+  @WH-RAW-BYTES @profile
+  Scenario Outline: a body written otherwise than an encoder would write it is verified as received
+    Given a "SIGNED" notification
+    And its body is written "<layout>"
+    And it is signed with the webhook secret
+    When it is posted to the endpoint
+    Then the endpoint answers 2xx within the delivery timeout
+
+    Examples:
+      | layout          |
+      | keys-reversed   |
+      | indented        |
+      | escaped-unicode |
+      | escaped-slash   |

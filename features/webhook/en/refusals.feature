@@ -1,0 +1,85 @@
+Feature: A merchant's endpoint refuses what the service did not send
+  Anyone can post to a webhook URL. A notification whose signature does not
+  match the raw body and its timestamp under the merchant's webhook secret, or
+  whose timestamp is more than the profile's tolerance (300 s) away from now,
+  did not come from the service as it is: the endpoint must refuse it with
+  any status other than 2xx, within the delivery timeout, and act on nothing
+  in it. Timestamps are made on firmakit's clock; those outside the tolerance
+  are 30 s or more outside it, an allowance for the endpoint's clock.
+
+  @WH-BODY-CHANGED @profile
+  Scenario: a body changed after signing is refused
+    Given a "SIGNED" notification
+    And it is signed with the webhook secret
+    And its body is changed after signing
+    When it is posted to the endpoint
+    Then the endpoint refuses it with a status other than 2xx
+
+  @WH-WRONG-SECRET @profile
+  Scenario: a notification signed with another secret is refused
+    Given a "SIGNED" notification
+    And it is signed with another secret
+    When it is posted to the endpoint
+    Then the endpoint refuses it with a status other than 2xx
+
+  @WH-HEADER-MISSING @profile
+  Scenario: a notification without the signature header is refused
+    Given a "SIGNED" notification
+    And it is sent without the signature header
+    When it is posted to the endpoint
+    Then the endpoint refuses it with a status other than 2xx
+
+  @WH-HEADER-MALFORMED @profile
+  Scenario Outline: a malformed signature header is refused
+    Given a "SIGNED" notification
+    And it is signed with the webhook secret
+    And the signature header is malformed: "<form>"
+    When it is posted to the endpoint
+    Then the endpoint refuses it with a status other than 2xx
+
+    Examples:
+      | form                   |
+      | no-timestamp           |
+      | no-signature           |
+      | empty                  |
+      | not-key-value          |
+      | timestamp-not-a-number |
+
+  @WH-TIMESTAMP-OLD @profile
+  Scenario Outline: a timestamp older than the tolerance is refused, though the signature matches it
+    Given a "SIGNED" notification
+    And it is signed with the webhook secret
+    And its timestamp is <seconds> seconds older than the tolerance allows
+    When it is posted to the endpoint
+    Then the endpoint refuses it with a status other than 2xx
+
+    Examples:
+      | seconds |
+      | 30      |
+      | 86400   |
+
+  @WH-TIMESTAMP-AHEAD @profile
+  Scenario Outline: a timestamp further ahead than the tolerance is refused, though the signature matches it
+    Given a "SIGNED" notification
+    And it is signed with the webhook secret
+    And its timestamp is <seconds> seconds further ahead than the tolerance allows
+    When it is posted to the endpoint
+    Then the endpoint refuses it with a status other than 2xx
+
+    Examples:
+      | seconds |
+      | 30      |
+      | 86400   |
+
+  @WH-TIMESTAMP-CHANGED @profile
+  Scenario Outline: a valid signature kept while the timestamp is changed is refused
+    Given a "SIGNED" notification
+    And it is signed with the webhook secret
+    And its timestamp is changed by <seconds> seconds after signing
+    When it is posted to the endpoint
+    Then the endpoint refuses it with a status other than 2xx
+
+    Examples:
+      | seconds |
+      | 1       |
+      | -60     |

@@ -1,0 +1,61 @@
+# language: es
+Característica: El endpoint del comercio acepta las notificaciones del servicio
+  El servicio envía una notificación firmada al signature_webhook del comercio
+  cada vez que un contrato cambia de estado. Aquí firmakit hace de servicio:
+  escribe cada notificación con la carga del perfil, la firma con el secreto
+  del webhook del comercio en el momento del envío y la envía al endpoint, que
+  debe responder 2xx dentro del plazo de entrega del perfil (10 s) a todo lo que
+  el servicio envía de verdad: cada estado, una cabecera con una firma por
+  secreto activo, el mismo evento otra vez como reintento, y un cuerpo escrito
+  de otra forma que como lo escribiría el propio codificador JSON del endpoint
+  (la firma cubre los bytes enviados, nunca un valor vuelto a serializar).
+
+  @WH-STATE @spec
+  Esquema del escenario: se acepta una notificación válida de cada estado
+    Dada una notificación "<state>"
+    Y se firma con el secreto del webhook
+    Cuando se envía al endpoint
+    Entonces el endpoint responde 2xx dentro del plazo de entrega
+
+    Ejemplos:
+      | state    |
+      | CREATED  |
+      | BOUNCED  |
+      | REJECTED |
+      | CANCELED |
+      | SIGNED   |
+
+  @WH-ROTATION @profile
+  Esquema del escenario: durante una rotación de secretos, se acepta una cabecera cuya firma válida es una de dos
+    Dada una notificación "SIGNED"
+    Y se firma con el secreto del webhook y con uno retirado, siendo válida la firma número <valid>
+    Cuando se envía al endpoint
+    Entonces el endpoint responde 2xx dentro del plazo de entrega
+
+    Ejemplos:
+      | valid |
+      | 1     |
+      | 2     |
+
+  @WH-DUPLICATE @profile
+  Escenario: el mismo evento entregado de nuevo como reintento se acepta las dos veces
+    Dada una notificación "CANCELED"
+    Y se firma con el secreto del webhook
+    Cuando se envía al endpoint
+    Y el mismo evento se entrega de nuevo tras la primera espera de reintento del perfil, firmado otra vez
+    Entonces el endpoint responde 2xx a ambas entregas dentro del plazo de entrega
+
+  @WH-RAW-BYTES @profile
+  Esquema del escenario: un cuerpo escrito de otra forma que como lo escribiría un codificador se verifica tal como llega
+    Dada una notificación "SIGNED"
+    Y su cuerpo se escribe "<layout>"
+    Y se firma con el secreto del webhook
+    Cuando se envía al endpoint
+    Entonces el endpoint responde 2xx dentro del plazo de entrega
+
+    Ejemplos:
+      | layout          |
+      | keys-reversed   |
+      | indented        |
+      | escaped-unicode |
+      | escaped-slash   |

@@ -1,0 +1,87 @@
+# language: es
+Característica: El endpoint del comercio rechaza lo que el servicio no envió
+  Cualquiera puede enviar algo a la URL de un webhook. Una notificación cuya
+  firma no corresponde al cuerpo tal como llega y a su marca de tiempo con el
+  secreto del webhook del comercio, o cuya marca de tiempo está a más de la
+  tolerancia del perfil (300 s) de la hora actual, no vino del servicio tal
+  como está: el endpoint debe rechazarla con cualquier estado distinto de 2xx,
+  dentro del plazo de entrega, y no actuar sobre nada de lo que trae. Las
+  marcas de tiempo se hacen con el reloj de firmakit; las que quedan fuera de
+  la tolerancia quedan 30 s o más fuera, un margen para el reloj del endpoint.
+
+  @WH-BODY-CHANGED @profile
+  Escenario: se rechaza un cuerpo cambiado después de firmarlo
+    Dada una notificación "SIGNED"
+    Y se firma con el secreto del webhook
+    Y su cuerpo se cambia después de firmarlo
+    Cuando se envía al endpoint
+    Entonces el endpoint la rechaza con un estado distinto de 2xx
+
+  @WH-WRONG-SECRET @profile
+  Escenario: se rechaza una notificación firmada con otro secreto
+    Dada una notificación "SIGNED"
+    Y se firma con otro secreto
+    Cuando se envía al endpoint
+    Entonces el endpoint la rechaza con un estado distinto de 2xx
+
+  @WH-HEADER-MISSING @profile
+  Escenario: se rechaza una notificación sin la cabecera de firma
+    Dada una notificación "SIGNED"
+    Y se envía sin la cabecera de firma
+    Cuando se envía al endpoint
+    Entonces el endpoint la rechaza con un estado distinto de 2xx
+
+  @WH-HEADER-MALFORMED @profile
+  Esquema del escenario: se rechaza una cabecera de firma mal formada
+    Dada una notificación "SIGNED"
+    Y se firma con el secreto del webhook
+    Y la cabecera de firma está mal formada: "<form>"
+    Cuando se envía al endpoint
+    Entonces el endpoint la rechaza con un estado distinto de 2xx
+
+    Ejemplos:
+      | form                   |
+      | no-timestamp           |
+      | no-signature           |
+      | empty                  |
+      | not-key-value          |
+      | timestamp-not-a-number |
+
+  @WH-TIMESTAMP-OLD @profile
+  Esquema del escenario: se rechaza una marca de tiempo más antigua que la tolerancia, aunque la firma le corresponda
+    Dada una notificación "SIGNED"
+    Y se firma con el secreto del webhook
+    Y su marca de tiempo es <seconds> segundos más antigua de lo que permite la tolerancia
+    Cuando se envía al endpoint
+    Entonces el endpoint la rechaza con un estado distinto de 2xx
+
+    Ejemplos:
+      | seconds |
+      | 30      |
+      | 86400   |
+
+  @WH-TIMESTAMP-AHEAD @profile
+  Esquema del escenario: se rechaza una marca de tiempo más adelantada que la tolerancia, aunque la firma le corresponda
+    Dada una notificación "SIGNED"
+    Y se firma con el secreto del webhook
+    Y su marca de tiempo está <seconds> segundos más adelantada de lo que permite la tolerancia
+    Cuando se envía al endpoint
+    Entonces el endpoint la rechaza con un estado distinto de 2xx
+
+    Ejemplos:
+      | seconds |
+      | 30      |
+      | 86400   |
+
+  @WH-TIMESTAMP-CHANGED @profile
+  Esquema del escenario: se rechaza una firma válida conservada mientras se cambia la marca de tiempo
+    Dada una notificación "SIGNED"
+    Y se firma con el secreto del webhook
+    Y su marca de tiempo se cambia en <seconds> segundos después de firmar
+    Cuando se envía al endpoint
+    Entonces el endpoint la rechaza con un estado distinto de 2xx
+
+    Ejemplos:
+      | seconds |
+      | 1       |
+      | -60     |
