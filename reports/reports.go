@@ -10,7 +10,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"html/template"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -52,6 +51,14 @@ type Run struct {
 	Lang, Tags    string
 	Started       time.Time
 	Elapsed       time.Duration
+	// Set is the feature set that ran; nil is the service's.
+	Set *features.Set
+	// TargetLabel says what Target is when it is not a service, e.g.
+	// "merchant webhook endpoint".
+	TargetLabel string
+	// Hints name a likely mistake that the pattern of failures points
+	// at, for the report to say first.
+	Hints []string
 }
 
 // ScenarioResult is one scenario (one example row of an outline) of a run.
@@ -68,7 +75,10 @@ type ScenarioResult struct {
 	Status      string   `json:"status"`
 	FailedStep  string   `json:"failed_step,omitempty"`
 	// Error is why it failed, was not run, or was inconclusive.
-	Error    string        `json:"error,omitempty"`
+	Error string `json:"error,omitempty"`
+	// Exchange is what was sent and what came back, for a suite that
+	// records it (the webhook set's), passed or not.
+	Exchange string        `json:"exchange,omitempty"`
 	Duration time.Duration `json:"-"`
 }
 
@@ -91,6 +101,9 @@ type RequirementResult struct {
 	NotRun       int    `json:"not_run"`
 	Inconclusive int    `json:"inconclusive"`
 	Example      string `json:"example"` // a scenario name, English when run
+	// Exchange is what one of its scenarios sent and got back: the first
+	// that failed, else the first in English (see ScenarioResult.Exchange).
+	Exchange string `json:"exchange,omitempty"`
 }
 
 // ItemResult is the status of one item of the interface document.
@@ -113,6 +126,8 @@ type Certificate struct {
 	Target      struct {
 		URL        string `json:"url"`
 		MerchantID string `json:"merchant_id"`
+		// Label says what the target is when it is not a service.
+		Label string `json:"label,omitempty"`
 	} `json:"target"`
 	Profile struct {
 		Name   string `json:"name"`
@@ -122,6 +137,8 @@ type Certificate struct {
 		FeaturesSHA256 string `json:"features_sha256"`
 		Lang           string `json:"lang"`
 		Tags           string `json:"tags"`
+		// Set names the feature set when it is not the service's.
+		Set string `json:"set,omitempty"`
 	} `json:"suite"`
 	// Result is the run's verdict: passed, failed, inconclusive or
 	// incomplete; Verdict says it in a sentence, with what to do.
@@ -138,6 +155,11 @@ type Certificate struct {
 	Requirements  []RequirementResult `json:"requirements"`
 	Failures      []ScenarioResult    `json:"failures"`
 	Inconclusive  []ScenarioResult    `json:"inconclusive"`
+	// Hints name a likely mistake the failures point at (Run.Hints).
+	Hints []string `json:"hints,omitempty"`
+	// NotProven says what passing does not prove, for a set other than
+	// the service's (whose report says it in its own words).
+	NotProven []string `json:"not_proven,omitempty"`
 }
 
 // Build makes the certificate of a run from its scenario results: the
@@ -148,7 +170,15 @@ func Build(run Run, scenarios []ScenarioResult) (*Certificate, error) {
 	c := &Certificate{Schema: "firmakit.certificate/v1"}
 	c.Tool.Name, c.Tool.Version = run.Tool, run.Version
 	c.GeneratedAt = run.Started.Add(run.Elapsed).UTC().Format(time.RFC3339)
-	c.Target.URL, c.Target.MerchantID = run.Target, run.MerchantID
+	c.Target.URL, c.Target.MerchantID, c.Target.Label = run.Target, run.MerchantID, run.TargetLabel
+	set := run.Set
+	if set == nil {
+		set = features.ServiceSet
+	}
+	if set != features.ServiceSet {
+		c.Suite.Set, c.NotProven = set.Name, notProven[set.Name]
+	}
+	c.Hints = run.Hints
 	if run.Profile != nil {
 		y, err := yaml.Marshal(run.Profile)
 		if err != nil {
@@ -157,7 +187,7 @@ func Build(run Run, scenarios []ScenarioResult) (*Certificate, error) {
 		sum := sha256.Sum256(y)
 		c.Profile.Name, c.Profile.SHA256 = run.Profile.Name, hex.EncodeToString(sum[:])
 	}
-	fsum, err := featuresDigest()
+	fsum, err := set.Digest(features.FS)
 	if err != nil {
 		return nil, err
 	}
@@ -171,6 +201,7 @@ func Build(run Run, scenarios []ScenarioResult) (*Certificate, error) {
 	c.Failures, c.Inconclusive = []ScenarioResult{}, []ScenarioResult{}
 
 	byTag := map[string]*RequirementResult{}
+	exchangeRank := map[string]int{}
 	var order []string
 	for _, s := range scenarios {
 		r := byTag[s.Requirement]
@@ -181,6 +212,18 @@ func Build(run Run, scenarios []ScenarioResult) (*Certificate, error) {
 		}
 		if r.Example == "" || s.Lang == "en" {
 			r.Example = s.Name
+		}
+		// The exchange shown: the first failure's, else the first in
+		// English, else the first.
+		rank := 1
+		switch {
+		case s.Status == Failed:
+			rank = 3
+		case s.Lang == "en":
+			rank = 2
+		}
+		if s.Exchange != "" && rank > exchangeRank[s.Requirement] {
+			r.Exchange, exchangeRank[s.Requirement] = s.Exchange, rank
 		}
 		if r.Kind != s.Kind && !strings.Contains(r.Kind, s.Kind) {
 			r.Kind += "+" + s.Kind
@@ -205,11 +248,11 @@ func Build(run Run, scenarios []ScenarioResult) (*Certificate, error) {
 		c.Requirements = append(c.Requirements, *r)
 	}
 
-	items, err := features.AllItems(features.FS)
+	items, err := set.Items(features.FS)
 	if err != nil {
 		return nil, err
 	}
-	reqs, err := features.Requirements(features.FS)
+	reqs, err := set.Requirements(features.FS)
 	if err != nil {
 		return nil, err
 	}
@@ -259,20 +302,16 @@ func status(passed, failed, notRun, inconclusive int) string {
 	return Passed
 }
 
-// featuresDigest fingerprints the suite: the same digest means the same
-// scenarios were run.
-func featuresDigest() (string, error) {
-	h := sha256.New()
-	err := fs.WalkDir(features.FS, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := fs.ReadFile(features.FS, p)
-		h.Write([]byte(p + "\x00"))
-		h.Write(b)
-		return err
-	})
-	return hex.EncodeToString(h.Sum(nil)), err
+// notProven says, per feature set other than the service's, what passing
+// does not prove.
+var notProven = map[string][]string{
+	"webhook": {
+		"It checks the endpoint under the profile named above, with the secret it was given: it says nothing of a production service that signs otherwise.",
+		"An answer is judged by its status alone: that the endpoint acted on a valid notification (stored it, moved the contract on) and on nothing it refused is not seen from outside.",
+		"A duplicate is judged by its answer: that the endpoint did not act twice on the same event_id is not seen from outside.",
+		"Whether the endpoint compares signatures in constant time is not measured.",
+		"Each scenario sends one or two notifications; load, concurrency and bodies near the size limits are not exercised, nor retries beyond the first.",
+	},
 }
 
 //go:embed report.html.tmpl
