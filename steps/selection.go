@@ -95,18 +95,28 @@ type suiteIndex struct {
 	tags   []string // every tag, with @, sorted
 }
 
-var loadSuite = sync.OnceValues(func() (*suiteIndex, error) {
+var (
+	loadSuite        = sync.OnceValues(func() (*suiteIndex, error) { return indexSet(features.ServiceSet) })
+	loadWebhookSuite = sync.OnceValues(func() (*suiteIndex, error) { return indexSet(features.WebhookSet) })
+)
+
+// indexSet parses the embedded features of a set.
+func indexSet(set *features.Set) (*suiteIndex, error) {
+	fsys, err := set.Features(features.FS)
+	if err != nil {
+		return nil, err
+	}
 	idx := &suiteIndex{byLang: map[string][]pickled{}}
 	seen := map[string]bool{}
 	for _, lang := range []string{"es", "en"} {
 		// As godog's parser: every .feature file under the folder, in
 		// WalkDir order, read with the default dialect "en" (a file's
 		// "# language:" line overrides it).
-		err := fs.WalkDir(features.FS, lang, func(p string, d fs.DirEntry, err error) error {
+		err := fs.WalkDir(fsys, lang, func(p string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".feature") {
 				return err
 			}
-			data, err := fs.ReadFile(features.FS, p)
+			data, err := fs.ReadFile(fsys, p)
 			if err != nil {
 				return err
 			}
@@ -141,7 +151,7 @@ var loadSuite = sync.OnceValues(func() (*suiteIndex, error) {
 	}
 	sort.Strings(idx.tags)
 	return idx, nil
-})
+}
 
 type rowInfo struct {
 	line   int
@@ -288,13 +298,18 @@ func matches(expr [][]term, tags []*messages.PickleTag) bool {
 	return true
 }
 
-// selectPickles returns what a language and a tag expression select.
-func selectPickles(lang, tags string) ([]pickled, error) {
+// selectPickles returns what a language and a tag expression select of
+// the service's features.
+func selectPickles(lang, tags string) ([]pickled, error) { return selectFrom(loadSuite, lang, tags) }
+
+// selectFrom returns what a language and a tag expression select of the
+// features load indexes.
+func selectFrom(load func() (*suiteIndex, error), lang, tags string) ([]pickled, error) {
 	paths, err := Paths(lang)
 	if err != nil {
 		return nil, err
 	}
-	idx, err := loadSuite()
+	idx, err := load()
 	if err != nil {
 		return nil, err
 	}

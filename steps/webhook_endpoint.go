@@ -1,0 +1,85 @@
+package steps
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/firmakit/firmakit"
+)
+
+// Endpoint is a merchant's webhook endpoint under test, and what firmakit
+// needs to play the service for it.
+type Endpoint struct {
+	// URL is where the notifications are posted: the merchant's
+	// signature_webhook.
+	URL string
+	// Secret is the webhook secret the endpoint verifies notifications
+	// with.
+	Secret string
+	// MerchantID is written in the notifications (default merchant_demo).
+	MerchantID string
+	// Profile says how notifications are written and signed (default the
+	// bundled profile); its webhook.timeout is the delivery timeout.
+	Profile *firmakit.Profile
+	// HTTPClient posts the notifications. The default follows no
+	// redirect, as the service posts to the configured URL only, and gives
+	// up DeliveryGrace after the delivery timeout.
+	HTTPClient *http.Client
+	// Now is the clock notifications are signed with (default time.Now).
+	Now func() time.Time
+}
+
+// DeliveryGrace is how long past the delivery timeout the suite still
+// waits for an answer, so that a late answer is told apart from none.
+const DeliveryGrace = 2 * time.Second
+
+// Validate reports what the endpoint lacks to run the webhook suite.
+func (e *Endpoint) Validate() error {
+	u, err := url.Parse(e.URL)
+	switch {
+	case e.URL == "":
+		return fmt.Errorf("no endpoint URL")
+	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+		return fmt.Errorf("endpoint %q is not an http(s) URL", e.URL)
+	case e.Secret == "":
+		return fmt.Errorf("no webhook secret: give the secret the endpoint verifies notifications with")
+	}
+	return nil
+}
+
+// profile is the endpoint's profile; WebhookSuite.Run sets the default
+// before any scenario runs, so that scenarios only ever read it.
+func (e *Endpoint) profile() *firmakit.Profile {
+	if e.Profile == nil {
+		return firmakit.BundledProfile()
+	}
+	return e.Profile
+}
+
+func (e *Endpoint) merchantID() string {
+	if e.MerchantID == "" {
+		return "merchant_demo"
+	}
+	return e.MerchantID
+}
+
+func (e *Endpoint) now() time.Time {
+	if e.Now != nil {
+		return e.Now()
+	}
+	return time.Now()
+}
+
+// timeout is the profile's delivery timeout: a 2xx within it is a
+// delivery.
+func (e *Endpoint) timeout() time.Duration { return e.profile().Webhook.Timeout }
+
+func (e *Endpoint) client() *http.Client {
+	if e.HTTPClient != nil {
+		return e.HTTPClient
+	}
+	return &http.Client{Timeout: e.timeout() + DeliveryGrace,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}

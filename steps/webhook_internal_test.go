@@ -1,0 +1,60 @@
+package steps
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/firmakit/firmakit"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestWrittenAs: every layout is the same JSON value in other bytes, and
+// each departs from the compact encoding the way its name says.
+func TestWrittenAs(t *testing.T) {
+	p := firmakit.BundledProfile()
+	n := firmakit.Notification{EventID: "e1", Type: firmakit.NotificationType, MerchantID: "m", SignatureID: "s1",
+		Title: "DEMO_SIGNED Contrato 42 — Ñuñoa 🖋", Status: firmakit.StateSigned, DocumentURL: "https://x.test/a/b.pdf", Demo: true,
+		CreatedAt: "2026-11-22T10:00:00.512Z"}
+	compact, err := p.EncodeNotification(n)
+	require.NoError(t, err)
+	var want any
+	require.NoError(t, json.Unmarshal(compact, &want))
+	for layout, mark := range map[string]string{
+		"keys-reversed":   `{"type": "signature.status", "title": `,
+		"indented":        "{\n    \"created_at\": ",
+		"escaped-unicode": `42 \u2014 \u00d1u\u00f1oa \ud83d\udd8b"`,
+		"escaped-slash":   `"https:\/\/x.test\/a\/b.pdf"`,
+	} {
+		b, err := writtenAs(compact, layout)
+		require.NoError(t, err, layout)
+		assert.NotEqual(t, compact, b, layout)
+		assert.Contains(t, string(b), mark, layout)
+		var got any
+		require.NoError(t, json.Unmarshal(b, &got), layout)
+		assert.Equal(t, want, got, "%s: the same value", layout)
+		var c bytes.Buffer
+		require.NoError(t, json.Compact(&c, b))
+		if layout == "escaped-unicode" || layout == "escaped-slash" {
+			assert.NotEqual(t, compact, c.Bytes(), "%s: no re-encoding gives the bytes back", layout)
+		}
+	}
+	_, err = writtenAs(compact, "sideways")
+	assert.Error(t, err)
+}
+
+func TestRedactWebhookSignature(t *testing.T) {
+	p := firmakit.BundledProfile()
+	for in, want := range map[string]string{
+		"t=1763805600,v1=6b3109b2514634299a90bacf612edd491330a0a5ac29d801182f782f74cb6e16": "t=1763805600,v1=<redacted>",
+		"t=1763805600,v1=aa,v1=bb":   "t=1763805600,v1=<redacted>,v1=<redacted>",
+		"v1=aa":                      "v1=<redacted>",
+		"t=1763805600":               "t=1763805600",
+		"1763805600,6b3109b25146342": "1763805600,<redacted>",
+		"t=now,v1=aa":                "t=now,v1=<redacted>",
+		"":                           `"" (empty)`,
+	} {
+		assert.Equal(t, want, redactWebhookSignature(p, in), in)
+	}
+}

@@ -1,0 +1,237 @@
+package steps
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cucumber/godog"
+	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/features"
+	"github.com/firmakit/firmakit/reports"
+)
+
+// WebhookSuite runs the webhook feature set (features/webhook) against a
+// merchant's endpoint: firmakit plays the service, signs notifications
+// under the profile and posts them, and judges the endpoint's answers.
+// Its results, verdict and lines read like Suite's.
+type WebhookSuite struct {
+	Endpoint *Endpoint
+	// Lang is "es", "en" or "all" (default).
+	Lang string
+	// Tags is a godog tag expression, e.g. "@WH-STATE".
+	Tags string
+	// Concurrency is how many scenarios run at once (default 4: the
+	// endpoint is usually a merchant's development server, not a load
+	// test's target).
+	Concurrency int
+	// Format is a godog format list, as for Suite.
+	Format string
+	Output io.Writer
+	// Randomize orders scenarios at random with this seed; 0 keeps the
+	// file order, -1 picks a seed.
+	Randomize int64
+	// TestingT runs each scenario as a subtest of t.
+	TestingT *testing.T
+	// Progress, when set, gets one line per scenario as it finishes.
+	Progress io.Writer
+
+	// log keeps and prints the results as the service suite does.
+	log      Suite
+	mu       sync.Mutex
+	observed map[string]observation
+}
+
+// SelectWebhook is Select for the webhook set: how many scenarios (outline
+// rows one by one) the language and tag expression select, or a
+// *SelectionError before anything runs.
+func SelectWebhook(lang, tags string) (int, error) {
+	sel, err := selectFrom(loadWebhookSuite, lang, tags)
+	return len(sel), err
+}
+
+// Run runs the webhook set and returns godog's status: 0 when no selected
+// scenario failed, 1 otherwise; Verdict says what the run came to. Before
+// anything runs, it returns a *SelectionError when the language and tags
+// select nothing, and a plain error when the endpoint lacks what every
+// scenario needs.
+func (s *WebhookSuite) Run() (int, error) {
+	if s.Endpoint == nil {
+		return 2, fmt.Errorf("no endpoint")
+	}
+	if err := s.Endpoint.Validate(); err != nil {
+		return 2, err
+	}
+	if s.Endpoint.Profile == nil {
+		s.Endpoint.Profile = firmakit.BundledProfile()
+	}
+	paths, err := Paths(s.Lang)
+	if err != nil {
+		return 2, err
+	}
+	selected, err := selectFrom(loadWebhookSuite, s.Lang, s.Tags)
+	if err != nil {
+		return 2, err
+	}
+	fsys, err := features.WebhookSet.Features(features.FS)
+	if err != nil {
+		return 2, err
+	}
+	if s.Concurrency <= 0 {
+		s.Concurrency = 4
+	}
+	if s.Format == "" {
+		s.Format = "progress"
+	}
+	rows := map[string]pickled{}
+	for _, p := range selected {
+		rows[pickleKey(p.pickle)] = p
+	}
+	s.log = Suite{Progress: s.Progress, Tags: s.Tags}
+	s.mu.Lock()
+	s.observed = map[string]observation{}
+	s.mu.Unlock()
+	lag := StartLagMonitor()
+	defer lag.Stop()
+
+	ran := map[string]bool{}
+	var ranMu sync.Mutex
+	init := func(sink func(reports.ScenarioResult)) func(*godog.ScenarioContext) {
+		return func(sc *godog.ScenarioContext) {
+			var key string
+			sc.Before(func(ctx context.Context, p *godog.Scenario) (context.Context, error) {
+				key = pickleKey(p)
+				return ctx, nil
+			})
+			w := &webhookSteps{E: s.Endpoint, Lag: lag, Done: func(r reports.ScenarioResult, o observation) {
+				if p, ok := rows[key]; ok {
+					r.Line, r.Row = p.line, p.row
+				}
+				s.mu.Lock()
+				s.observed[rowKey(r)] = o
+				s.mu.Unlock()
+				sink(r)
+			}}
+			w.InitializeScenario(sc)
+		}
+	}
+	opts := func(paths []string, format string, out io.Writer, concurrency int, seed int64) *godog.Options {
+		return &godog.Options{FS: fsys, Paths: paths, Format: format, Output: out, Tags: s.Tags, Concurrency: concurrency,
+			Randomize: seed, Strict: true, TestingT: s.TestingT, NoColors: true}
+	}
+	status := godog.TestSuite{Name: "firmakit-webhook", ScenarioInitializer: init(func(r reports.ScenarioResult) {
+		ranMu.Lock()
+		ran[rowKey(r)] = true
+		ranMu.Unlock()
+		s.log.noteResult(r)
+	}), Options: opts(paths, s.Format, s.Output, s.Concurrency, s.Randomize)}.Run()
+
+	for _, p := range selected {
+		if !ran[rowKey(reports.ScenarioResult{Feature: p.pickle.Uri, Name: p.pickle.Name, Line: p.line})] {
+			s.log.noteResult(unran(p))
+		}
+	}
+
+	// Scenarios whose timing could not be judged run again, alone.
+	var again []reports.ScenarioResult
+	keep := []reports.ScenarioResult{}
+	for _, r := range s.log.Results() {
+		if r.Status == reports.Inconclusive {
+			again = append(again, r)
+		} else {
+			keep = append(keep, r)
+		}
+	}
+	if len(again) > 0 {
+		lines := map[string]int64{}
+		for _, lang := range []string{"es", "en"} {
+			scs, err := features.WebhookSet.Scenarios(features.FS, lang)
+			if err != nil {
+				return 2, err
+			}
+			for _, sc := range scs {
+				lines[lang+"/"+sc.File+"\x00"+sc.Name] = sc.Line
+			}
+		}
+		if s.Progress != nil {
+			s.log.mu.Lock()
+			fmt.Fprintf(s.Progress, "running %d inconclusive scenario(s) again, alone\n", len(again))
+			s.log.mu.Unlock()
+		}
+		var mu sync.Mutex
+		redone := map[string]reports.ScenarioResult{}
+		var done []string
+		for _, r := range again {
+			p := fmt.Sprintf("%s:%d", r.Feature, lines[r.Feature+"\x00"+r.Name])
+			if slices.Contains(done, p) {
+				continue
+			}
+			done = append(done, p)
+			godog.TestSuite{Name: "firmakit-webhook-rerun", ScenarioInitializer: init(func(r reports.ScenarioResult) {
+				mu.Lock()
+				defer mu.Unlock()
+				redone[rowKey(r)] = r
+			}), Options: opts([]string{p}, "progress", io.Discard, 1, 0)}.Run()
+		}
+		s.log.mu.Lock()
+		s.log.results = keep
+		s.log.mu.Unlock()
+		for _, r := range again {
+			n, ok := redone[rowKey(r)]
+			switch {
+			case !ok:
+				n = r
+			case n.Status == reports.Inconclusive:
+				n.Error = "again when run alone: " + n.Error
+			}
+			s.log.noteResult(n)
+		}
+	}
+	if status == 0 && s.Count(reports.Failed) > 0 {
+		status = 1
+	}
+	return status, nil
+}
+
+// Results returns the outcome of every scenario of the last run, in the
+// order of the feature files, each with what was sent and answered.
+func (s *WebhookSuite) Results() []reports.ScenarioResult { return s.log.Results() }
+
+// Count returns how many scenarios of the last run ended with status.
+func (s *WebhookSuite) Count(status string) int { return s.log.Count(status) }
+
+// Verdict is the last run's verdict (reports.Verdict).
+func (s *WebhookSuite) Verdict() string { return s.log.Verdict() }
+
+// VerdictLine says the last run's verdict and what to do about it.
+func (s *WebhookSuite) VerdictLine() string { return s.log.VerdictLine() }
+
+// Summary is the run's outcome in one line, as Suite.Summary.
+func (s *WebhookSuite) Summary() string { return s.log.Summary() }
+
+// Hints name the likely mistakes the last run's failures point at (see
+// webhookHints).
+func (s *WebhookSuite) Hints() []string {
+	s.mu.Lock()
+	obs := make(map[string]observation, len(s.observed))
+	for k, v := range s.observed {
+		obs[k] = v
+	}
+	s.mu.Unlock()
+	results := s.Results()
+	observed := make([]observation, len(results))
+	for i, r := range results {
+		observed[i] = obs[rowKey(r)]
+	}
+	return webhookHints(s.Endpoint, results, observed)
+}
+
+// String describes the suite's selection.
+func (s *WebhookSuite) String() string {
+	paths, _ := Paths(s.Lang)
+	return fmt.Sprintf("webhook features %s, tags %q, concurrency %d", strings.Join(paths, "+"), s.Tags, s.Concurrency)
+}

@@ -1,0 +1,329 @@
+package steps_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/receiver"
+	"github.com/firmakit/firmakit/reports"
+	"github.com/firmakit/firmakit/steps"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const shopSecret = "whsec_shop_42"
+
+// The webhook set's requirements, by what they want of the endpoint.
+var (
+	acceptReqs = []string{"WH-DUPLICATE", "WH-RAW-BYTES", "WH-ROTATION", "WH-STATE"}
+	refuseReqs = []string{"WH-BODY-CHANGED", "WH-HEADER-MALFORMED", "WH-HEADER-MISSING", "WH-TIMESTAMP-AHEAD",
+		"WH-TIMESTAMP-CHANGED", "WH-TIMESTAMP-OLD", "WH-WRONG-SECRET"}
+)
+
+// runWebhook runs the webhook set against url and returns the suite.
+func runWebhook(t *testing.T, url, lang, tags string, change func(*steps.Endpoint)) *steps.WebhookSuite {
+	t.Helper()
+	e := &steps.Endpoint{URL: url, Secret: shopSecret, MerchantID: "shop"}
+	if change != nil {
+		change(e)
+	}
+	var progress bytes.Buffer
+	s := &steps.WebhookSuite{Endpoint: e, Lang: lang, Tags: tags, Randomize: -1, Output: io.Discard, Progress: &progress}
+	_, err := s.Run()
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("progress:\n%s", progress.String())
+		}
+	})
+	return s
+}
+
+// failedRequirements lists the requirement tags with a failed scenario.
+func failedRequirements(s *steps.WebhookSuite) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range s.Results() {
+		if r.Status == reports.Failed && !seen[r.Requirement] {
+			seen[r.Requirement] = true
+			out = append(out, r.Requirement)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestWebhookSuiteAgainstTheStrictReceiver: the receiver in strict mode
+// verifies as the profile says, so it is a model endpoint: every scenario
+// of both languages passes, with no hint, and each result says what was
+// sent and answered.
+func TestWebhookSuiteAgainstTheStrictReceiver(t *testing.T) {
+	rv := &receiver.Receiver{Addr: "127.0.0.1:0", DB: ":memory:", Strict: true, Secrets: map[string][]string{"shop": {shopSecret}}}
+	require.NoError(t, rv.Open())
+	t.Cleanup(func() { rv.Close() })
+	s := runWebhook(t, rv.HookURL("shop"), "all", "", nil)
+	require.Equal(t, reports.Passed, s.Verdict(), "%v", s.Results())
+	selected, err := steps.SelectWebhook("all", "")
+	require.NoError(t, err)
+	assert.Equal(t, 52, selected, "11 scenarios, 26 rows, two languages")
+	require.Len(t, s.Results(), selected)
+	assert.Equal(t, selected, s.Count(reports.Passed))
+	assert.Empty(t, s.Hints())
+	for _, r := range s.Results() {
+		assert.Contains(t, r.Exchange, "sent: POST "+rv.HookURL("shop"), r.Name)
+		assert.Contains(t, r.Exchange, "answered: ", r.Name)
+		assert.NotContains(t, r.Exchange, shopSecret)
+	}
+
+	// What reached the receiver: each delivery, as the profile signs it.
+	recs, err := rv.List(context.Background(), receiver.Filter{Channel: "shop", Limit: 1000})
+	require.NoError(t, err)
+	assert.Len(t, recs, selected+2, "one delivery per scenario, two for each duplicate")
+	valid, dup := 0, 0
+	for _, r := range recs {
+		if r.Verdict == receiver.VerdictValid {
+			valid++
+			n, raw, err := firmakit.BundledProfile().DecodeNotification(r.Body)
+			require.NoError(t, err)
+			assert.Equal(t, "shop", n.MerchantID)
+			assert.Equal(t, n.Status == firmakit.StateSigned, raw["document_url"] != nil, "document_url only with SIGNED")
+			assert.Equal(t, n.Status.HasReason(), raw["reason"] != nil, "reason only with BOUNCED, REJECTED, CANCELED")
+		}
+		if r.Duplicate {
+			dup++
+		}
+	}
+	assert.Equal(t, 2*(5+2+2+4), valid, "states, rotation, both deliveries of the duplicate, raw-bytes layouts")
+	assert.Equal(t, 2, dup, "the retry of each language's duplicate")
+}
+
+// naive answers 200 to everything.
+func naive(w http.ResponseWriter, r *http.Request) {
+	_, _ = io.Copy(io.Discard, r.Body)
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write([]byte(`{"ok":true}`))
+}
+
+// verifying returns an endpoint that checks the signature header over the
+// body as bodyOf makes it from the bytes received, under profile p, and
+// answers 401 when it does not match.
+func verifying(p *firmakit.Profile, bodyOf func([]byte) []byte, headerOf func(string) string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		raw, _ := io.ReadAll(r.Body)
+		h := r.Header.Get("X-Service-Signature")
+		if headerOf != nil {
+			h = headerOf(h)
+		}
+		if err := p.VerifyWebhook(h, bodyOf(raw), []string{shopSecret}, time.Now()); err != nil {
+			http.Error(w, err.Error(), http.StatusUnauthorized)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}
+}
+
+// reserialised is what a framework gives a handler that verifies the
+// parsed body written back out: Go's encoder sorts keys.
+func reserialised(raw []byte) []byte {
+	var v map[string]any
+	if json.Unmarshal(raw, &v) != nil {
+		return raw
+	}
+	b, _ := json.Marshal(v)
+	return b
+}
+
+// compacted is the body with insignificant spaces taken out, keys and
+// escapes kept: close to the raw bytes, but not them.
+func compacted(raw []byte) []byte {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return raw
+	}
+	return b.Bytes()
+}
+
+// firstEntryOnly keeps the timestamp and the first v1 entry of a header.
+func firstEntryOnly(h string) string {
+	var keep []string
+	v1 := 0
+	for _, it := range strings.Split(h, ",") {
+		if strings.HasPrefix(it, "v1=") {
+			if v1++; v1 > 1 {
+				continue
+			}
+		}
+		keep = append(keep, it)
+	}
+	return strings.Join(keep, ",")
+}
+
+func same(b []byte) []byte { return b }
+
+// TestWebhookSuiteNamesEachFault: endpoints with one known mistake each
+// fail exactly the requirements that mistake breaks, and the hint names
+// the mistake.
+func TestWebhookSuiteNamesEachFault(t *testing.T) {
+	p := firmakit.BundledProfile()
+	noAge := firmakit.BundledProfile()
+	noAge.Webhook.Tolerance = 1000 * 24 * time.Hour
+	for _, tc := range []struct {
+		name    string
+		handler http.HandlerFunc
+		failed  []string
+		hint    string
+	}{
+		{"answers 200 to everything", naive, refuseReqs, "Everything was accepted, the forged notifications too (answered 200)"},
+		{"verifies a re-serialised body", verifying(p, reserialised, nil), acceptReqs, "Everything was refused, the valid notifications too (answered 401)"},
+		{"verifies with another secret", func(w http.ResponseWriter, r *http.Request) {
+			raw, _ := io.ReadAll(r.Body)
+			if p.VerifyWebhook(r.Header.Get("X-Service-Signature"), raw, []string{"whsec_not_the_shops"}, time.Now()) != nil {
+				w.WriteHeader(http.StatusForbidden)
+			}
+		}, acceptReqs, "another secret than the one given (--webhook-secret)"},
+		{"verifies a compacted body", verifying(p, compacted, nil), []string{"WH-RAW-BYTES"},
+			"refused (layout=indented; layout=keys-reversed): the endpoint verifies a re-serialised or re-formatted body"},
+		{"checks only the first v1 entry", verifying(p, same, firstEntryOnly), []string{"WH-ROTATION"},
+			"the endpoint checks only the first v1= entry"},
+		{"does not check the age of t", verifying(noAge, same, nil), []string{"WH-TIMESTAMP-AHEAD", "WH-TIMESTAMP-OLD"},
+			"checks the signature but not the age of t"},
+		{"refuses a retry", func() http.HandlerFunc {
+			var mu sync.Mutex
+			seen := map[string]bool{}
+			check := verifying(p, same, nil)
+			return func(w http.ResponseWriter, r *http.Request) {
+				raw, _ := io.ReadAll(r.Body)
+				n, _, _ := p.DecodeNotification(raw)
+				mu.Lock()
+				again := seen[n.EventID]
+				mu.Unlock()
+				if again {
+					http.Error(w, "already seen", http.StatusConflict)
+					return
+				}
+				r.Body = io.NopCloser(bytes.NewReader(raw))
+				rec := httptest.NewRecorder()
+				check(rec, r)
+				if rec.Code < 300 {
+					mu.Lock()
+					seen[n.EventID] = true
+					mu.Unlock()
+				}
+				w.WriteHeader(rec.Code)
+			}
+		}(), []string{"WH-DUPLICATE"}, "The retry of an event the endpoint had accepted was refused"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(tc.handler)
+			t.Cleanup(srv.Close)
+			s := runWebhook(t, srv.URL+"/webhook", "en", "", nil)
+			assert.Equal(t, reports.Failed, s.Verdict())
+			assert.Equal(t, tc.failed, failedRequirements(s))
+			hints := strings.Join(s.Hints(), "\n")
+			assert.Contains(t, hints, tc.hint)
+			for _, r := range s.Results() {
+				if r.Status == reports.Failed {
+					assert.Contains(t, r.Error, "sent: POST "+srv.URL+"/webhook", "the failure says what was sent")
+					assert.Contains(t, r.Error, "answered: ", "and what came back")
+				}
+			}
+		})
+	}
+}
+
+// TestWebhookSuiteFailureSaysWhatWasSentAndAnswered: a failure of a
+// refusal scenario names why the notification was forged, the status and
+// the body that came back, and the header with its signature redacted.
+func TestWebhookSuiteFailureSaysWhatWasSentAndAnswered(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(naive))
+	t.Cleanup(srv.Close)
+	s := runWebhook(t, srv.URL, "en", "@WH-WRONG-SECRET", nil)
+	require.Len(t, s.Results(), 1)
+	r := s.Results()[0]
+	require.Equal(t, reports.Failed, r.Status)
+	assert.Equal(t, "the endpoint refuses it with a status other than 2xx", r.FailedStep)
+	assert.Contains(t, r.Error, "expected a status other than 2xx, since it was signed with another secret than the endpoint's; got 200 in ")
+	assert.Regexp(t, `X-Service-Signature: t=\d+,v1=<redacted>\n`, r.Error)
+	assert.NotRegexp(t, `v1=[0-9a-f]{64}`, r.Error, "no signature is handed out")
+	assert.Contains(t, r.Error, `"title":"DEMO_SIGNED Contrato de arriendo 42 — Ñuñoa"`)
+	assert.Contains(t, r.Error, `answered: 200 in `)
+	assert.Contains(t, r.Error, `{"ok":true}`)
+	assert.Equal(t, r.Exchange, r.Error[strings.Index(r.Error, "sent: "):])
+}
+
+// TestWebhookSuiteLateAndUnreachable: an answer after the delivery
+// timeout fails the acceptance scenarios with the time it took, and an
+// endpoint nobody listens on fails every scenario, with a hint that says
+// so.
+func TestWebhookSuiteLateAndUnreachable(t *testing.T) {
+	fast := firmakit.BundledProfile()
+	fast.Webhook.Timeout = 200 * time.Millisecond
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(600 * time.Millisecond)
+		w.WriteHeader(http.StatusOK)
+	}))
+	t.Cleanup(slow.Close)
+	s := runWebhook(t, slow.URL, "en", "@WH-STATE", func(e *steps.Endpoint) { e.Profile = fast })
+	assert.Equal(t, reports.Failed, s.Verdict())
+	for _, r := range s.Results() {
+		assert.Equal(t, reports.Failed, r.Status)
+		assert.Contains(t, r.Error, "expected a 2xx answer within the 200ms delivery timeout; it came after ")
+	}
+	assert.Contains(t, strings.Join(s.Hints(), "\n"), "answered after the 200ms delivery timeout")
+
+	gone := httptest.NewServer(http.HandlerFunc(naive))
+	url := gone.URL
+	gone.Close()
+	s = runWebhook(t, url, "es", "", nil)
+	assert.Equal(t, reports.Failed, s.Verdict())
+	assert.Equal(t, len(s.Results()), s.Count(reports.Failed))
+	hints := s.Hints()
+	require.Len(t, hints, 1, "only the unreachable endpoint is named: %v", hints)
+	assert.Contains(t, hints[0], "got no answer at all")
+	assert.Contains(t, hints[0], "check that the endpoint runs at "+url)
+}
+
+func TestSelectWebhook(t *testing.T) {
+	n, err := steps.SelectWebhook("en", "@WH-STATE,@WH-ROTATION")
+	require.NoError(t, err)
+	assert.Equal(t, 7, n)
+	n, err = steps.SelectWebhook("all", "~@spec")
+	require.NoError(t, err)
+	assert.Equal(t, 2*21, n)
+	_, err = steps.SelectWebhook("en", "@AUTH-OK")
+	var se *steps.SelectionError
+	require.ErrorAs(t, err, &se)
+	assert.ErrorIs(t, err, steps.ErrUnknownTag, "a service tag is not the webhook set's")
+	_, err = steps.SelectWebhook("en", "@WH-STAT")
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, "@WH-STATE", se.Closest[0])
+	_, err = steps.SelectWebhook("en", "@WH-STATE && @WH-ROTATION")
+	assert.ErrorIs(t, err, steps.ErrNothingSelected)
+	_, err = steps.SelectWebhook("en", "@WH-STATE or @WH-ROTATION")
+	assert.ErrorIs(t, err, steps.ErrMalformedTags)
+}
+
+func TestEndpointValidate(t *testing.T) {
+	for _, tc := range []struct {
+		e    steps.Endpoint
+		want string
+	}{
+		{steps.Endpoint{Secret: "s"}, "no endpoint URL"},
+		{steps.Endpoint{URL: "ftp://x/y", Secret: "s"}, "is not an http(s) URL"},
+		{steps.Endpoint{URL: "http:///nohost", Secret: "s"}, "is not an http(s) URL"},
+		{steps.Endpoint{URL: "http://127.0.0.1:1/hook"}, "no webhook secret"},
+	} {
+		assert.ErrorContains(t, tc.e.Validate(), tc.want)
+	}
+	assert.NoError(t, (&steps.Endpoint{URL: "http://127.0.0.1:1/hook", Secret: "s"}).Validate())
+}
