@@ -536,12 +536,11 @@ func excerpt(b []byte, n int) string {
 	if len(b) == 0 {
 		return "(empty body)"
 	}
-	s := strings.ToValidUTF8(string(b), "\uFFFD")
 	if len(b) > n {
 		cut := strings.ToValidUTF8(string(b[:n]), "")
 		return fmt.Sprintf("%s… (%d bytes)", cut, len(b))
 	}
-	return s
+	return strings.TrimRight(strings.ToValidUTF8(string(b), "\uFFFD"), "\r\n")
 }
 
 // outcome is what a webhook scenario came to, with the exchange.

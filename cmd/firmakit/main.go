@@ -80,6 +80,7 @@ type command struct {
 func (m *Main) commands() []command {
 	return []command{
 		m.certifyCommand(),
+		m.certifyWebhookCommand(),
 		m.serveCommand(),
 		m.receiveCommand(),
 		m.upCommand(),
@@ -159,7 +160,7 @@ func (m *Main) printHelp(w io.Writer) {
 	fmt.Fprintln(w, "firmakit tests a merchant API for digital contract signatures.")
 	fmt.Fprintln(w, "\nUsage: firmakit <command> [flags]\n\nCommands:")
 	for _, c := range m.commands() {
-		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-15s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, "\nEvery flag can also be set as FIRMAKIT_<FLAG> (upper case, '-' as '_') or in a")
 	fmt.Fprintln(w, "YAML --config file (flag names as keys). Flags win over the environment, which")

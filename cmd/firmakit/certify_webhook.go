@@ -1,0 +1,150 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/firmakit/firmakit/features"
+	"github.com/firmakit/firmakit/reports"
+	"github.com/firmakit/firmakit/steps"
+)
+
+// webhookTargetLabel names what certify-webhook's reports are about.
+const webhookTargetLabel = "merchant webhook endpoint"
+
+func (m *Main) certifyWebhookCommand() command {
+	return command{name: "certify-webhook", summary: "play the service and check a merchant's webhook endpoint",
+		usage: "firmakit certify-webhook --endpoint URL --webhook-secret S [--merchant ID] [--lang es|en|all] [--tags EXPR] [--report DIR]",
+		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
+			endpoint := fs.String("endpoint", "", "URL of the merchant's webhook endpoint (its signature_webhook), where notifications are posted")
+			secret := fs.String("webhook-secret", "", "the webhook secret the endpoint verifies notifications with")
+			merchant := fs.String("merchant", "merchant_demo", "merchant id written in the notifications")
+			lang := fs.String("lang", "all", "features to run: es, en or all")
+			tags := fs.String("tags", "", "godog tag expression, e.g. '@WH-STATE,@WH-ROTATION'; default: all")
+			concurrency := fs.Int("concurrency", 4, "scenarios run at once")
+			format := fs.String("format", "firmakit", "output: firmakit (a line per scenario), or godog formats: progress, pretty, junit, cucumber, … ('name:file' writes to a file)")
+			seed := fs.Int64("seed", -1, "scenario order: -1 random, 0 file order, else that seed")
+			reportDir := fs.String("report", "", "write junit.xml, cucumber.json, report.html and certificate.json to this folder")
+			profile := profileFlag(fs)
+			return func(ctx context.Context, args []string) error {
+				if len(args) > 0 {
+					return usageError("unexpected argument %q", args[0])
+				}
+				p, err := profile()
+				if err != nil {
+					return err
+				}
+				if _, err := steps.Paths(*lang); err != nil {
+					return usageError("--lang: %v", err)
+				}
+				if *concurrency < 1 {
+					return usageError("--concurrency must be at least 1")
+				}
+				switch u, err := url.Parse(*endpoint); {
+				case *endpoint == "":
+					return usageError("--endpoint is required: the URL the service posts the merchant's notifications to")
+				case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+					return usageError("--endpoint %q is not an http(s) URL", *endpoint)
+				}
+				if *secret == "" {
+					return usageError("--webhook-secret is required: the secret the endpoint verifies notifications with")
+				}
+				// Refuse a selection of nothing before anything is sent.
+				if _, err := steps.SelectWebhook(*lang, *tags); err != nil {
+					return usageError("--tags: %v", err)
+				}
+				if err := reachable(ctx, *endpoint); err != nil {
+					return &exitError{ExitUnreachable, err}
+				}
+				formats, junitTo := splitJUnit(*format)
+				var progress io.Writer
+				output := m.Stdout
+				if formats == "" || formats == "firmakit" || strings.HasPrefix(formats, "firmakit,") {
+					progress, output = m.Stdout, io.Discard
+					formats = "progress" + strings.TrimPrefix(formats, "firmakit")
+				}
+				if *reportDir != "" {
+					if err := os.MkdirAll(*reportDir, 0o755); err != nil {
+						return usageError("--report: %v", err)
+					}
+					formats += ",cucumber:" + filepath.Join(*reportDir, "cucumber.json")
+				}
+				e := &steps.Endpoint{URL: *endpoint, Secret: *secret, MerchantID: *merchant, Profile: p}
+				suite := &steps.WebhookSuite{Endpoint: e, Lang: *lang, Tags: *tags, Concurrency: *concurrency, Format: formats,
+					Output: output, Progress: progress, Randomize: *seed}
+				fmt.Fprintf(m.Stdout, "firmakit certify-webhook: playing the service for the endpoint %s\n", *endpoint)
+				fmt.Fprintf(m.Stdout, "profile %q, delivery timeout %s; %s\n\n", p.Name, p.Webhook.Timeout, suite)
+				start := time.Now()
+				status, err := suite.Run()
+				elapsed := time.Since(start)
+				var se *steps.SelectionError
+				switch {
+				case errors.As(err, &se):
+					return usageError("--tags: %v", err)
+				case err != nil:
+					return usageError("%v", err)
+				}
+				if progress != nil {
+					fmt.Fprintln(m.Stdout)
+				}
+				results, hints := suite.Results(), suite.Hints()
+				run := reports.Run{Tool: "firmakit", Version: Version(), Target: *endpoint, MerchantID: *merchant, TargetLabel: webhookTargetLabel,
+					Set: features.WebhookSet, Hints: hints, Profile: p, Lang: *lang, Tags: *tags, Started: start, Elapsed: elapsed}
+				switch junitTo {
+				case "":
+				case "-":
+					if err := reports.WriteJUnit(m.Stdout, run, results); err != nil {
+						return fmt.Errorf("junit: %w", err)
+					}
+				default:
+					if err := reports.WriteJUnitFile(junitTo, run, results); err != nil {
+						return fmt.Errorf("junit: %w", err)
+					}
+				}
+				for _, g := range reports.NotRunGroups(*tags, results) {
+					fmt.Fprintln(m.Stdout, g)
+				}
+				for _, h := range hints {
+					fmt.Fprintln(m.Stdout, "hint: "+h)
+				}
+				fmt.Fprintf(m.Stdout, "wall time %s\n", elapsed.Round(time.Millisecond))
+				if *reportDir != "" {
+					if err := reports.WriteAll(*reportDir, run, results); err != nil {
+						return fmt.Errorf("report: %w", err)
+					}
+					fmt.Fprintf(m.Stdout, "reports in %s: report.html, certificate.json, junit.xml, cucumber.json\n", *reportDir)
+				}
+				// The verdict, then the counts: the last line of the output.
+				fmt.Fprintln(m.Stdout, "verdict: "+reports.Explain(*tags, results))
+				fmt.Fprintln(m.Stdout, "firmakit: "+reports.Summarize(results).String())
+				return verdictError(reports.Verdict(results), status)
+			}
+		}}
+}
+
+// reachable tells whether anything answers HTTP at an endpoint's URL. A
+// GET is enough: any status, a 405 included, says a server is there; a
+// refused connection or an unknown host says nothing can be certified.
+func reachable(ctx context.Context, endpoint string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, endpoint, nil)
+	if err != nil {
+		return fmt.Errorf("endpoint %s: %w", endpoint, err)
+	}
+	client := &http.Client{Timeout: 5 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.Do(req)
+	if err != nil {
+		return fmt.Errorf("endpoint %s is unreachable: %w; start it, or give the URL it listens on", endpoint, err)
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	return resp.Body.Close()
+}
