@@ -106,7 +106,7 @@ func (rv *Receiver) handleInfo(c echo.Context) error {
 		channels = append(channels, ch)
 	}
 	return c.JSON(http.StatusOK, map[string]any{
-		"hooks_url": rv.PublicURL + "/hooks/{channel}", "strict": rv.Strict, "demo": rv.Demo != nil,
+		"hooks_url": rv.PublicURL + "/hooks/{channel}", "strict": rv.Strict, "demo": rv.Demo != nil, "forward_to": rv.ForwardTo,
 		"channels_with_secrets": channels, "states": firmakit.States, "max_body": rv.MaxBody,
 		"max_events": rv.MaxEvents, "max_bytes": max(rv.MaxBytes, 0), "max_age": rv.MaxAge.String(),
 		"max_conns": rv.MaxConns, "idle_timeout": rv.IdleTimeout.String(), "dropped": rv.store.dropped.Load(),
@@ -361,7 +361,7 @@ func harEntry(r *Record, base string) map[string]any {
 		"cache":     map[string]any{},
 		"timings":   map[string]any{"send": 0, "wait": 0, "receive": 0},
 		"comment":   fmt.Sprintf("firmakit record %d, channel %s, verdict %s", r.ID, r.Channel, r.Verdict),
-		"_firmakit": map[string]any{"id": r.ID, "verdict": r.Verdict, "reason": r.Reason, "event_id": r.EventID},
+		"_firmakit": map[string]any{"id": r.ID, "verdict": r.Verdict, "reason": r.Reason, "event_id": r.EventID, "forward": r.Forward},
 	}
 }
 

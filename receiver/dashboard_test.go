@@ -223,3 +223,70 @@ func TestAnotherOriginCannotDriveTheReceiver(t *testing.T) {
 	n, _ := rv.Count(context.Background())
 	assert.Equal(t, int64(1), n)
 }
+
+// TestDashboardShowsTheEndpointsAnswer: with forwarding, each row shows
+// the status answered and the endpoint's, and the details show what the
+// endpoint answered (its body as text) or why it gave no answer.
+func TestDashboardShowsTheEndpointsAnswer(t *testing.T) {
+	fast := firmakit.BundledProfile()
+	fast.Webhook.Timeout = 300 * time.Millisecond
+	ep := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		if strings.Contains(string(b), "ev-slow") {
+			select {
+			case <-time.After(2 * time.Second):
+			case <-r.Context().Done():
+			}
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusUnauthorized)
+		io.WriteString(w, `<b id="injected">bad signature</b>`)
+	}))
+	t.Cleanup(ep.Close)
+	rv := MustOpenReceiver(t, func(r *receiver.Receiver) { r.ForwardTo, r.Profile = ep.URL+"/webhook", fast })
+
+	ctx := browser.New(t)
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Navigate(rv.URL()+"/"),
+		chromedp.WaitVisible(chromedp.CSS(`#conn[data-state="open"]`)),
+	))
+	assert.Contains(t, text(ctx, t, "#hint"), "forwarded to "+ep.URL+"/webhook")
+	for _, ev := range []string{"ev-refused", "ev-slow"} {
+		body := notification(firmakit.StateSigned, ev, "sig-"+ev)
+		req, _ := http.NewRequest("POST", rv.URL()+"/hooks/merchant_demo", strings.NewReader(string(body)))
+		req.Header.Set("X-Service-Signature", fast.WebhookSignature([]string{"whsec_test_demo"}, time.Now(), body))
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+	}
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`#rows tr[data-id="2"]`))))
+	assert.Equal(t, "401", text(ctx, t, `#rows tr[data-id="1"] td.answer .status.status-4xx`))
+	assert.Regexp(t, `^endpoint 401 · \d+ ms$`, text(ctx, t, `#rows tr[data-id="1"] td.answer .fwd`))
+	assert.Equal(t, "504", text(ctx, t, `#rows tr[data-id="2"] td.answer .status.status-5xx`))
+	assert.Regexp(t, `^endpoint no answer · \d+ ms$`, text(ctx, t, `#rows tr[data-id="2"] td.answer .fwd.fwd-failed`))
+
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`#rows tr[data-id="1"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#d-forward`)),
+	))
+	assert.Equal(t, "Forwarded to your endpoint", text(ctx, t, `#d-forward h3`))
+	summary := text(ctx, t, "#d-forward-summary")
+	assert.Contains(t, summary, "POST "+ep.URL+"/webhook")
+	assert.Regexp(t, `answered 401 in [\d.]+ ms · the service was answered 401`, summary)
+	assert.Equal(t, `<b id="injected">bad signature</b>`, text(ctx, t, "#d-forward-body"), "the endpoint's answer, as text")
+	assert.Equal(t, 0, eval[int](ctx, t, `document.querySelectorAll("#injected").length`), "nothing of it became an element")
+	assert.False(t, eval[bool](ctx, t, `!document.getElementById("d-forward-error").hidden`))
+
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#rows tr[data-id="2"]`))))
+	_, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.getElementById("d-id").textContent === "#2"`, chromedp.WithPollingTimeout(5*time.Second)))
+	require.NoError(t, err)
+	assert.Contains(t, text(ctx, t, "#d-forward-error"), "the endpoint did not answer within 300ms")
+	assert.Contains(t, text(ctx, t, "#d-forward-summary"), "the service was answered 504")
+
+	// Spanish.
+	eval[chromedp.Void](ctx, t, `(() => { const s = document.getElementById("lang"); s.value = "es"; s.dispatchEvent(new Event("change")); })()`)
+	assert.Equal(t, "Reenviada a tu endpoint", text(ctx, t, `#d-forward h3`))
+	assert.Contains(t, text(ctx, t, "#d-forward-summary"), "se respondió 504 al servicio")
+	assert.Equal(t, "Respuesta", text(ctx, t, `th[data-i18n="answer"]`))
+}

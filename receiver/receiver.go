@@ -115,6 +115,19 @@ type Receiver struct {
 	PublicURL string
 	// Demo, when set, lets the dashboard create demo contracts of a state.
 	Demo func(ctx context.Context, state firmakit.State) (*firmakit.Envelope, error)
+	// ForwardTo, when set, is a merchant's own endpoint, reached from
+	// here while it is being developed. Every notification received is
+	// forwarded to it unchanged (its raw body, its signature header and
+	// its Content-Type, in a POST to exactly this URL; never to a URL a
+	// request names, and redirects are not followed). What the endpoint
+	// answered is kept on the record (Record.Forward), and its status is
+	// the answer to the sender, so that the service retries as it would in
+	// production; an endpoint that cannot be reached, answers a redirect
+	// or takes longer than the profile's webhook.timeout gets the sender a
+	// 502 or 504, with the reason on the record. A programmed answer
+	// (FailNext) still replaces the status answered. Strict cannot be set
+	// with it: the endpoint decides. A body over MaxBody is not forwarded.
+	ForwardTo string
 
 	store     *store
 	hub       *hub
@@ -134,6 +147,8 @@ type Receiver struct {
 	// publicHost and publicHostPort are the host of a PublicURL that was
 	// given, allowed as Host and Origin besides loopback.
 	publicHost, publicHostPort string
+	// forwarder forwards notifications to ForwardTo.
+	forwarder *http.Client
 }
 
 // Open opens the database, listens synchronously and serves in a goroutine.
@@ -173,6 +188,12 @@ func (rv *Receiver) Open() error {
 	}
 	if rv.IdleTimeout <= 0 {
 		rv.IdleTimeout = DefaultIdleTimeout
+	}
+	if rv.ForwardTo != "" {
+		if err := checkForwardTo(rv.ForwardTo, rv.Strict); err != nil {
+			return err
+		}
+		rv.forwarder = newForwardClient()
 	}
 	if rv.PublicURL != "" {
 		u, err := url.Parse(rv.PublicURL)
@@ -399,7 +420,19 @@ func (rv *Receiver) handleHook(c echo.Context) error {
 		}
 	}
 	var delay time.Duration
-	if status == http.StatusOK {
+	insertCtx := req.Context()
+	if status == http.StatusOK && rv.ForwardTo != "" {
+		// The endpoint's answer is the answer; the record is kept even
+		// when the sender gives up waiting for it.
+		rv.extend(c, rv.Profile.Webhook.Timeout)
+		rec.Forward, status = rv.forward(req.Context(), req.Header, body)
+		answerErr = rec.Forward.Error
+		var cancel context.CancelFunc
+		insertCtx, cancel = context.WithTimeout(context.WithoutCancel(req.Context()), 10*time.Second)
+		defer cancel()
+		rv.logForward(channel, rec)
+	}
+	if status == http.StatusOK || rec.Forward != nil {
 		if rv.Strict && rec.Verdict != VerdictValid {
 			status, answerErr = http.StatusUnauthorized, "signature "+rec.Verdict+": "+rec.Reason
 		} else if st, d, ok := rv.answers.take(channel, rec.SignatureID); ok {
@@ -409,7 +442,7 @@ func (rv *Receiver) handleHook(c echo.Context) error {
 	rec.Status = status
 	rec.headerJSON, _ = json.Marshal(rec.Header)
 	rec.wire = &lazyJSON{}
-	if err := rv.store.insert(req.Context(), rec); err != nil {
+	if err := rv.store.insert(insertCtx, rec); err != nil {
 		rv.Logger.Error("notification not stored", "channel", channel, "err", err)
 		return apiError(http.StatusServiceUnavailable, "the notification could not be stored; send it again")
 	}
@@ -425,7 +458,32 @@ func (rv *Receiver) handleHook(c echo.Context) error {
 	if answerErr != "" {
 		out["error"] = answerErr
 	}
+	if rec.Forward != nil {
+		out["forward"] = rec.Forward
+	}
+	if !bodyAllowed(status) {
+		return c.NoContent(status)
+	}
 	return c.JSON(status, out)
+}
+
+// bodyAllowed tells whether an answer of status may carry a body.
+func bodyAllowed(status int) bool {
+	return status >= 200 && status != http.StatusNoContent && status != http.StatusNotModified
+}
+
+// logForward says what the endpoint did with a forwarded notification.
+func (rv *Receiver) logForward(channel string, rec *Record) {
+	f := rec.Forward
+	log := rv.Logger.With("channel", channel, "event_id", rec.EventID, "url", f.URL, "latency_ms", f.LatencyMS)
+	switch {
+	case f.Error != "":
+		log.Warn("notification not delivered to the endpoint", "status", f.Status, "err", f.Error)
+	case f.Status < 200 || f.Status > 299:
+		log.Warn("the endpoint refused a notification", "status", f.Status, "verdict", rec.Verdict)
+	default:
+		log.Info("notification forwarded", "status", f.Status, "verdict", rec.Verdict)
+	}
 }
 
 // clip bounds what is extracted from an untrusted body for indexing.

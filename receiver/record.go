@@ -53,6 +53,9 @@ type Record struct {
 	// over MaxBody. It tells a first attempt answered 503 from the retry
 	// answered 200.
 	Status int `json:"answer_status"`
+	// Forward is what the merchant's endpoint answered when the receiver
+	// forwards notifications to it (Receiver.ForwardTo); nil otherwise.
+	Forward *Forward `json:"forward,omitempty"`
 
 	// headerJSON is Header encoded for storage, in the request's goroutine
 	// rather than on the single writer.

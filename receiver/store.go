@@ -27,8 +27,9 @@ var ErrNotFound = errors.New("record not found")
 var ErrIncompatibleDatabase = errors.New("the database file is not a firmakit receiver database of this version")
 
 // schemaVersion is the receiver's schema, kept in the meta table; a file
-// with a greater one was written by a newer firmakit.
-const schemaVersion = 1
+// with a greater one was written by a newer firmakit. Version 2 added the
+// forward column; a version 1 file is migrated when opened.
+const schemaVersion = 2
 
 const schema = `
 CREATE TABLE IF NOT EXISTS records (
@@ -50,7 +51,8 @@ CREATE TABLE IF NOT EXISTS records (
 	state        TEXT NOT NULL DEFAULT '',
 	created_at   TEXT NOT NULL DEFAULT '',
 	duplicate    INTEGER NOT NULL DEFAULT 0,
-	status       INTEGER NOT NULL DEFAULT 0
+	status       INTEGER NOT NULL DEFAULT 0,
+	forward      TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS records_channel ON records(channel, id);
 CREATE INDEX IF NOT EXISTS records_signature ON records(signature_id, id);
@@ -66,14 +68,17 @@ CREATE TABLE IF NOT EXISTS meta (
 	key   TEXT PRIMARY KEY,
 	value INTEGER NOT NULL
 );
-INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', 1), ('last_id', 0);
+INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', 2), ('last_id', 0);
 `
+
+// v1Records are the records columns of schema version 1.
+var v1Records = []string{"id", "channel", "method", "path", "query", "headers", "body", "size", "body_dropped", "received_at",
+	"remote_addr", "verdict", "reason", "event_id", "signature_id", "state", "created_at", "duplicate", "status"}
 
 // tables are the columns of each table of the schema, for checking a file
 // made elsewhere.
 var tables = map[string][]string{
-	"records": {"id", "channel", "method", "path", "query", "headers", "body", "size", "body_dropped", "received_at",
-		"remote_addr", "verdict", "reason", "event_id", "signature_id", "state", "created_at", "duplicate", "status"},
+	"records":   append(append([]string(nil), v1Records...), "forward"),
 	"contracts": {"signature_id", "created_at"},
 	"meta":      {"key", "value"},
 }
@@ -184,6 +189,10 @@ func openStore(cfg storeConfig) (*store, error) {
 		w.Close()
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
+	if err := migrate(w); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
 	r := w
 	if !memory {
 		if r, err = sql.Open("sqlite", dsn+"&_pragma=query_only(on)"); err != nil {
@@ -243,7 +252,7 @@ func checkSchema(db *sql.DB, path string) error {
 			return fmt.Errorf("open database %s: %w", path, err)
 		}
 		want := tables[table]
-		if len(got) > 0 && !sameSet(got, want) {
+		if len(got) > 0 && !sameSet(got, want) && !(table == "records" && sameSet(got, v1Records)) {
 			return fmt.Errorf("%w: in %s, table %s has the columns (%s), not the receiver's (%s)",
 				ErrIncompatibleDatabase, path, table, strings.Join(got, ", "), strings.Join(want, ", "))
 		}
@@ -255,6 +264,29 @@ func checkSchema(db *sql.DB, path string) error {
 			ErrIncompatibleDatabase, path, version, schemaVersion)
 	}
 	return nil
+}
+
+// migrate brings a version 1 database (checkSchema let it through) to
+// schemaVersion in one transaction: it adds the forward column.
+func migrate(db *sql.DB) error {
+	var has int
+	if err := db.QueryRow(`SELECT COUNT(*) FROM pragma_table_info('records') WHERE name = 'forward'`).Scan(&has); err != nil {
+		return err
+	}
+	tx, err := db.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if has == 0 {
+		if _, err := tx.Exec(`ALTER TABLE records ADD COLUMN forward TEXT NOT NULL DEFAULT ''`); err != nil {
+			return fmt.Errorf("migrating to schema version 2: %w", err)
+		}
+	}
+	if _, err := tx.Exec(`UPDATE meta SET value = ? WHERE key = 'schema_version' AND value < ?`, schemaVersion, schemaVersion); err != nil {
+		return err
+	}
+	return tx.Commit()
 }
 
 func sameSet(a, b []string) bool {
@@ -354,8 +386,8 @@ func (s *store) commitRecords(recs []*Record) error {
 	}
 	defer tx.Rollback()
 	ins, err := tx.Prepare(`INSERT INTO records (id, channel, method, path, query, headers, body, size, body_dropped,
-		received_at, remote_addr, verdict, reason, event_id, signature_id, state, created_at, duplicate, status)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
+		received_at, remote_addr, verdict, reason, event_id, signature_id, state, created_at, duplicate, status, forward)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
 	if err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
@@ -391,9 +423,14 @@ func (s *store) commitRecords(recs []*Record) error {
 		if h == nil {
 			h, _ = json.Marshal(r.Header)
 		}
+		fwd := ""
+		if r.Forward != nil {
+			b, _ := json.Marshal(r.Forward)
+			fwd = string(b)
+		}
 		if _, err := ins.Exec(r.ID, r.Channel, r.Method, r.Path, r.Query, string(h), r.Body, r.Size, r.BodyDropped,
 			r.ReceivedAt.UnixMicro(), r.RemoteAddr, r.Verdict, r.Reason, r.EventID, r.SignatureID, r.State,
-			r.CreatedAt, r.Duplicate, r.Status); err != nil {
+			r.CreatedAt, r.Duplicate, r.Status, fwd); err != nil {
 			return fmt.Errorf("store: %w", err)
 		}
 	}
@@ -544,18 +581,24 @@ func (s *store) close() {
 
 const columns = `r.id, r.channel, r.method, r.path, r.query, r.headers, r.body, r.size, r.body_dropped, r.received_at,
 	r.remote_addr, r.verdict, r.reason, r.event_id, r.signature_id, r.state, r.created_at, r.duplicate, r.status,
-	COALESCE(c.created_at, '')`
+	r.forward, COALESCE(c.created_at, '')`
 
 func scanRecord(row interface{ Scan(...any) error }) (*Record, error) {
 	var r Record
-	var headers string
+	var headers, fwd string
 	var micros int64
 	if err := row.Scan(&r.ID, &r.Channel, &r.Method, &r.Path, &r.Query, &headers, &r.Body, &r.Size, &r.BodyDropped,
 		&micros, &r.RemoteAddr, &r.Verdict, &r.Reason, &r.EventID, &r.SignatureID, &r.State, &r.CreatedAt,
-		&r.Duplicate, &r.Status, &r.ContractCreatedAt); err != nil {
+		&r.Duplicate, &r.Status, &fwd, &r.ContractCreatedAt); err != nil {
 		return nil, err
 	}
 	_ = json.Unmarshal([]byte(headers), &r.Header)
+	if fwd != "" {
+		r.Forward = &Forward{}
+		if json.Unmarshal([]byte(fwd), r.Forward) != nil {
+			r.Forward = nil
+		}
+	}
 	r.ReceivedAt = time.UnixMicro(micros).UTC()
 	if r.Body == nil {
 		r.Body = []byte{}

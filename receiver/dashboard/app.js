@@ -11,7 +11,9 @@
       received: "Recibida", delay: "Demora", record: "Registro", copycurl: "Copiar como curl", copied: "¡Copiado!",
       headers: "Cabeceras", body: "Cuerpo", empty: "Aún no llegan notificaciones. Envíalas a la URL de arriba.",
       demo: "Crear contrato demo:", shown: "{n} mostradas", paused: "{n} en espera", duplicate: "duplicada",
-      hint: "Envía notificaciones a {url}", size: "bytes", verdictOf: "firma"
+      hint: "Envía notificaciones a {url}", size: "bytes", verdictOf: "firma",
+      answer: "Respuesta", forwarded: "Reenviada a tu endpoint", forwarding: "; cada una se reenvía a {url}",
+      endpoint: "endpoint", noanswer: "sin respuesta", answered: "respondió {status} en {ms} ms", answeredUs: "se respondió {status} al servicio"
     },
     en: {
       subtitle: "signature notifications", connecting: "connecting…", open: "live", closed: "disconnected, retrying…",
@@ -19,7 +21,9 @@
       received: "Received", delay: "Delay", record: "Record", copycurl: "Copy as curl", copied: "Copied!",
       headers: "Headers", body: "Body", empty: "No notification yet. Send them to the URL above.",
       demo: "Create demo contract:", shown: "{n} shown", paused: "{n} waiting", duplicate: "duplicate",
-      hint: "Send notifications to {url}", size: "bytes", verdictOf: "signature"
+      hint: "Send notifications to {url}", size: "bytes", verdictOf: "signature",
+      answer: "Answer", forwarded: "Forwarded to your endpoint", forwarding: "; each is forwarded to {url}",
+      endpoint: "endpoint", noanswer: "no answer", answered: "answered {status} in {ms} ms", answeredUs: "the service was answered {status}"
     }
   };
   var MAX_ROWS = 1000;
@@ -54,9 +58,13 @@
     $("lang").value = lang;
     $("pause").textContent = paused ? t("resume") : t("pause");
     setConn(connState);
-    if (info) { $("hint").textContent = t("hint", { url: info.hooks_url }); }
+    if (info) { showHint(); }
     renderAll();
     if (selected !== null && records.has(selected)) { showDetail(records.get(selected)); }
+  }
+
+  function showHint() {
+    $("hint").textContent = t("hint", { url: info.hooks_url }) + (info.forward_to ? t("forwarding", { url: info.forward_to }) : "");
   }
 
   function setConn(state) {
@@ -120,6 +128,15 @@
     tr.appendChild(el("td", "ids event", r.event_id || ""));
     tr.appendChild(el("td", "ids signature", r.signature_id || ""));
     tr.appendChild(el("td", "delay", typeof r.delay_ms === "number" ? Math.round(r.delay_ms) + " ms" : ""));
+    var an = el("td", "answer");
+    an.appendChild(el("span", "status status-" + String(r.answer_status || 0).charAt(0) + "xx", r.answer_status || ""));
+    if (r.forward) {
+      var f = el("span", "fwd" + (r.forward.error ? " fwd-failed" : ""),
+        t("endpoint") + " " + (r.forward.status || t("noanswer")) + " · " + Math.round(r.forward.latency_ms) + " ms");
+      if (r.forward.error) { f.title = r.forward.error; }
+      an.appendChild(f);
+    }
+    tr.appendChild(an);
     if (r.id === selected) { tr.classList.add("selected"); }
     return tr;
   }
@@ -178,6 +195,16 @@
       t("verdictOf") + ": " + r.verdict + (r.reason ? " (" + r.reason + ")" : ""), r.remote_addr].join(" · ");
     var h = Object.keys(r.headers || {}).sort().map(function (k) { return k + ": " + (r.headers[k] || []).join(", "); }).join("\n");
     $("d-headers").textContent = h;
+    var f = r.forward;
+    $("d-forward").hidden = !f;
+    if (f) {
+      $("d-forward-summary").textContent = ["POST " + f.url,
+        f.status ? t("answered", { status: f.status, ms: f.latency_ms }) : t("noanswer") + " (" + f.latency_ms + " ms)",
+        t("answeredUs", { status: r.answer_status })].join(" · ");
+      $("d-forward-error").textContent = f.error || "";
+      $("d-forward-error").hidden = !f.error;
+      $("d-forward-body").textContent = f.body + (f.body_truncated ? "…" : "");
+    }
     $("d-body").textContent = pretty(r);
     $("d-curl").textContent = curlOf(r);
     document.querySelectorAll("#rows tr.selected").forEach(function (e) { e.classList.remove("selected"); });
@@ -245,7 +272,7 @@
     });
     fetch("/api/info").then(function (r) { return r.json(); }).then(function (i) {
       info = i;
-      $("hint").textContent = t("hint", { url: i.hooks_url });
+      showHint();
       $("demo").hidden = !i.demo;
     }).catch(function () {});
     applyLang();
