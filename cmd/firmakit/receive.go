@@ -27,6 +27,7 @@ func (m *Main) receiverFlags(fs *flag.FlagSet, defaultAddr, defaultDB, publicURL
 	maxBytes := fs.Int64("max-bytes", 0, fmt.Sprintf("bytes the stored records may take; past it the oldest are dropped (0: %d MiB with --db :memory:, no limit with a file)", receiver.DefaultMaxMemory>>20))
 	maxConns := fs.Int("max-conns", receiver.DefaultMaxConns, "connections held at once; past it the one idle the longest is closed")
 	publicURL := fs.String(publicURLFlag, "", "URL senders reach the receiver at; default its own address. Its host is also allowed as Host")
+	forwardTo := fs.String("forward-to", "", "forward every notification, unchanged, to this endpoint of yours (e.g. http://localhost:3000/webhook) and answer the sender with its status")
 	return func() (*receiver.Receiver, error) {
 		p, err := sh.profile()
 		if err != nil {
@@ -48,9 +49,17 @@ func (m *Main) receiverFlags(fs *flag.FlagSet, defaultAddr, defaultDB, publicURL
 				return nil, usageError("--%s %q is not an http(s) URL", publicURLFlag, *publicURL)
 			}
 		}
+		if *forwardTo != "" {
+			if u, err := url.Parse(*forwardTo); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				return nil, usageError("--forward-to %q is not an http(s) URL", *forwardTo)
+			}
+			if *strict {
+				return nil, usageError("--strict and --forward-to exclude each other: with --forward-to, your endpoint's own answer is the answer")
+			}
+		}
 		return &receiver.Receiver{Addr: *addr, DB: *db, Profile: p, Secrets: sec, Strict: *strict, Token: *token,
 			MaxBody: *maxBody, MaxEvents: *maxEvents, MaxAge: *maxAge, MaxBytes: *maxBytes, MaxConns: *maxConns,
-			PublicURL: *publicURL, Logger: log}, nil
+			PublicURL: *publicURL, ForwardTo: *forwardTo, Logger: log}, nil
 	}
 }
 
@@ -97,7 +106,7 @@ func redact(s string) string {
 
 func (m *Main) receiveCommand() command {
 	return command{name: "receive", summary: "run the webhook receiver and its live dashboard",
-		usage: "firmakit receive [--listen 127.0.0.1:8090] [--db FILE] [--secret channel=secret] [--strict]",
+		usage: "firmakit receive [--listen 127.0.0.1:8090] [--db FILE] [--secret channel=secret] [--strict | --forward-to URL]",
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			newReceiver := m.receiverFlags(fs, receiver.DefaultAddr, receiver.DefaultDB, "public-url", m.sharedFlags(fs, "info"))
 			return func(ctx context.Context, args []string) error {
@@ -117,6 +126,10 @@ func (m *Main) receiveCommand() command {
 				}
 				fmt.Fprintf(m.Stdout, "firmakit receiver: send notifications to %s\n", rv.HookURL("{channel}"))
 				fmt.Fprintf(m.Stdout, "dashboard: %s\n", dash)
+				if rv.ForwardTo != "" {
+					fmt.Fprintf(m.Stdout, "forwarding each notification to %s; its answer (within %s) is the sender's answer\n",
+						rv.ForwardTo, rv.Profile.Webhook.Timeout)
+				}
 				if m.Ready != nil {
 					m.Ready(map[string]string{"receiver": rv.URL(), "dashboard": dash})
 				}

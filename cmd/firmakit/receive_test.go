@@ -4,10 +4,18 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/receiver"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	_ "modernc.org/sqlite"
@@ -38,4 +46,52 @@ func TestReceiveRefusesAnotherDatabase(t *testing.T) {
 	assert.Contains(t, errOut.String(), "table records has the columns")
 	assert.Contains(t, errOut.String(), "move it aside, or start with another --db")
 	assert.Empty(t, out.String(), "no URL is printed")
+}
+
+// TestReceiveForwardTo: 'firmakit receive --forward-to' passes each
+// notification on to the merchant's endpoint, answers with the endpoint's
+// status and shows its answer on the record; --strict and a URL that is
+// not http(s) are refused.
+func TestReceiveForwardTo(t *testing.T) {
+	var got atomic.Value
+	ep := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got.Store(string(b) + "|" + r.Header.Get("X-Service-Signature"))
+		http.Error(w, "signature refused", http.StatusUnauthorized)
+	}))
+	t.Cleanup(ep.Close)
+	urls := startInProcess(t, nil, "receive", "--listen", "127.0.0.1:0", "--db", ":memory:", "--forward-to", ep.URL+"/webhook")
+	body := `{"event_id":"e1","status":"SIGNED","signature_id":"s1"}`
+	sig := firmakit.BundledProfile().WebhookSignature([]string{"whsec_test_demo"}, time.Now(), []byte(body))
+	req, _ := http.NewRequest("POST", urls["receiver"]+"/hooks/merchant_demo", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Service-Signature", sig)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusUnauthorized, resp.StatusCode, "the endpoint's answer is the sender's")
+	assert.Equal(t, body+"|"+sig, got.Load())
+
+	var rec receiver.Record
+	resp, err = http.Get(urls["receiver"] + "/api/events/1")
+	require.NoError(t, err)
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&rec))
+	resp.Body.Close()
+	require.NotNil(t, rec.Forward)
+	assert.Equal(t, ep.URL+"/webhook", rec.Forward.URL)
+	assert.Equal(t, 401, rec.Forward.Status)
+	assert.Equal(t, "signature refused\n", rec.Forward.Body)
+	assert.Equal(t, receiver.VerdictValid, rec.Verdict, "the signature was good: the endpoint is at fault")
+
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--forward-to", "localhost:3000"}, `--forward-to "localhost:3000" is not an http(s) URL`},
+		{[]string{"--forward-to", "http://localhost:3000/webhook", "--strict"}, "--strict and --forward-to exclude each other"},
+	} {
+		code, _, errOut := run(t, nil, append([]string{"receive", "--listen", "127.0.0.1:0", "--db", ":memory:"}, tc.args...)...)
+		assert.Equal(t, ExitUsage, code, tc.args)
+		assert.Contains(t, errOut, tc.want)
+	}
 }

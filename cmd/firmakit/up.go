@@ -65,6 +65,9 @@ func (m *Main) upCommand() command {
 				fmt.Fprintf(m.Stdout, "reference server: %s (merchant_demo, key test_key_demo)\n", ref.URL())
 				fmt.Fprintf(m.Stdout, "receiver:         %s, merchant_demo's signature_webhook\n", rv.HookURL("merchant_demo"))
 				fmt.Fprintf(m.Stdout, "dashboard:        %s\n", dash)
+				if rv.ForwardTo != "" {
+					fmt.Fprintf(m.Stdout, "forwarding:       each notification to %s, whose answer is the service's\n", rv.ForwardTo)
+				}
 				fmt.Fprintf(m.Stdout, "create a demo contract: the dashboard's buttons, or: firmakit demo SIGNED --target %s\n", ref.URL())
 				if m.Ready != nil {
 					m.Ready(map[string]string{"reference": ref.URL(), "receiver": rv.URL(), "dashboard": dash})
