@@ -84,6 +84,8 @@ type delivery struct {
 	answer  []byte
 	latency time.Duration
 	err     error
+	// location is where a redirect answer pointed; not followed.
+	location string
 }
 
 func getWebhook(ctx context.Context) *webhookScenario {
@@ -391,8 +393,8 @@ func (w *webhookSteps) deliver(ctx context.Context, ws *webhookScenario, body []
 	defer resp.Body.Close()
 	d.status = resp.StatusCode
 	d.answer, _ = io.ReadAll(io.LimitReader(resp.Body, 4<<10))
-	if loc := resp.Header.Get("Location"); d.status >= 300 && d.status < 400 && loc != "" {
-		d.answer = append(d.answer, []byte(" (redirect to "+loc+", not followed: the service posts to the configured URL only)")...)
+	if d.status >= 300 && d.status < 400 {
+		d.location = resp.Header.Get("Location")
 	}
 	return nil
 }
@@ -500,6 +502,9 @@ func (w *webhookSteps) exchange(ws *webhookScenario) string {
 			fmt.Fprintf(&b, "answered: nothing after %s ms: %v", ms(d.latency), d.err)
 		default:
 			fmt.Fprintf(&b, "answered: %d in %s ms: %s", d.status, ms(d.latency), excerpt(d.answer, 512))
+			if d.location != "" {
+				fmt.Fprintf(&b, "\n  (a redirect to %s, not followed: the service posts to the configured URL only)", d.location)
+			}
 		}
 		if i < len(ws.deliveries)-1 {
 			b.WriteByte('\n')

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -326,4 +327,24 @@ func TestEndpointValidate(t *testing.T) {
 		assert.ErrorContains(t, tc.e.Validate(), tc.want)
 	}
 	assert.NoError(t, (&steps.Endpoint{URL: "http://127.0.0.1:1/hook", Secret: "s"}).Validate())
+}
+
+// TestWebhookSuiteFollowsNoRedirect: the service posts to the configured
+// URL only; a redirect is an answer other than 2xx, named as such, and
+// the URL it names gets nothing.
+func TestWebhookSuiteFollowsNoRedirect(t *testing.T) {
+	var elsewhere atomic.Int32
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { elsewhere.Add(1) }))
+	t.Cleanup(target.Close)
+	redirecting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, target.URL+"/webhook", http.StatusPermanentRedirect)
+	}))
+	t.Cleanup(redirecting.Close)
+	s := runWebhook(t, redirecting.URL, "en", "@WH-STATE", nil)
+	assert.Equal(t, 5, s.Count(reports.Failed))
+	for _, r := range s.Results() {
+		assert.Contains(t, r.Error, "got 308 in ")
+		assert.Contains(t, r.Error, "(a redirect to "+target.URL+"/webhook, not followed: the service posts to the configured URL only)")
+	}
+	assert.Zero(t, elsewhere.Load())
 }
