@@ -45,6 +45,9 @@ func (s *Steps) awaitFirst(ctx context.Context, state string, minMS, maxMS int) 
 		return fmt.Errorf("no contract was created")
 	}
 	lo, hi := time.Duration(minMS)*time.Millisecond, time.Duration(maxMS)*time.Millisecond
+	if s.Ledger != nil {
+		s.Ledger.Timed(sc.created)
+	}
 	wctx, cancel := context.WithDeadline(ctx, sc.answered.Add(missingAfter))
 	defer cancel()
 	r, err := s.T.Notifications.Wait(wctx, receiver.Filter{SignatureID: sc.created})
