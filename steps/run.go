@@ -41,6 +41,8 @@ type Suite struct {
 
 	mu      sync.Mutex
 	results []reports.ScenarioResult
+	// lag, when set (tests), stands in for the run's own lag monitor.
+	lag *LagMonitor
 }
 
 // Paths returns the feature folders of a language selection.
@@ -90,11 +92,16 @@ func (s *Suite) Run() (int, error) {
 	s.results = nil
 	s.mu.Unlock()
 	ran := map[string]bool{}
-	lag := StartLagMonitor()
-	defer lag.Stop()
+	lag := s.lag
+	if lag == nil {
+		lag = StartLagMonitor()
+		defer lag.Stop()
+	}
 	ledger := NewLedger(time.Now())
 	// done files a scenario's result with its row and duration.
-	done := func(sink func(reports.ScenarioResult)) func(*godog.ScenarioContext) {
+	// done files a scenario's result with its row and duration; a row
+	// that only (when set) does not want is cut short before any step.
+	done := func(sink func(reports.ScenarioResult), only map[string]bool) func(*godog.ScenarioContext) {
 		return func(sc *godog.ScenarioContext) {
 			// godog calls this once per scenario, so each gets its own
 			// clock and its own pickle.
@@ -102,6 +109,9 @@ func (s *Suite) Run() (int, error) {
 			var key string
 			sc.Before(func(ctx context.Context, p *godog.Scenario) (context.Context, error) {
 				start, key = time.Now(), pickleKey(p)
+				if only != nil && !only[key] {
+					return ctx, godog.ErrSkip
+				}
 				return ctx, nil
 			})
 			st := &Steps{T: s.Target, Lag: lag, Ledger: ledger, Done: func(r reports.ScenarioResult) {
@@ -121,7 +131,7 @@ func (s *Suite) Run() (int, error) {
 			ran[rowKey(r)] = true
 			s.mu.Unlock()
 			s.noteResult(r)
-		}),
+		}, nil),
 		Options: &godog.Options{
 			FS:          features.FS,
 			Paths:       paths,
@@ -147,7 +157,7 @@ func (s *Suite) Run() (int, error) {
 	for _, p := range missing {
 		s.noteResult(unran(p))
 	}
-	if err := s.rerunInconclusive(done); err != nil {
+	if err := s.rerunInconclusive(done, rows); err != nil {
 		return 2, err
 	}
 	if ledger.Len() > 0 {
@@ -167,7 +177,7 @@ func rowKey(r reports.ScenarioResult) string {
 // rerunInconclusive runs again, alone, every scenario whose timing could
 // not be judged, and keeps the new outcome of those rows: a pass, a
 // failure, or inconclusive again; never a pass by default.
-func (s *Suite) rerunInconclusive(done func(func(reports.ScenarioResult)) func(*godog.ScenarioContext)) error {
+func (s *Suite) rerunInconclusive(done func(func(reports.ScenarioResult), map[string]bool) func(*godog.ScenarioContext), rows map[string]pickled) error {
 	s.mu.Lock()
 	var again []reports.ScenarioResult
 	keep := s.results[:0:0]
@@ -207,6 +217,15 @@ func (s *Suite) rerunInconclusive(done func(func(reports.ScenarioResult)) func(*
 		fmt.Fprintf(s.Progress, "running %d inconclusive scenario(s) again, alone\n", len(again))
 		s.mu.Unlock()
 	}
+	// Only the inconclusive rows run again, not their whole outline.
+	only := map[string]bool{}
+	for key, p := range rows {
+		for _, r := range again {
+			if p.line == r.Line && strings.HasPrefix(key, r.Feature+"\x00"+r.Name+"\x00") {
+				only[key] = true
+			}
+		}
+	}
 	var mu sync.Mutex
 	redone := map[string]reports.ScenarioResult{}
 	for _, p := range paths {
@@ -214,7 +233,7 @@ func (s *Suite) rerunInconclusive(done func(func(reports.ScenarioResult)) func(*
 			mu.Lock()
 			defer mu.Unlock()
 			redone[rowKey(r)] = r
-		}), Options: &godog.Options{FS: features.FS, Paths: []string{p}, Format: "progress", Output: io.Discard,
+		}, only), Options: &godog.Options{FS: features.FS, Paths: []string{p}, Format: "progress", Output: io.Discard,
 			Tags: s.Tags, Concurrency: 1, Strict: true, NoColors: true}}.Run()
 	}
 	s.mu.Lock()
