@@ -156,7 +156,7 @@ func (l *Ledger) Check(ctx context.Context, t *Target, lag *LagMonitor, strays b
 				continue
 			}
 			if late := first.ReceivedAt.Sub(entry.answered); late > 1500*time.Millisecond {
-				if lg := lag.Max(entry.sent, first.ReceivedAt); excused(lg, late-1500*time.Millisecond) {
+				if lg := lag.Max(entry.sent, first.ReceivedAt); excusedBy(lg, late-1500*time.Millisecond, t.SenderInProcess) {
 					excusedLate = append(excusedLate, fmt.Sprintf("contract %s arrived %s ms after the 201 while this process ran %s ms late", id, ms(late), ms(lg)))
 				} else {
 					problems = append(problems, fmt.Sprintf("contract %s %q: its %s notification arrived %s ms after the 201, outside 300–1500 ms", id, title, state, ms(late)))

@@ -53,7 +53,7 @@ func (s *Steps) awaitFirst(ctx context.Context, state string, minMS, maxMS int) 
 	r, err := s.T.Notifications.Wait(wctx, receiver.Filter{SignatureID: sc.created})
 	waited := time.Now()
 	if errors.Is(err, receiver.ErrTimeout) {
-		if lag := s.Lag.Max(sc.sentAt, waited); excused(lag, missingAfter-hi) {
+		if lag := s.Lag.Max(sc.sentAt, waited); s.excused(lag, missingAfter-hi) {
 			return s.inconclusive(ctx, "no %s notification within %s of the 201, but this process ran up to %s ms late meanwhile", state, missingAfter, ms(lag))
 		}
 		return fmt.Errorf("expected a %s notification for signature_id %s %d–%d ms after the 201; none arrived within %s",
@@ -71,7 +71,7 @@ func (s *Steps) awaitFirst(ctx context.Context, state string, minMS, maxMS int) 
 			state, minMS, maxMS, ms(afterSent), ms(rtt))
 	case after201 > hi:
 		lag := s.Lag.Max(sc.sentAt, at)
-		if excused(lag, after201-hi) {
+		if s.excused(lag, after201-hi) {
 			return s.inconclusive(ctx, "the %s notification arrived %s ms after the 201, outside %d–%d ms, but this process ran up to %s ms late meanwhile",
 				state, ms(after201), minMS, maxMS, ms(lag))
 		}
@@ -193,7 +193,7 @@ func (s *Steps) itIsDeliveredAgainWithTheSameEventID(ctx context.Context) error 
 	case gap < delay/2:
 		return fmt.Errorf("expected the delivery again %s after the one answered %d (the profile's first retry); it came after %s ms", delay, sc.note.Status, ms(gap))
 	case gap > delay+2*time.Second:
-		if lag := s.Lag.Max(sc.noteAt, sc.noteAt.Add(gap)); excused(lag, gap-delay-2*time.Second) {
+		if lag := s.Lag.Max(sc.noteAt, sc.noteAt.Add(gap)); s.excused(lag, gap-delay-2*time.Second) {
 			return s.inconclusive(ctx, "the delivery again came %s ms after the first, but this process ran up to %s ms late meanwhile", ms(gap), ms(lag))
 		}
 		return fmt.Errorf("expected the delivery again %s after the one answered %d (the profile's first retry); it came after %s ms", delay, sc.note.Status, ms(gap))
