@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/firmakit/firmakit"
 	"github.com/stretchr/testify/assert"
@@ -279,4 +280,16 @@ func TestBundledProfileCopiesAreIndependent(t *testing.T) {
 	b := firmakit.BundledProfile()
 	assert.Equal(t, "X-Service-Key", b.Request.KeyHeader)
 	assert.Equal(t, []string{"timestamp", "method", "target", "body"}, b.Request.StringToSign)
+}
+
+// An error quotes at most 40 bytes of a refused timestamp and never cuts a
+// character in two: %q shows "ñ", not "\xc3".
+func TestRefusedTimestampIsQuotedWhole(t *testing.T) {
+	p := firmakit.BundledProfile()
+	for _, ts := range []string{strings.Repeat("1", 39) + "ñandú", strings.Repeat("1", 38) + "ñandú", "ñ"} {
+		err := p.CheckTimestamp(ts, time.Now())
+		require.ErrorIs(t, err, firmakit.ErrExpired)
+		assert.NotContains(t, err.Error(), `\x`, ts)
+		assert.True(t, utf8.ValidString(err.Error()), ts)
+	}
 }
