@@ -6,13 +6,12 @@ package reports
 import (
 	"bytes"
 	"crypto/sha256"
-	_ "embed"
 	"encoding/hex"
 	"encoding/json"
-	"html/template"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -46,12 +45,41 @@ const (
 // Run describes a finished conformance run.
 type Run struct {
 	Tool, Version string
-	Target        string
-	MerchantID    string
-	Profile       *firmakit.Profile
-	Lang, Tags    string
-	Started       time.Time
-	Elapsed       time.Duration
+	// Target is the base URL of the service under test. Bundled says it is
+	// the bundled reference server that certify started in-process: its
+	// URL is then a random loopback port, and the reports name it
+	// BundledTarget instead.
+	Target     string
+	Bundled    bool
+	MerchantID string
+	Profile    *firmakit.Profile
+	Lang, Tags string
+	// ReportLang is the language of report.html, "es" or "en"; empty: Lang
+	// when it is one of them, else English.
+	ReportLang string
+	Started    time.Time
+	Elapsed    time.Duration
+}
+
+// BundledTarget is how the reports name the bundled reference server.
+const BundledTarget = "bundled reference server"
+
+// targetLabel is what the reports call the run's target.
+func (r Run) targetLabel() string {
+	if r.Bundled {
+		return BundledTarget
+	}
+	return r.Target
+}
+
+// reportLang is the language report.html is written in.
+func (r Run) reportLang() string {
+	for _, l := range []string{r.ReportLang, r.Lang} {
+		if _, ok := tables[l]; ok {
+			return l
+		}
+	}
+	return "en"
 }
 
 // ScenarioResult is one scenario (one example row of an outline) of a run.
@@ -70,6 +98,19 @@ type ScenarioResult struct {
 	// Error is why it failed, was not run, or was inconclusive.
 	Error    string        `json:"error,omitempty"`
 	Duration time.Duration `json:"-"`
+
+	// What the scenario's steps noted beside the verdict; each is
+	// optional, and left empty by steps that do not note it.
+	//
+	// Timings are the notifications the scenario waited for, as they
+	// arrived (steps.NoteTiming); report.html draws them on its timeline.
+	Timings []Timing `json:"timings,omitempty"`
+	// SignatureIDs are the contracts the scenario created
+	// (steps.NoteSignatureID), EventIDs the event_id of each notification
+	// it received (steps.NoteEventID); the certificate lists them all, so
+	// that the service provider can match them against its records.
+	SignatureIDs []string `json:"signature_ids,omitempty"`
+	EventIDs     []string `json:"event_ids,omitempty"`
 }
 
 // Summary counts the scenarios of a run by status.
@@ -110,8 +151,12 @@ type Certificate struct {
 		Version string `json:"version"`
 	} `json:"tool"`
 	GeneratedAt string `json:"generated_at"`
-	Target      struct {
+	// Target.URL is the target's base URL, empty for the bundled
+	// reference server; Label names it for people: the URL, or
+	// BundledTarget.
+	Target struct {
 		URL        string `json:"url"`
+		Label      string `json:"label"`
 		MerchantID string `json:"merchant_id"`
 	} `json:"target"`
 	Profile struct {
@@ -138,6 +183,16 @@ type Certificate struct {
 	Requirements  []RequirementResult `json:"requirements"`
 	Failures      []ScenarioResult    `json:"failures"`
 	Inconclusive  []ScenarioResult    `json:"inconclusive"`
+	// Causes groups the failures and the inconclusive scenarios by cause
+	// (see Causes), with the likely cause when the pattern is known.
+	Causes []Cause `json:"causes"`
+	// SignatureIDs are the contracts the run created, EventIDs the
+	// notifications it received, each sorted and listed once.
+	SignatureIDs []string `json:"signature_ids"`
+	EventIDs     []string `json:"event_ids"`
+	// Digest is the SHA-256 of the rest, in canonical form; see
+	// VerifyCertificate.
+	Digest Digest `json:"digest"`
 }
 
 // Build makes the certificate of a run from its scenario results: the
@@ -148,7 +203,10 @@ func Build(run Run, scenarios []ScenarioResult) (*Certificate, error) {
 	c := &Certificate{Schema: "firmakit.certificate/v1"}
 	c.Tool.Name, c.Tool.Version = run.Tool, run.Version
 	c.GeneratedAt = run.Started.Add(run.Elapsed).UTC().Format(time.RFC3339)
-	c.Target.URL, c.Target.MerchantID = run.Target, run.MerchantID
+	c.Target.URL, c.Target.Label, c.Target.MerchantID = run.Target, run.targetLabel(), run.MerchantID
+	if run.Bundled {
+		c.Target.URL = ""
+	}
 	if run.Profile != nil {
 		y, err := yaml.Marshal(run.Profile)
 		if err != nil {
@@ -169,6 +227,13 @@ func Build(run Run, scenarios []ScenarioResult) (*Certificate, error) {
 		c.NotRunReasons = append(c.NotRunReasons, g.String())
 	}
 	c.Failures, c.Inconclusive = []ScenarioResult{}, []ScenarioResult{}
+	c.Causes = Causes(scenarios)
+	c.SignatureIDs, c.EventIDs = []string{}, []string{}
+	for _, s := range scenarios {
+		c.SignatureIDs = append(c.SignatureIDs, s.SignatureIDs...)
+		c.EventIDs = append(c.EventIDs, s.EventIDs...)
+	}
+	c.SignatureIDs, c.EventIDs = sortedSet(c.SignatureIDs), sortedSet(c.EventIDs)
 
 	byTag := map[string]*RequirementResult{}
 	var order []string
@@ -240,7 +305,22 @@ func Build(run Run, scenarios []ScenarioResult) (*Certificate, error) {
 		}
 		c.Interface = append(c.Interface, ir)
 	}
+	if err := sealCertificate(c); err != nil {
+		return nil, err
+	}
 	return c, nil
+}
+
+// sortedSet returns the distinct non-empty strings of s, sorted.
+func sortedSet(s []string) []string {
+	out := []string{}
+	for _, v := range s {
+		if v != "" {
+			out = append(out, v)
+		}
+	}
+	sort.Strings(out)
+	return slices.Compact(out)
 }
 
 // status sums up the scenarios of a requirement or an interface item, in
@@ -275,13 +355,6 @@ func featuresDigest() (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), err
 }
 
-//go:embed report.html.tmpl
-var reportTemplate string
-
-var page = template.Must(template.New("report").Funcs(template.FuncMap{
-	"class": func(s string) string { return strings.ReplaceAll(strings.Split(s, ",")[0], " ", "-") },
-}).Parse(reportTemplate))
-
 // WriteAll writes dir/certificate.json, dir/report.html and dir/junit.xml
 // for a run; it returns the first error of building or writing them.
 func WriteAll(dir string, run Run, scenarios []ScenarioResult) error {
@@ -303,10 +376,9 @@ func WriteAll(dir string, run Run, scenarios []ScenarioResult) error {
 	if err := os.WriteFile(filepath.Join(dir, "certificate.json"), b.Bytes(), 0o644); err != nil {
 		return err
 	}
-	f, err := os.Create(filepath.Join(dir, "report.html"))
-	if err != nil {
+	var page bytes.Buffer
+	if err := WriteHTML(&page, run, c, scenarios); err != nil {
 		return err
 	}
-	defer f.Close()
-	return page.Execute(f, c)
+	return os.WriteFile(filepath.Join(dir, "report.html"), page.Bytes(), 0o644)
 }

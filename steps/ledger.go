@@ -3,6 +3,7 @@ package steps
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -97,6 +98,17 @@ func (l *Ledger) Check(ctx context.Context, t *Target, lag *LagMonitor, strays b
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	// The certificate lists every contract and event of the run.
+	for id := range l.contracts {
+		res.SignatureIDs = append(res.SignatureIDs, id)
+	}
+	sort.Strings(res.SignatureIDs)
+	for _, r := range recs {
+		if r.EventID != "" && !slices.Contains(res.EventIDs, r.EventID) {
+			res.EventIDs = append(res.EventIDs, r.EventID)
+		}
+	}
+	sort.Strings(res.EventIDs)
 	var problems, excusedLate []string
 	type event struct{ deliveries []*receiver.Record }
 	byContract := map[string]map[string]*event{}

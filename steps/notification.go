@@ -65,6 +65,8 @@ func (s *Steps) awaitFirst(ctx context.Context, state string, minMS, maxMS int) 
 	at := s.arrival(r, waited)
 	sc.note, sc.noteAt = r, at
 	afterSent, after201, rtt := at.Sub(sc.sentAt), at.Sub(sc.answered), sc.answered.Sub(sc.sentAt)
+	NoteTiming(ctx, r.State, after201)
+	NoteEventID(ctx, r.EventID)
 	switch {
 	case afterSent < lo:
 		return fmt.Errorf("expected the %s notification %d–%d ms after the 201; it arrived %s ms after the request was sent (the 201 came after %s ms): too early",
@@ -189,6 +191,8 @@ func (s *Steps) itIsDeliveredAgainWithTheSameEventID(ctx context.Context) error 
 	}
 	sc.again = r
 	gap := s.arrival(r, waited).Sub(sc.noteAt)
+	NoteTiming(ctx, r.State+", delivered again", s.arrival(r, waited).Sub(sc.answered))
+	NoteEventID(ctx, r.EventID)
 	switch {
 	case gap < delay/2:
 		return fmt.Errorf("expected the delivery again %s after the one answered %d (the profile's first retry); it came after %s ms", delay, sc.note.Status, ms(gap))

@@ -8,11 +8,15 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 	"time"
 
+	"github.com/cucumber/godog"
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/receiver"
 	"github.com/firmakit/firmakit/reference"
@@ -22,7 +26,7 @@ import (
 
 func (m *Main) certifyCommand() command {
 	return command{name: "certify", summary: "run the conformance suite against the bundled reference server or a target",
-		usage: "firmakit certify [--target URL --key K --secret S [--receiver URL | --listen ADDR --public-url URL]] [--lang es|en|all] [--tags EXPR] [--report DIR]",
+		usage: "firmakit certify [--target URL --key K --secret S [--receiver URL | --listen ADDR --public-url URL]] [--lang es|en|all] [--tags EXPR] [--report DIR [--report-lang es|en]]",
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			target := fs.String("target", "", "base URL of the service under test; empty: the bundled reference server, in-process")
 			apiVersion := fs.String("api-version", "v1", "version segment of the check path")
@@ -43,7 +47,7 @@ func (m *Main) certifyCommand() command {
 			fs.Var(templateData, "template-data", "a data value for the template, key=value (repeatable)")
 			receiverURL := fs.String("receiver", "", "URL of a running 'firmakit receive' where the target's notifications land")
 			receiverToken := fs.String("receiver-token", "", "its token, if it has one")
-			listen := fs.String("listen", "127.0.0.1:0", "address of the in-process receiver when no --receiver is given")
+			listen := fs.String("listen", DefaultCertifyListen, "address of the in-process receiver when no --receiver is given; the target's signature_webhook must reach it")
 			publicURL := fs.String("public-url", "", "URL the target reaches the in-process receiver at")
 			lang := fs.String("lang", "all", "features to run: es, en or all")
 			tags := fs.String("tags", "", "godog tag expression; default: all, or '~@reference' against a --target")
@@ -51,6 +55,8 @@ func (m *Main) certifyCommand() command {
 			format := fs.String("format", "firmakit", "output: firmakit (a line per scenario), or godog formats: progress, pretty, junit, cucumber, … ('name:file' writes to a file)")
 			seed := fs.Int64("seed", -1, "scenario order: -1 random, 0 file order, else that seed")
 			reportDir := fs.String("report", "", "write junit.xml, cucumber.json, report.html and certificate.json to this folder")
+			reportLang := fs.String("report-lang", "", "language of report.html: es or en (default: --lang, or en for all)")
+			skipPreflight := fs.Bool("skip-preflight", false, "against a --target, run the suite even if the signed check request before it fails")
 			profile := profileFlag(fs)
 			logger := m.logFlags(fs, "warn")
 			return func(ctx context.Context, args []string) error {
@@ -72,6 +78,15 @@ func (m *Main) certifyCommand() command {
 					return usageError("--concurrency must be at least 1")
 				}
 				if err := checkCertifyFlags(givenFlags(ctx)); err != nil {
+					return err
+				}
+				switch {
+				case *reportLang != "" && !slices.Contains(reports.ReportLangs, *reportLang):
+					return usageError("--report-lang %q: want es or en", *reportLang)
+				case *reportLang != "" && *reportDir == "":
+					return usageError("--report-lang is the language of report.html: give --report DIR too, or drop it")
+				}
+				if err := checkFormats(*format); err != nil {
 					return err
 				}
 				selection := *tags
@@ -123,17 +138,26 @@ func (m *Main) certifyCommand() command {
 						webhookSecrets: *webhookSecrets, template: *template, templateTitle: *templateTitle,
 						templateSigners: *templateSigners, templateDocx: *templateDocx, templateData: *templateData,
 						receiverURL: *receiverURL, receiverToken: *receiverToken, listen: *listen, publicURL: *publicURL,
+						skipPreflight: *skipPreflight,
 					}, &cleanup, log)
 					if err != nil {
 						return err
 					}
 				}
 
-				var progress io.Writer
+				var lines io.Writer
+				var shown *progress
 				output := m.Stdout
+				tty, width := m.terminal(m.Stdout)
 				if formats == "" || formats == "firmakit" || strings.HasPrefix(formats, "firmakit,") {
-					// Our own lines; godog's progress goes nowhere.
-					progress, output = m.Stdout, io.Discard
+					// Our own lines; godog's progress goes nowhere. On a
+					// terminal a status line and the scenarios that did not
+					// pass; elsewhere a line per scenario.
+					out := &lockedWriter{w: m.Stdout}
+					shown, output = newProgress(out, tty, width), io.Discard
+					if !tty {
+						lines = out
+					}
 					formats = "progress" + strings.TrimPrefix(formats, "firmakit")
 				}
 				if *reportDir != "" {
@@ -143,11 +167,19 @@ func (m *Main) certifyCommand() command {
 					formats += ",cucumber:" + filepath.Join(*reportDir, "cucumber.json")
 				}
 				suite := &steps.Suite{Target: t, Lang: *lang, Tags: selection, Concurrency: *concurrency, Format: formats,
-					Output: output, Progress: progress, Randomize: *seed}
+					Output: output, Progress: lines, Randomize: *seed}
 				fmt.Fprintf(m.Stdout, "profile %q; %s\n\n", p.Name, suite)
+				if shown != nil {
+					suite.OnResult = shown.OnResult
+					total, _ := steps.Select(*lang, selection)
+					shown.Start(total)
+				}
 				start := time.Now()
 				status, err := suite.Run()
 				elapsed := time.Since(start)
+				if shown != nil {
+					shown.Stop()
+				}
 				var se *steps.SelectionError
 				switch {
 				case errors.As(err, &se):
@@ -155,11 +187,11 @@ func (m *Main) certifyCommand() command {
 				case err != nil:
 					return usageError("%v", err)
 				}
-				if progress != nil {
+				if shown != nil {
 					fmt.Fprintln(m.Stdout)
 				}
-				run := reports.Run{Tool: "firmakit", Version: Version(), Target: t.URL, MerchantID: t.MerchantID,
-					Profile: p, Lang: *lang, Tags: selection, Started: start, Elapsed: elapsed}
+				run := reports.Run{Tool: "firmakit", Version: Version(), Target: t.URL, Bundled: *target == "", MerchantID: t.MerchantID,
+					Profile: p, Lang: *lang, Tags: selection, ReportLang: *reportLang, Started: start, Elapsed: elapsed}
 				results := suite.Results()
 				if m.judge != nil {
 					results = m.judge(results)
@@ -175,6 +207,7 @@ func (m *Main) certifyCommand() command {
 						return fmt.Errorf("junit: %w", err)
 					}
 				}
+				recap(m.Stdout, results, width)
 				for _, g := range reports.NotRunGroups(selection, results) {
 					fmt.Fprintln(m.Stdout, g)
 				}
@@ -183,7 +216,8 @@ func (m *Main) certifyCommand() command {
 					if err := reports.WriteAll(*reportDir, run, results); err != nil {
 						return fmt.Errorf("report: %w", err)
 					}
-					fmt.Fprintf(m.Stdout, "reports in %s: report.html, certificate.json, junit.xml, cucumber.json\n", *reportDir)
+					in := func(f string) string { return filepath.Join(*reportDir, f) }
+					fmt.Fprintf(m.Stdout, "report: %s (also %s, %s, %s)\n", in("report.html"), in("certificate.json"), in("junit.xml"), in("cucumber.json"))
 				}
 				// The verdict, then the counts: the last line of the output.
 				fmt.Fprintln(m.Stdout, "verdict: "+reports.Explain(selection, results))
@@ -292,6 +326,35 @@ func checkCertifyFlags(given map[string]string) error {
 	return nil
 }
 
+// DefaultCertifyListen is where certify's own receiver listens against a
+// --target unless --listen says otherwise: a fixed port, so that the
+// target's signature_webhook can be set once, before the run. It is not
+// 8090, the default of 'firmakit receive', so both can run side by side.
+const DefaultCertifyListen = "127.0.0.1:8091"
+
+// checkFormats refuses a --format list naming a format neither firmakit
+// nor godog has, before anything starts.
+func checkFormats(list string) error {
+	known := []string{"firmakit", "junit"}
+	for name := range godog.AvailableFormatters() {
+		if !slices.Contains(known, name) {
+			known = append(known, name)
+		}
+	}
+	sort.Strings(known[2:])
+	for _, f := range strings.Split(list, ",") {
+		name, _, _ := strings.Cut(strings.TrimSpace(f), ":")
+		if !slices.Contains(known, name) {
+			hint := ""
+			if near := closest(name, known); near != "" {
+				hint = fmt.Sprintf(" (did you mean %q?)", near)
+			}
+			return usageError("--format %q: no format %q%s; want one of %s, optionally as name:file", list, name, hint, strings.Join(known, ", "))
+		}
+	}
+	return nil
+}
+
 type foreignFlags struct {
 	target, apiVersion, merchant, key, secret              string
 	disabledKey, disabledSecret, otherKey, otherSecret     string
@@ -299,6 +362,7 @@ type foreignFlags struct {
 	template, templateTitle, templateSigners, templateDocx string
 	templateData                                           []string
 	receiverURL, receiverToken, listen, publicURL          string
+	skipPreflight                                          bool
 }
 
 // foreignTarget builds the target of a run against another service and
@@ -355,16 +419,24 @@ func (m *Main) foreignTarget(ctx context.Context, p *firmakit.Profile, f foreign
 		}
 	}
 
-	// Is the target there at all?
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, t.URL+"/", nil)
-	if req == nil {
-		return nil, usageError("--target %q is not a URL", f.target)
+	if u, err := url.Parse(t.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, usageError("--target %q is not an http(s) URL", f.target)
 	}
-	resp, err := (&http.Client{Timeout: 5 * time.Second}).Do(req)
-	if err != nil {
-		return nil, &exitError{ExitUnreachable, fmt.Errorf("target %s is unreachable: %w", t.URL, err)}
+	if f.skipPreflight {
+		// Is the target there at all?
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, t.URL+"/", nil)
+		resp, err := (&http.Client{Timeout: 5 * time.Second}).Do(req)
+		if err != nil {
+			return nil, &exitError{ExitUnreachable, fmt.Errorf("target %s is unreachable: %w", t.URL, err)}
+		}
+		resp.Body.Close()
+	} else {
+		line, err := preflight(ctx, t)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintln(m.Stdout, line)
 	}
-	resp.Body.Close()
 
 	if f.receiverURL != "" {
 		c := &receiver.Client{URL: strings.TrimRight(f.receiverURL, "/"), Token: f.receiverToken, HTTP: &http.Client{Timeout: 35 * time.Second}}
