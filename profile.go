@@ -8,9 +8,13 @@ import (
 	"crypto/sha256"
 	"crypto/sha512"
 	_ "embed"
+	"errors"
 	"fmt"
 	"hash"
 	"os"
+	"reflect"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -141,7 +145,7 @@ func ParseProfile(data []byte) (*Profile, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&p); err != nil {
-		return nil, fmt.Errorf("invalid profile: %w", err)
+		return nil, fmt.Errorf("invalid profile: %w", explainYAML(data, err))
 	}
 	if err := p.Validate(); err != nil {
 		return nil, err
@@ -199,6 +203,116 @@ func (p *Profile) Validate() error {
 		return fmt.Errorf("invalid profile: webhook keys may not contain ',', '=' or spaces")
 	}
 	return nil
+}
+
+// The YAML decoder's messages name Go types; explainYAML says them again
+// with the profile's own words.
+var (
+	unknownFieldRe = regexp.MustCompile(`^line (\d+): field (.+) not found in type firmakit\.(\w+)$`)
+	wrongTypeRe    = regexp.MustCompile("^line (\\d+): cannot unmarshal !!(\\w+)(?: `(.*)`)? into (.+)$")
+)
+
+// sections are the profile's maps by the Go type that holds them.
+var sections = map[string]struct {
+	name string
+	t    reflect.Type
+}{
+	"Profile":             {"the profile", reflect.TypeFor[Profile]()},
+	"RequestProfile":      {"request", reflect.TypeFor[RequestProfile]()},
+	"WebhookProfile":      {"webhook", reflect.TypeFor[WebhookProfile]()},
+	"NotificationProfile": {"notification", reflect.TypeFor[NotificationProfile]()},
+}
+
+// kinds says what a value of a Go type is written as in a profile.
+var kinds = map[string]string{
+	"time.Duration":   "a duration such as 300s or 1m",
+	"[]time.Duration": "a list of durations such as [1s, 2s]",
+	"[]string":        "a list such as [timestamp, method, target, body]",
+	"string":          "text",
+}
+
+// explainYAML rewrites the decoder's errors about unknown fields and
+// wrong types: the section and its allowed keys, the field's path and the
+// kind of value it takes, never a Go type. Other errors pass unchanged.
+func explainYAML(data []byte, err error) error {
+	var te *yaml.TypeError
+	if !errors.As(err, &te) {
+		return err
+	}
+	var lines []string
+	for _, e := range te.Errors {
+		if m := unknownFieldRe.FindStringSubmatch(e); m != nil {
+			if sec, ok := sections[m[3]]; ok {
+				var keys []string
+				for i := 0; i < sec.t.NumField(); i++ {
+					keys = append(keys, strings.Split(sec.t.Field(i).Tag.Get("yaml"), ",")[0])
+				}
+				lines = append(lines, fmt.Sprintf("line %s: %s has no field %q; its fields are %s", m[1], sec.name, m[2], strings.Join(keys, ", ")))
+				continue
+			}
+		}
+		if m := wrongTypeRe.FindStringSubmatch(e); m != nil {
+			line, _ := strconv.Atoi(m[1])
+			what := "a value"
+			if path := keyAtLine(data, line); path != "" {
+				what = path
+			}
+			want := kinds[m[4]]
+			if sec, ok := sections[strings.TrimPrefix(m[4], "firmakit.")]; ok {
+				want = "a map of " + sec.name + " fields"
+			}
+			if want == "" {
+				want = "another kind of value"
+			}
+			got := strconv.Quote(m[3])
+			switch {
+			case m[2] == "seq":
+				got = "a list"
+			case m[2] == "map":
+				got = "a map"
+			}
+			lines = append(lines, fmt.Sprintf("line %s: %s: %s is not %s", m[1], what, got, want))
+			continue
+		}
+		lines = append(lines, e)
+	}
+	return errors.New(strings.Join(lines, "; "))
+}
+
+// keyAtLine returns the dotted path of the key whose value starts on a
+// line of a YAML document ("request.tolerance"), or "" when none does.
+func keyAtLine(data []byte, line int) string {
+	var doc yaml.Node
+	if yaml.Unmarshal(data, &doc) != nil {
+		return ""
+	}
+	var walk func(n *yaml.Node, path string) string
+	walk = func(n *yaml.Node, path string) string {
+		switch n.Kind {
+		case yaml.DocumentNode, yaml.SequenceNode:
+			for _, c := range n.Content {
+				if p := walk(c, path); p != "" {
+					return p
+				}
+			}
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k, v := n.Content[i], n.Content[i+1]
+				p := k.Value
+				if path != "" {
+					p = path + "." + k.Value
+				}
+				if v.Line == line && v.Kind != yaml.MappingNode {
+					return p
+				}
+				if found := walk(v, p); found != "" {
+					return found
+				}
+			}
+		}
+		return ""
+	}
+	return walk(&doc, "")
 }
 
 func hashFunc(name string) (func() hash.Hash, error) {

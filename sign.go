@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // Sentinel errors of request and webhook verification. Verifiers wrap them
@@ -382,11 +383,17 @@ func (p *Profile) VerifyRequest(method, target, merchantID string, h http.Header
 	return cred, nil
 }
 
+// clip bounds what an error quotes of a value it refuses, never cutting
+// a UTF-8 character in two (which %q would show as "\xc3").
 func clip(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "…"
+	if len(s) <= 40 {
+		return s
 	}
-	return s
+	n := 40
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 // DecodeRequestSignature decodes a request signature written in the

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/firmakit/firmakit"
 	"github.com/stretchr/testify/assert"
@@ -237,13 +238,21 @@ func TestParseProfileErrors(t *testing.T) {
 		{"request: {string_to_sign: [time]}", "unknown part"},
 		{"request: {key_header: ''}", "request.key_header is empty"},
 		{"request: {tolerance: -1s}", "tolerances must be positive"},
-		{"request: {typo: 1}", "field typo not found"},
-		{"request: [1, 2]", "invalid profile"},
+		{"request: {typo: 1}", `line 1: request has no field "typo"; its fields are key_header, timestamp_header, signature_header, ` +
+			"string_to_sign, separator, hash, encoding, tolerance"},
+		{"webhook:\n  signature_heder: X", `line 2: webhook has no field "signature_heder"; its fields are signature_header, timestamp_key,`},
+		{"requests: {}", `the profile has no field "requests"; its fields are name, request, webhook, notification`},
+		{"request:\n  tolerance: soon", `line 2: request.tolerance: "soon" is not a duration such as 300s or 1m`},
+		{"webhook: {retries: [1s, later]}", `line 1: webhook.retries: "later" is not a duration such as 300s or 1m`},
+		{"request: {string_to_sign: timestamp}", `request.string_to_sign: "timestamp" is not a list such as [timestamp, method, target, body]`},
+		{"request: [1, 2]", `line 1: request: a list is not a map of request fields`},
 		{"webhook: {timestamp_key: 'a=b'}", "may not contain"},
 	} {
 		_, err := firmakit.ParseProfile([]byte(tc.yaml))
 		require.Error(t, err, tc.yaml)
 		assert.Contains(t, err.Error(), tc.want)
+		assert.NotContains(t, err.Error(), "firmakit.", "no Go type names")
+		assert.NotContains(t, err.Error(), "time.Duration", "no Go type names")
 	}
 }
 
@@ -287,4 +296,16 @@ func TestBundledProfileCopiesAreIndependent(t *testing.T) {
 	b := firmakit.BundledProfile()
 	assert.Equal(t, "X-Service-Key", b.Request.KeyHeader)
 	assert.Equal(t, []string{"timestamp", "method", "target", "body"}, b.Request.StringToSign)
+}
+
+// An error quotes at most 40 bytes of a refused timestamp and never cuts a
+// character in two: %q shows "ñ", not "\xc3".
+func TestRefusedTimestampIsQuotedWhole(t *testing.T) {
+	p := firmakit.BundledProfile()
+	for _, ts := range []string{strings.Repeat("1", 39) + "ñandú", strings.Repeat("1", 38) + "ñandú", "ñ"} {
+		err := p.CheckTimestamp(ts, time.Now())
+		require.ErrorIs(t, err, firmakit.ErrExpired)
+		assert.NotContains(t, err.Error(), `\x`, ts)
+		assert.True(t, utf8.ValidString(err.Error()), ts)
+	}
 }

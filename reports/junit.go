@@ -77,7 +77,7 @@ func WriteJUnit(w io.Writer, run Run, results []ScenarioResult) error {
 	props := []junitProperty{
 		{"firmakit.verdict", Verdict(results)},
 		{"firmakit.explain", Explain(run.Tags, results)},
-		{"firmakit.target", run.Target},
+		{"firmakit.target", run.targetLabel()},
 		{"firmakit.merchant_id", run.MerchantID},
 		{"firmakit.lang", run.Lang},
 		{"firmakit.tags", run.Tags},

@@ -6,12 +6,11 @@ package reports
 import (
 	"bytes"
 	"crypto/sha256"
-	_ "embed"
 	"encoding/hex"
 	"encoding/json"
-	"html/template"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -45,20 +44,65 @@ const (
 // Run describes a finished conformance run.
 type Run struct {
 	Tool, Version string
-	Target        string
-	MerchantID    string
-	Profile       *firmakit.Profile
-	Lang, Tags    string
-	Started       time.Time
-	Elapsed       time.Duration
+	// Target is the base URL of the service under test, or the URL of
+	// the endpoint under test (see TargetLabel). Bundled says it is the
+	// bundled reference server that certify started in-process: its URL
+	// is then a random loopback port, and the reports name it
+	// BundledTarget instead.
+	Target     string
+	Bundled    bool
+	MerchantID string
+	Profile    *firmakit.Profile
+	Lang, Tags string
+	// ReportLang is the language of report.html, "es" or "en"; empty: Lang
+	// when it is one of them, else English.
+	ReportLang string
+	Started    time.Time
+	Elapsed    time.Duration
 	// Set is the feature set that ran; nil is the service's.
 	Set *features.Set
-	// TargetLabel says what Target is when it is not a service, e.g.
-	// "merchant webhook endpoint".
+	// TargetLabel names a target that is not a service, for people: e.g.
+	// WebhookTarget. The certificate's Target.Label is it when given.
 	TargetLabel string
 	// Hints name a likely mistake that the pattern of failures points
 	// at, for the report to say first.
-	Hints []string
+	Hints []Hint
+}
+
+// BundledTarget is how the reports name the bundled reference server.
+const BundledTarget = "bundled reference server"
+
+// WebhookTarget is how the reports name a merchant's webhook endpoint,
+// the target of the webhook set (Run.TargetLabel).
+const WebhookTarget = "merchant webhook endpoint"
+
+// targetLabel is what the reports call the run's target.
+func (r Run) targetLabel() string {
+	switch {
+	case r.TargetLabel != "":
+		return r.TargetLabel
+	case r.Bundled:
+		return BundledTarget
+	}
+	return r.Target
+}
+
+// set is the feature set that ran.
+func (r Run) set() *features.Set {
+	if r.Set == nil {
+		return features.ServiceSet
+	}
+	return r.Set
+}
+
+// reportLang is the language report.html is written in.
+func (r Run) reportLang() string {
+	for _, l := range []string{r.ReportLang, r.Lang} {
+		if _, ok := tables[l]; ok {
+			return l
+		}
+	}
+	return "en"
 }
 
 // ScenarioResult is one scenario (one example row of an outline) of a run.
@@ -80,6 +124,19 @@ type ScenarioResult struct {
 	// records it (the webhook set's), passed or not.
 	Exchange string        `json:"exchange,omitempty"`
 	Duration time.Duration `json:"-"`
+
+	// What the scenario's steps noted beside the verdict; each is
+	// optional, and left empty by steps that do not note it.
+	//
+	// Timings are the notifications the scenario waited for, as they
+	// arrived (steps.NoteTiming); report.html draws them on its timeline.
+	Timings []Timing `json:"timings,omitempty"`
+	// SignatureIDs are the contracts the scenario created
+	// (steps.NoteSignatureID), EventIDs the event_id of each notification
+	// it received (steps.NoteEventID); the certificate lists them all, so
+	// that the service provider can match them against its records.
+	SignatureIDs []string `json:"signature_ids,omitempty"`
+	EventIDs     []string `json:"event_ids,omitempty"`
 }
 
 // Summary counts the scenarios of a run by status.
@@ -123,11 +180,14 @@ type Certificate struct {
 		Version string `json:"version"`
 	} `json:"tool"`
 	GeneratedAt string `json:"generated_at"`
-	Target      struct {
+	// Target.URL is the target's base URL (the endpoint's URL for the
+	// webhook set), empty for the bundled reference server; Label names it
+	// for people: the URL, BundledTarget, or Run.TargetLabel when the
+	// target is not a service (WebhookTarget).
+	Target struct {
 		URL        string `json:"url"`
+		Label      string `json:"label"`
 		MerchantID string `json:"merchant_id"`
-		// Label says what the target is when it is not a service.
-		Label string `json:"label,omitempty"`
 	} `json:"target"`
 	Profile struct {
 		Name   string `json:"name"`
@@ -155,11 +215,22 @@ type Certificate struct {
 	Requirements  []RequirementResult `json:"requirements"`
 	Failures      []ScenarioResult    `json:"failures"`
 	Inconclusive  []ScenarioResult    `json:"inconclusive"`
-	// Hints name a likely mistake the failures point at (Run.Hints).
+	// Hints name a likely mistake the failures point at (Run.Hints), in
+	// English.
 	Hints []string `json:"hints,omitempty"`
-	// NotProven says what passing does not prove, for a set other than
-	// the service's (whose report says it in its own words).
+	// NotProven says what passing does not prove, in English, for a set
+	// other than the service's (whose report says it in its own words).
 	NotProven []string `json:"not_proven,omitempty"`
+	// Causes groups the failures and the inconclusive scenarios by cause
+	// (see Causes), with the likely cause when the pattern is known.
+	Causes []Cause `json:"causes"`
+	// SignatureIDs are the contracts the run created, EventIDs the
+	// notifications it received, each sorted and listed once.
+	SignatureIDs []string `json:"signature_ids"`
+	EventIDs     []string `json:"event_ids"`
+	// Digest is the SHA-256 of the rest, in canonical form; see
+	// VerifyCertificate.
+	Digest Digest `json:"digest"`
 }
 
 // Build makes the certificate of a run from its scenario results: the
@@ -170,15 +241,20 @@ func Build(run Run, scenarios []ScenarioResult) (*Certificate, error) {
 	c := &Certificate{Schema: "firmakit.certificate/v1"}
 	c.Tool.Name, c.Tool.Version = run.Tool, run.Version
 	c.GeneratedAt = run.Started.Add(run.Elapsed).UTC().Format(time.RFC3339)
-	c.Target.URL, c.Target.MerchantID, c.Target.Label = run.Target, run.MerchantID, run.TargetLabel
-	set := run.Set
-	if set == nil {
-		set = features.ServiceSet
+	c.Target.URL, c.Target.Label, c.Target.MerchantID = run.Target, run.targetLabel(), run.MerchantID
+	if run.Bundled {
+		c.Target.URL = ""
 	}
+	set := run.set()
 	if set != features.ServiceSet {
-		c.Suite.Set, c.NotProven = set.Name, notProven[set.Name]
+		c.Suite.Set = set.Name
+		for _, key := range notProven[set.Name] {
+			c.NotProven = append(c.NotProven, tr("en", key))
+		}
 	}
-	c.Hints = run.Hints
+	for _, h := range run.Hints {
+		c.Hints = append(c.Hints, h.String())
+	}
 	if run.Profile != nil {
 		y, err := yaml.Marshal(run.Profile)
 		if err != nil {
@@ -199,6 +275,13 @@ func Build(run Run, scenarios []ScenarioResult) (*Certificate, error) {
 		c.NotRunReasons = append(c.NotRunReasons, g.String())
 	}
 	c.Failures, c.Inconclusive = []ScenarioResult{}, []ScenarioResult{}
+	c.Causes = causesOf("en", scenarios, set == features.ServiceSet)
+	c.SignatureIDs, c.EventIDs = []string{}, []string{}
+	for _, s := range scenarios {
+		c.SignatureIDs = append(c.SignatureIDs, s.SignatureIDs...)
+		c.EventIDs = append(c.EventIDs, s.EventIDs...)
+	}
+	c.SignatureIDs, c.EventIDs = sortedSet(c.SignatureIDs), sortedSet(c.EventIDs)
 
 	byTag := map[string]*RequirementResult{}
 	exchangeRank := map[string]int{}
@@ -283,7 +366,22 @@ func Build(run Run, scenarios []ScenarioResult) (*Certificate, error) {
 		}
 		c.Interface = append(c.Interface, ir)
 	}
+	if err := sealCertificate(c); err != nil {
+		return nil, err
+	}
 	return c, nil
+}
+
+// sortedSet returns the distinct non-empty strings of s, sorted.
+func sortedSet(s []string) []string {
+	out := []string{}
+	for _, v := range s {
+		if v != "" {
+			out = append(out, v)
+		}
+	}
+	sort.Strings(out)
+	return slices.Compact(out)
 }
 
 // status sums up the scenarios of a requirement or an interface item, in
@@ -303,23 +401,12 @@ func status(passed, failed, notRun, inconclusive int) string {
 }
 
 // notProven says, per feature set other than the service's, what passing
-// does not prove.
+// does not prove: keys of the report's language tables, in the order
+// shown. The service's report says it with its own caveats (WriteHTML).
 var notProven = map[string][]string{
-	"webhook": {
-		"It checks the endpoint under the profile named above, with the secret it was given: it says nothing of a production service that signs otherwise.",
-		"An answer is judged by its status alone: that the endpoint acted on a valid notification (stored it, moved the contract on) and on nothing it refused is not seen from outside.",
-		"A duplicate is judged by its answer: that the endpoint did not act twice on the same event_id is not seen from outside.",
-		"Whether the endpoint compares signatures in constant time is not measured.",
-		"Each scenario sends one or two notifications; load, concurrency and bodies near the size limits are not exercised, nor retries beyond the first.",
-	},
+	"webhook": {"notproven.webhook.profile", "notproven.webhook.effects", "notproven.webhook.duplicate",
+		"notproven.webhook.timing", "notproven.webhook.scope"},
 }
-
-//go:embed report.html.tmpl
-var reportTemplate string
-
-var page = template.Must(template.New("report").Funcs(template.FuncMap{
-	"class": func(s string) string { return strings.ReplaceAll(strings.Split(s, ",")[0], " ", "-") },
-}).Parse(reportTemplate))
 
 // WriteAll writes dir/certificate.json, dir/report.html and dir/junit.xml
 // for a run; it returns the first error of building or writing them.
@@ -342,10 +429,9 @@ func WriteAll(dir string, run Run, scenarios []ScenarioResult) error {
 	if err := os.WriteFile(filepath.Join(dir, "certificate.json"), b.Bytes(), 0o644); err != nil {
 		return err
 	}
-	f, err := os.Create(filepath.Join(dir, "report.html"))
-	if err != nil {
+	var page bytes.Buffer
+	if err := WriteHTML(&page, run, c, scenarios); err != nil {
 		return err
 	}
-	defer f.Close()
-	return page.Execute(f, c)
+	return os.WriteFile(filepath.Join(dir, "report.html"), page.Bytes(), 0o644)
 }

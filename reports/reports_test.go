@@ -33,9 +33,13 @@ func fixtureRun() (reports.Run, []reports.ScenarioResult) {
 		{Feature: "en/verification.feature", Line: 130, Name: "a disabled key is refused", Row: "endpoint=check", Lang: "en", Requirement: "AUTH-DISABLED-KEY", Kind: "spec",
 			Needs: []string{"needs-disabled-credential"}, Status: reports.NotRun, Error: disabled, Duration: time.Millisecond},
 		{Feature: "en/demo.feature", Line: 18, Name: "each reserved prefix gets exactly one signed notification of its state", Row: "title=DEMO_CREATED contract, state=CREATED",
-			Lang: "en", Requirement: "DEMO-NOTIFICATION", Kind: "spec", Status: reports.Passed, Duration: 510 * time.Millisecond},
+			Lang: "en", Requirement: "DEMO-NOTIFICATION", Kind: "spec", Status: reports.Passed, Duration: 510 * time.Millisecond,
+			Timings:      []reports.Timing{{Label: "CREATED", After201: 502300 * time.Microsecond}},
+			SignatureIDs: []string{"0f8fad5b-d9cb-469f-a165-70867728950e"}, EventIDs: []string{"evt_7c9e6679"}},
 		{Feature: "en/demo.feature", Line: 22, Name: "each reserved prefix gets exactly one signed notification of its state", Row: "title=DEMO_SIGNED contract, state=SIGNED",
 			Lang: "en", Requirement: "DEMO-NOTIFICATION", Kind: "spec", Duration: 520 * time.Millisecond,
+			Timings:      []reports.Timing{{Label: "SIGNED", After201: 1730 * time.Millisecond}},
+			SignatureIDs: []string{"1d9c1f6a-2b1e-4c8a-9d1e-5f1a2b3c4d5e"}, EventIDs: []string{"evt_0b1c2d3e", "evt_7c9e6679"},
 			Status: reports.Failed, FailedStep: `its signature is valid for the webhook secret`, Error: `expected a valid X-Service-Signature header, got "<script>alert(1)</script>"`},
 		{Feature: "en/demo.feature", Line: 23, Name: "a SIGNED notification carries the signed document", Lang: "en", Requirement: "DEMO-SIGNED-DOCUMENT-URL", Kind: "spec",
 			Duration: 1600 * time.Millisecond, Status: reports.Inconclusive, FailedStep: `exactly one "SIGNED" notification arrives between 300 and 1500 ms after the 201`,
@@ -44,10 +48,11 @@ func fixtureRun() (reports.Run, []reports.ScenarioResult) {
 	return run, res
 }
 
-// normalise blanks what changes with the features and the profile file,
-// so that the golden file checks the shape and the arithmetic.
+// normalise blanks what changes with the features and the profile file
+// (and so every digest over them), so that the golden files check the
+// shape and the arithmetic.
 func normalise(s string) string {
-	return regexp.MustCompile(`"(features_sha256|sha256)": "[0-9a-f]{64}"`).ReplaceAllString(s, `"$1": "<sha256>"`)
+	return regexp.MustCompile(`(sha256 |": ")[0-9a-f]{64}\b`).ReplaceAllString(s, `$1<sha256>`)
 }
 
 func TestCertificateGolden(t *testing.T) {
@@ -104,7 +109,7 @@ func TestReportInABrowser(t *testing.T) {
 	banner, err := chromedp.Run(ctx, chromedp.TextContent(chromedp.CSS(".banner.failed")))
 	require.NoError(t, err)
 	assert.Contains(t, banner, "The suite failed")
-	shown, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector("h2 + table pre").textContent`))
+	shown, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector("#failures ~ .cause pre").textContent`))
 	require.NoError(t, err)
 	assert.Equal(t, `expected a valid X-Service-Signature header, got "<script>alert(1)</script>"`, shown, "the error shows as text")
 	scripts, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("script").length`))
@@ -130,7 +135,7 @@ func TestReportHTML(t *testing.T) {
 	assert.True(t, strings.Contains(html, "§7 401 Invalid credentials"))
 	assert.Contains(t, html, "<td><code>--disabled-key</code> <code>--disabled-secret</code> </td><td><code>--tags '~@reference &amp;&amp; ~@needs-disabled-credential'</code></td>",
 		"the not-run table says the flags that run them and the tags that leave them out")
-	assert.Contains(t, html, "<h2>Inconclusive</h2>")
+	assert.Contains(t, html, `<h2 id="inconclusive">Inconclusive</h2>`)
 	for _, f := range []string{"certificate.json", "junit.xml"} {
 		assert.FileExists(t, filepath.Join(dir, f))
 	}
@@ -277,5 +282,76 @@ func TestLeaveOut(t *testing.T) {
 		{"@a", nil, "@a"},
 	} {
 		assert.Equal(t, tc.want, reports.LeaveOut(tc.tags, tc.leave...), "%q %v", tc.tags, tc.leave)
+	}
+}
+
+// The page, in each language, against golden files with the digests
+// blanked: any change to what a person reads shows in review.
+func TestReportGolden(t *testing.T) {
+	for _, lang := range []string{"en", "es"} {
+		t.Run(lang, func(t *testing.T) {
+			run, res := fixtureRun()
+			run.ReportLang = lang
+			dir := t.TempDir()
+			require.NoError(t, reports.WriteAll(dir, run, res))
+			b, err := os.ReadFile(filepath.Join(dir, "report.html"))
+			require.NoError(t, err)
+			got := normalise(string(b))
+			golden := filepath.Join("testdata", "report."+lang+".golden.html")
+			if *update {
+				require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
+			}
+			want, err := os.ReadFile(golden)
+			require.NoError(t, err)
+			assert.True(t, string(want) == got, "report.html differs from %s: run go test ./reports -update after an intended change", golden)
+		})
+	}
+}
+
+// TestReportOnAPhone opens the Spanish page in Chromium as a 400 px wide
+// phone: the page is laid out for that width, nothing makes it scroll
+// sideways, and it is in Spanish.
+func TestReportOnAPhone(t *testing.T) {
+	run, res := fixtureRun()
+	run.ReportLang = "es"
+	// What tends to push a page wider: an unbroken token in an error, a
+	// long tag expression, a long outline row.
+	res[4].Error += "\n  sent: POST /v1/check/merchant_demo [X-Service-Signature: " + strings.Repeat("9f", 120) + "]"
+	res[1].Row = "endpoint=" + strings.Repeat("check_", 40)
+	run.Tags = "~@reference && ~@needs-other-merchant && ~@AUTH-SIGNATURE-UPPERCASE && ~@AUTH-QUERY-DECODED && ~@DEMO-NOT-DEMO-LEADING-SPACE"
+	dir := t.TempDir()
+	require.NoError(t, reports.WriteAll(dir, run, res))
+	ctx := browser.New(t)
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.EmulateViewport(400, 800, chromedp.EmulateMobile),
+		chromedp.Navigate("file://"+filepath.Join(dir, "report.html"))))
+	eval := func(js string) int {
+		t.Helper()
+		v, err := chromedp.Run(ctx, chromedp.Evaluate[int](js))
+		require.NoError(t, err, js)
+		return v
+	}
+	assert.Equal(t, 400, eval(`window.innerWidth`), "laid out for the phone's width (viewport meta)")
+	assert.LessOrEqual(t, eval(`document.documentElement.scrollWidth`), 400, "the page does not scroll sideways")
+	assert.LessOrEqual(t, eval(`document.body.scrollWidth`), eval(`document.documentElement.clientWidth`), "nor does its body")
+	assert.LessOrEqual(t, eval(`Math.ceil(document.querySelector("svg.timeline").getBoundingClientRect().right)`), 400, "the timeline fits")
+	assert.Equal(t, 0, eval(`[...document.querySelectorAll("body *")].filter(e => !e.closest(".scroll") && e.getBoundingClientRect().right > window.innerWidth + 1).length`),
+		"no element outside a scrolling table sticks out on the right")
+	lang, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.documentElement.lang + " " + document.querySelector("h1").textContent`))
+	require.NoError(t, err)
+	assert.Equal(t, "es Informe de conformidad de firmakit", lang)
+	banner, err := chromedp.Run(ctx, chromedp.TextContent(chromedp.CSS(".banner")))
+	require.NoError(t, err)
+	assert.Contains(t, banner, "La suite falló")
+	cells := eval(`document.querySelectorAll(".grid .cell").length`)
+	assert.Equal(t, 4, cells, "a box per requirement of the run")
+	dots := eval(`document.querySelectorAll("svg.timeline circle").length`)
+	assert.Equal(t, 2, dots, "a dot per notification timing")
+	scripts := eval(`document.querySelectorAll("script").length`)
+	assert.Equal(t, 0, scripts)
+	if os.Getenv("FIRMAKIT_SCREENSHOT") != "" {
+		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(90))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(os.Getenv("FIRMAKIT_SCREENSHOT"), png, 0o644))
 	}
 }

@@ -151,38 +151,41 @@ func LeaveOut(tags string, leave ...string) string {
 // tags is the run's tag expression, for the hint that leaves out what was
 // not run.
 func Explain(tags string, results []ScenarioResult) string {
+	return ExplainIn("en", tags, results)
+}
+
+// ExplainIn is Explain in a language of ReportLangs ("en" or "es"); any
+// other language gets English.
+func ExplainIn(lang, tags string, results []ScenarioResult) string {
 	s := Summarize(results)
 	v := Verdict(results)
 	var also []string
 	if s.Inconclusive > 0 && v != Inconclusive {
-		also = append(also, fmt.Sprintf("%d inconclusive", s.Inconclusive))
+		also = append(also, tr(lang, "explain.n.inconclusive", s.Inconclusive))
 	}
 	if s.NotRun > 0 && v != Incomplete {
-		also = append(also, fmt.Sprintf("%d not run", s.NotRun))
+		also = append(also, tr(lang, "explain.n.notrun", s.NotRun))
 	}
 	more := ""
 	if len(also) > 0 {
-		more = "; also " + strings.Join(also, ", ")
+		more = tr(lang, "explain.also", strings.Join(also, ", "))
 	}
 	switch v {
 	case Passed:
-		return fmt.Sprintf("passed: every selected scenario passed, %d of %d", s.Passed, s.Scenarios)
+		return tr(lang, "explain.passed", s.Passed, s.Scenarios)
 	case Failed:
-		return fmt.Sprintf("failed: %d of %s failed (%s); each failure names the step, what was sent and what came back%s",
-			s.Failed, scenarios(s.Scenarios), tagList(results, Failed), more)
+		return tr(lang, "explain.failed", s.Failed, scenariosIn(lang, s.Scenarios), tagList(results, Failed), more)
 	case Inconclusive:
-		return fmt.Sprintf("inconclusive: %d of %s could not be judged (%s): the suite's own process did not run on time, "+
-			"so a timing check could not tell; run them again on a quieter machine or with a lower --concurrency%s",
-			s.Inconclusive, scenarios(s.Scenarios), tagList(results, Inconclusive), more)
+		return tr(lang, "explain.inconclusive", s.Inconclusive, scenariosIn(lang, s.Scenarios), tagList(results, Inconclusive), more)
 	}
 	if s.Scenarios == 0 {
-		return "incomplete: no scenario ran"
+		return tr(lang, "explain.nothing")
 	}
 	groups := NotRunGroups(tags, results)
 	var flags, leave []string
 	for _, g := range groups {
 		if len(g.Flags) > 0 {
-			flags = append(flags, strings.Join(g.Flags, " and "))
+			flags = append(flags, joinAnd(lang, g.Flags))
 		}
 		if len(g.Needs) > 0 {
 			leave = append(leave, g.Needs...)
@@ -192,10 +195,9 @@ func Explain(tags string, results []ScenarioResult) string {
 	}
 	todo := ""
 	if len(flags) > 0 {
-		todo = "give " + strings.Join(flags, ", ") + ", or "
+		todo = tr(lang, "explain.give", strings.Join(flags, ", "))
 	}
-	return fmt.Sprintf("incomplete: %d of %s not run; %sleave them out with --tags '%s'",
-		s.NotRun, scenarios(s.Scenarios), todo, LeaveOut(tags, leave...))
+	return tr(lang, "explain.incomplete", s.NotRun, scenariosIn(lang, s.Scenarios), todo, LeaveOut(tags, leave...))
 }
 
 // tagList names the requirement tags of the results with status.

@@ -45,12 +45,15 @@ func (s *Steps) awaitFirst(ctx context.Context, state string, minMS, maxMS int) 
 		return fmt.Errorf("no contract was created")
 	}
 	lo, hi := time.Duration(minMS)*time.Millisecond, time.Duration(maxMS)*time.Millisecond
+	if s.Ledger != nil {
+		s.Ledger.Timed(sc.created)
+	}
 	wctx, cancel := context.WithDeadline(ctx, sc.answered.Add(missingAfter))
 	defer cancel()
 	r, err := s.T.Notifications.Wait(wctx, receiver.Filter{SignatureID: sc.created})
 	waited := time.Now()
 	if errors.Is(err, receiver.ErrTimeout) {
-		if lag := s.Lag.Max(sc.sentAt, waited); excused(lag, missingAfter-hi) {
+		if lag := s.Lag.Max(sc.sentAt, waited); s.excused(lag, missingAfter-hi) {
 			return s.inconclusive(ctx, "no %s notification within %s of the 201, but this process ran up to %s ms late meanwhile", state, missingAfter, ms(lag))
 		}
 		return fmt.Errorf("expected a %s notification for signature_id %s %d–%d ms after the 201; none arrived within %s",
@@ -62,13 +65,15 @@ func (s *Steps) awaitFirst(ctx context.Context, state string, minMS, maxMS int) 
 	at := s.arrival(r, waited)
 	sc.note, sc.noteAt = r, at
 	afterSent, after201, rtt := at.Sub(sc.sentAt), at.Sub(sc.answered), sc.answered.Sub(sc.sentAt)
+	NoteTiming(ctx, r.State, after201)
+	NoteEventID(ctx, r.EventID)
 	switch {
 	case afterSent < lo:
 		return fmt.Errorf("expected the %s notification %d–%d ms after the 201; it arrived %s ms after the request was sent (the 201 came after %s ms): too early",
 			state, minMS, maxMS, ms(afterSent), ms(rtt))
 	case after201 > hi:
 		lag := s.Lag.Max(sc.sentAt, at)
-		if excused(lag, after201-hi) {
+		if s.excused(lag, after201-hi) {
 			return s.inconclusive(ctx, "the %s notification arrived %s ms after the 201, outside %d–%d ms, but this process ran up to %s ms late meanwhile",
 				state, ms(after201), minMS, maxMS, ms(lag))
 		}
@@ -186,11 +191,14 @@ func (s *Steps) itIsDeliveredAgainWithTheSameEventID(ctx context.Context) error 
 	}
 	sc.again = r
 	gap := s.arrival(r, waited).Sub(sc.noteAt)
+	// A retry is judged against the retry schedule, not the demo window:
+	// it is left off the report's timeline.
+	NoteEventID(ctx, r.EventID)
 	switch {
 	case gap < delay/2:
 		return fmt.Errorf("expected the delivery again %s after the one answered %d (the profile's first retry); it came after %s ms", delay, sc.note.Status, ms(gap))
 	case gap > delay+2*time.Second:
-		if lag := s.Lag.Max(sc.noteAt, sc.noteAt.Add(gap)); excused(lag, gap-delay-2*time.Second) {
+		if lag := s.Lag.Max(sc.noteAt, sc.noteAt.Add(gap)); s.excused(lag, gap-delay-2*time.Second) {
 			return s.inconclusive(ctx, "the delivery again came %s ms after the first, but this process ran up to %s ms late meanwhile", ms(gap), ms(lag))
 		}
 		return fmt.Errorf("expected the delivery again %s after the one answered %d (the profile's first retry); it came after %s ms", delay, sc.note.Status, ms(gap))

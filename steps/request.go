@@ -167,6 +167,7 @@ func (s *Steps) noteCreated(ctx context.Context, sc *scenario) {
 		return
 	}
 	sc.created = id
+	NoteSignatureID(ctx, id)
 	title := sc.titleSent
 	if m, ok := sc.body.(map[string]any); ok && sc.rawBody == nil {
 		title, _ = m["title"].(string)

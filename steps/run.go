@@ -36,11 +36,96 @@ type Suite struct {
 	Randomize int64
 	// TestingT runs each scenario as a subtest of t.
 	TestingT *testing.T
-	// Progress, when set, gets one line per scenario as it finishes.
+	// Progress, when set, gets one line per scenario as it finishes (each
+	// result in a single Write, so a writer shared with other output keeps
+	// the lines whole).
 	Progress io.Writer
+	// OnResult, when set, is called after each result is filed, with the
+	// run's counts so far. A scenario run again (see Run) replaces its
+	// earlier result, so Done counts each row once.
+	OnResult func(r reports.ScenarioResult, p Progress)
 
-	mu      sync.Mutex
-	results []reports.ScenarioResult
+	mu       sync.Mutex
+	results  []reports.ScenarioResult
+	selected int
+	// lag, when set (tests), stands in for the run's own lag monitor.
+	lag *LagMonitor
+	// extend, when set, adds to every scenario's context after the steps
+	// are bound: tests use it to stand in for steps that note things.
+	extend func(*godog.ScenarioContext)
+}
+
+// Progress is how far a run has got, for a progress display.
+type Progress struct {
+	// Done is how many results are filed, Total how many the run will
+	// file: the scenarios selected, and the run's ledger once it is being
+	// checked.
+	Done, Total int
+	// The results filed so far, by status.
+	Failed, Inconclusive, NotRun int
+}
+
+// observationsKey holds, in a running scenario's context, what its steps
+// noted for the reports (see NoteTiming).
+type observationsKey struct{}
+
+type observations struct {
+	mu           sync.Mutex
+	timings      []reports.Timing
+	signatureIDs []string
+	eventIDs     []string
+}
+
+func observed(ctx context.Context) *observations {
+	o, _ := ctx.Value(observationsKey{}).(*observations)
+	return o
+}
+
+// NoteTiming notes, for the result of the scenario running in ctx, that a
+// notification labelled label (its state, e.g. "SIGNED"; "SIGNED,
+// delivered again" for a retry) reached the suite's receiver after201
+// after the 201 that created its contract was seen. The result carries it
+// as reports.ScenarioResult.Timings, and report.html draws it on its
+// timeline. Outside a scenario run by Suite.Run it does nothing.
+func NoteTiming(ctx context.Context, label string, after201 time.Duration) {
+	if o := observed(ctx); o != nil {
+		o.mu.Lock()
+		o.timings = append(o.timings, reports.Timing{Label: label, After201: after201})
+		o.mu.Unlock()
+	}
+}
+
+// NoteSignatureID notes a signature_id the scenario running in ctx
+// created (reports.ScenarioResult.SignatureIDs); the certificate lists
+// every one of the run. Outside a scenario run by Suite.Run it does
+// nothing.
+func NoteSignatureID(ctx context.Context, id string) {
+	if o := observed(ctx); o != nil && id != "" {
+		o.mu.Lock()
+		o.signatureIDs = append(o.signatureIDs, id)
+		o.mu.Unlock()
+	}
+}
+
+// NoteEventID notes the event_id of a notification the scenario running
+// in ctx received (reports.ScenarioResult.EventIDs); the certificate
+// lists every one of the run. Outside a scenario run by Suite.Run it does
+// nothing.
+func NoteEventID(ctx context.Context, id string) {
+	if o := observed(ctx); o != nil && id != "" {
+		o.mu.Lock()
+		o.eventIDs = append(o.eventIDs, id)
+		o.mu.Unlock()
+	}
+}
+
+// fill copies what the steps noted into a scenario's result.
+func (o *observations) fill(r *reports.ScenarioResult) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	r.Timings = append(r.Timings, o.timings...)
+	r.SignatureIDs = append(r.SignatureIDs, o.signatureIDs...)
+	r.EventIDs = append(r.EventIDs, o.eventIDs...)
 }
 
 // Paths returns the feature folders of a language selection.
@@ -87,31 +172,44 @@ func (s *Suite) Run() (int, error) {
 		rows[pickleKey(p.pickle)] = p
 	}
 	s.mu.Lock()
-	s.results = nil
+	s.results, s.selected = nil, len(selected)
 	s.mu.Unlock()
 	ran := map[string]bool{}
-	lag := StartLagMonitor()
-	defer lag.Stop()
+	lag := s.lag
+	if lag == nil {
+		lag = StartLagMonitor()
+		defer lag.Stop()
+	}
 	ledger := NewLedger(time.Now())
 	// done files a scenario's result with its row and duration.
-	done := func(sink func(reports.ScenarioResult)) func(*godog.ScenarioContext) {
+	// done files a scenario's result with its row and duration; a row
+	// that only (when set) does not want is cut short before any step.
+	done := func(sink func(reports.ScenarioResult), only map[string]bool) func(*godog.ScenarioContext) {
 		return func(sc *godog.ScenarioContext) {
 			// godog calls this once per scenario, so each gets its own
 			// clock and its own pickle.
 			var start time.Time
 			var key string
+			obs := &observations{}
 			sc.Before(func(ctx context.Context, p *godog.Scenario) (context.Context, error) {
 				start, key = time.Now(), pickleKey(p)
-				return ctx, nil
+				if only != nil && !only[key] {
+					return ctx, godog.ErrSkip
+				}
+				return context.WithValue(ctx, observationsKey{}, obs), nil
 			})
 			st := &Steps{T: s.Target, Lag: lag, Ledger: ledger, Done: func(r reports.ScenarioResult) {
 				r.Duration = time.Since(start)
+				obs.fill(&r)
 				if p, ok := rows[key]; ok {
 					r.Line, r.Row = p.line, p.row
 				}
 				sink(r)
 			}}
 			st.InitializeScenario(sc)
+			if s.extend != nil {
+				s.extend(sc)
+			}
 		}
 	}
 	status := godog.TestSuite{
@@ -121,7 +219,7 @@ func (s *Suite) Run() (int, error) {
 			ran[rowKey(r)] = true
 			s.mu.Unlock()
 			s.noteResult(r)
-		}),
+		}, nil),
 		Options: &godog.Options{
 			FS:          features.FS,
 			Paths:       paths,
@@ -147,8 +245,11 @@ func (s *Suite) Run() (int, error) {
 	for _, p := range missing {
 		s.noteResult(unran(p))
 	}
-	if err := s.rerunInconclusive(done); err != nil {
-		return 2, err
+	// Twice at most: a passing spike of load should not decide a verdict.
+	for round := 0; round < rerunRounds; round++ {
+		if err := s.rerunInconclusive(done, rows); err != nil {
+			return 2, err
+		}
 	}
 	if ledger.Len() > 0 {
 		s.noteResult(ledger.Check(context.Background(), s.Target, lag, s.Target.SharedClock))
@@ -159,6 +260,9 @@ func (s *Suite) Run() (int, error) {
 	return status, nil
 }
 
+// rerunRounds is how many times inconclusive rows are run again alone.
+const rerunRounds = 2
+
 // rowKey names one scenario or outline row of a result.
 func rowKey(r reports.ScenarioResult) string {
 	return fmt.Sprintf("%s\x00%s\x00%d", r.Feature, r.Name, r.Line)
@@ -167,7 +271,7 @@ func rowKey(r reports.ScenarioResult) string {
 // rerunInconclusive runs again, alone, every scenario whose timing could
 // not be judged, and keeps the new outcome of those rows: a pass, a
 // failure, or inconclusive again; never a pass by default.
-func (s *Suite) rerunInconclusive(done func(func(reports.ScenarioResult)) func(*godog.ScenarioContext)) error {
+func (s *Suite) rerunInconclusive(done func(func(reports.ScenarioResult), map[string]bool) func(*godog.ScenarioContext), rows map[string]pickled) error {
 	s.mu.Lock()
 	var again []reports.ScenarioResult
 	keep := s.results[:0:0]
@@ -207,6 +311,15 @@ func (s *Suite) rerunInconclusive(done func(func(reports.ScenarioResult)) func(*
 		fmt.Fprintf(s.Progress, "running %d inconclusive scenario(s) again, alone\n", len(again))
 		s.mu.Unlock()
 	}
+	// Only the inconclusive rows run again, not their whole outline.
+	only := map[string]bool{}
+	for key, p := range rows {
+		for _, r := range again {
+			if p.line == r.Line && strings.HasPrefix(key, r.Feature+"\x00"+r.Name+"\x00") {
+				only[key] = true
+			}
+		}
+	}
 	var mu sync.Mutex
 	redone := map[string]reports.ScenarioResult{}
 	for _, p := range paths {
@@ -214,7 +327,7 @@ func (s *Suite) rerunInconclusive(done func(func(reports.ScenarioResult)) func(*
 			mu.Lock()
 			defer mu.Unlock()
 			redone[rowKey(r)] = r
-		}), Options: &godog.Options{FS: features.FS, Paths: []string{p}, Format: "progress", Output: io.Discard,
+		}, only), Options: &godog.Options{FS: features.FS, Paths: []string{p}, Format: "progress", Output: io.Discard,
 			Tags: s.Tags, Concurrency: 1, Strict: true, NoColors: true}}.Run()
 	}
 	s.mu.Lock()
@@ -226,7 +339,7 @@ func (s *Suite) rerunInconclusive(done func(func(reports.ScenarioResult)) func(*
 		case !ok:
 			n = r // not run again: stays inconclusive
 		case n.Status == reports.Inconclusive:
-			n.Error = "again when run alone: " + n.Error
+			n.Error = "again when run alone: " + strings.TrimPrefix(n.Error, "again when run alone: ")
 		}
 		s.noteResult(n)
 	}
@@ -261,6 +374,11 @@ func (s *Suite) noteResult(r reports.ScenarioResult) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.results = append(s.results, r)
+	if s.OnResult != nil {
+		sum := reports.Summarize(s.results)
+		s.OnResult(r, Progress{Done: len(s.results), Total: max(s.selected, len(s.results)),
+			Failed: sum.Failed, Inconclusive: sum.Inconclusive, NotRun: sum.NotRun})
+	}
 	if s.Progress == nil {
 		return
 	}
@@ -268,18 +386,20 @@ func (s *Suite) noteResult(r reports.ScenarioResult) {
 	if mark == "" {
 		mark = r.Status
 	}
-	fmt.Fprintf(s.Progress, "%-7s %s  @%-38s %s\n", mark, r.Lang, r.Requirement, r.Name)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-7s %s  @%-38s %s\n", mark, r.Lang, r.Requirement, r.Name)
 	if r.Example != "" {
-		fmt.Fprintf(s.Progress, "        (%s)\n", r.Example)
+		fmt.Fprintf(&b, "        (%s)\n", r.Example)
 	}
 	switch r.Status {
 	case reports.Failed, reports.Inconclusive:
-		fmt.Fprintf(s.Progress, "        step: %s\n        %s\n", r.FailedStep, strings.ReplaceAll(r.Error, "\n", "\n        "))
+		fmt.Fprintf(&b, "        step: %s\n        %s\n", r.FailedStep, strings.ReplaceAll(r.Error, "\n", "\n        "))
 	case reports.NotRun:
 		if r.Error != "" {
-			fmt.Fprintf(s.Progress, "        %s\n", r.Error)
+			fmt.Fprintf(&b, "        %s\n", r.Error)
 		}
 	}
+	io.WriteString(s.Progress, b.String())
 }
 
 // Results returns the outcome of every scenario of the last run, in the

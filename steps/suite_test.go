@@ -129,7 +129,8 @@ func TestSuiteFailsAgainstAMismatchedProfile(t *testing.T) {
 }
 
 // TestSuiteFailsOnAWrongDemoDelay: a service that notifies too early or
-// too late fails the demo scenarios; a late one fails the run's ledger too.
+// too late fails the demo scenarios; the ledger leaves the timing of a
+// contract to the scenario that judged it.
 func TestSuiteFailsOnAWrongDemoDelay(t *testing.T) {
 	for _, tc := range []struct {
 		delay  time.Duration
@@ -137,7 +138,7 @@ func TestSuiteFailsOnAWrongDemoDelay(t *testing.T) {
 		ledger string
 	}{
 		{time.Millisecond, "ms after the request was sent (the 201 came after", reports.Passed},
-		{2 * time.Second, "ms after the 201, outside 300–1500 ms", reports.Failed},
+		{2 * time.Second, "ms after the 201, outside 300–1500 ms", reports.Passed},
 	} {
 		t.Run(tc.delay.String(), func(t *testing.T) {
 			ref, rv := startReference(t, func(ref *reference.Server, _ *receiver.Receiver) { ref.DemoDelay = tc.delay })

@@ -48,6 +48,10 @@ type Target struct {
 	// with the suite's.
 	Notifications Notifications
 	SharedClock   bool
+	// SenderInProcess tells that the service sending the notifications
+	// runs in this process too (the bundled reference): its lateness is
+	// this process's, and counts when timing is judged.
+	SenderInProcess bool
 	// Channel is the receiver channel of the notifications (default: the
 	// merchant id, as the in-process receiver's hook URL names it).
 	Channel string
@@ -58,7 +62,8 @@ type Target struct {
 }
 
 // DemoTarget returns the bundled reference server's demo merchant at url,
-// with notifications read from n.
+// with notifications read from n. sharedClock tells that both the
+// reference and the receiver run in this process.
 func DemoTarget(url string, n Notifications, sharedClock bool) *Target {
 	return &Target{
 		URL: url, APIVersion: "v1", MerchantID: "merchant_demo",
@@ -70,7 +75,7 @@ func DemoTarget(url string, n Notifications, sharedClock bool) *Target {
 			Signers: []string{"signer_1", "signer_2"}, Data: []string{"nombre_arrendatario", "monto_mensual"}},
 		Data:          map[string]string{"nombre_arrendatario": "Ana Pérez", "monto_mensual": "450000"},
 		Profile:       firmakit.BundledProfile(),
-		Notifications: n, SharedClock: sharedClock,
+		Notifications: n, SharedClock: sharedClock, SenderInProcess: sharedClock,
 	}
 }
 

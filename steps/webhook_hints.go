@@ -1,7 +1,6 @@
 package steps
 
 import (
-	"fmt"
 	"slices"
 	"sort"
 	"strconv"
@@ -73,13 +72,15 @@ func (f hintFacts) tally(expect string) (total, failed int, statuses []int) {
 	return total, failed, statuses
 }
 
-func answered(statuses []int) string {
+// answered says the statuses of a hint's "(answered …)": a list of
+// numbers, or a word of the report's language when there is none.
+func answered(statuses []int) any {
 	var s []string
 	for _, st := range statuses {
 		s = append(s, strconv.Itoa(st))
 	}
 	if len(s) == 0 {
-		return "no status"
+		return reports.Hint{ID: "no-status"}
 	}
 	return strings.Join(s, ", ")
 }
@@ -91,12 +92,15 @@ func answered(statuses []int) string {
 // (only the raw-bytes rows, the timestamp's age, a signature that does not
 // cover t, only one v1 entry, a refused retry, a t that is not a number,
 // a late answer). observed[i] is what the endpoint did in results[i].
-func webhookHints(e *Endpoint, results []reports.ScenarioResult, observed []observation) []string {
+// Each hint is a key of the report's language tables with its values
+// (reports.Hint), so that report.html says it in its language.
+func webhookHints(e *Endpoint, results []reports.ScenarioResult, observed []observation) []reports.Hint {
 	p := e.profile()
 	f := hintFacts{results, observed}
 	header := p.Webhook.SignatureHeader
 	tol := int64(p.Webhook.Tolerance.Seconds())
-	var hints []string
+	var hints []reports.Hint
+	hint := func(id string, args ...any) { hints = append(hints, reports.Hint{ID: id, Args: args}) }
 
 	unreachable, late := 0, false
 	var firstErr string
@@ -110,8 +114,7 @@ func webhookHints(e *Endpoint, results []reports.ScenarioResult, observed []obse
 		late = late || o.Late
 	}
 	if unreachable > 0 {
-		hints = append(hints, fmt.Sprintf("%d scenario(s) got no answer at all (%s): check that the endpoint runs at %s and that this machine can reach it.",
-			unreachable, firstErr, e.URL))
+		hint("unreachable", unreachable, firstErr, e.URL)
 	}
 
 	accTotal, accFailed, accStatuses := f.tally("accept")
@@ -120,36 +123,26 @@ func webhookHints(e *Endpoint, results []reports.ScenarioResult, observed []obse
 	allAccepted := refTotal > 0 && refFailed == refTotal && accFailed == 0
 	switch {
 	case allRefused:
-		hints = append(hints, fmt.Sprintf("Everything was refused, the valid notifications too (answered %s): the endpoint verifies with another secret "+
-			"than the one given (--webhook-secret), or computes the signature over a re-serialised body instead of the raw bytes it received "+
-			"(read the body as bytes before any JSON parsing, and sign \"<t>%s\" + those bytes), or its clock is more than %d s off.",
-			answered(accStatuses), p.Webhook.PayloadSeparator, tol))
+		hint("all-refused", answered(accStatuses), p.Webhook.PayloadSeparator, tol)
 	case allAccepted:
-		hints = append(hints, fmt.Sprintf("Everything was accepted, the forged notifications too (answered %s): the endpoint does not verify the %s header "+
-			"at all, so anyone who knows its URL can make it act. Verify the signature, and the age of t, before acting on a notification.",
-			answered(refStatuses), header))
+		hint("all-accepted", answered(refStatuses), header)
 	}
 
 	if !allRefused {
 		if rows := f.failedRows("WH-RAW-BYTES"); len(rows) > 0 && f.passed("WH-STATE") {
-			hints = append(hints, fmt.Sprintf("Notifications written as firmakit's encoder writes them were accepted, the same ones written otherwise "+
-				"were refused (%s): the endpoint verifies a re-serialised or re-formatted body, not the raw bytes it received.", strings.Join(rows, "; ")))
+			hint("raw-bytes", strings.Join(rows, "; "))
 		}
 		rot := f.failedRows("WH-ROTATION")
 		switch {
 		case len(rot) == 1 && rot[0] == "valid=2":
-			hints = append(hints, fmt.Sprintf("A header whose valid signature came second was refused: the endpoint checks only the first %s= entry. "+
-				"During a secret rotation the service sends one entry per active secret; accept the notification when any entry matches.", p.Webhook.SignatureKey))
+			hint("rotation-first-only", p.Webhook.SignatureKey)
 		case len(rot) == 1 && rot[0] == "valid=1":
-			hints = append(hints, fmt.Sprintf("A header whose valid signature came first was refused: the endpoint checks only the last %s= entry; "+
-				"accept the notification when any entry matches.", p.Webhook.SignatureKey))
+			hint("rotation-last-only", p.Webhook.SignatureKey)
 		case len(rot) == 2 && f.passed("WH-STATE"):
-			hints = append(hints, fmt.Sprintf("A header with two %s= entries was refused though one was valid: during a secret rotation the service "+
-				"sends one entry per active secret; accept the notification when any entry matches.", p.Webhook.SignatureKey))
+			hint("rotation-any", p.Webhook.SignatureKey)
 		}
 		if f.duplicateRefused() {
-			hints = append(hints, "The retry of an event the endpoint had accepted was refused: answer 2xx again to an event_id already handled "+
-				"(and do nothing more), or the service retries it until it gives up.")
+			hint("duplicate-refused")
 		}
 	}
 
@@ -157,27 +150,22 @@ func webhookHints(e *Endpoint, results []reports.ScenarioResult, observed []obse
 		old, ahead := len(f.failedRows("WH-TIMESTAMP-OLD")) > 0, len(f.failedRows("WH-TIMESTAMP-AHEAD")) > 0
 		switch {
 		case old && ahead:
-			hints = append(hints, fmt.Sprintf("The endpoint checks the signature but not the age of t: a notification captured once can be "+
-				"replayed at any time. Refuse a t more than %d s from the endpoint's clock, either way.", tol))
+			hint("timestamp-unchecked", tol)
 		case ahead:
-			hints = append(hints, fmt.Sprintf("The endpoint refuses an old t but not one ahead of its clock: refuse a t more than %d s away either way "+
-				"(compare the absolute difference).", tol))
+			hint("timestamp-ahead", tol)
 		case old:
-			hints = append(hints, fmt.Sprintf("The endpoint refuses a t ahead of its clock but not an old one: refuse a t more than %d s away either way.", tol))
+			hint("timestamp-old", tol)
 		}
 		if len(f.failedRows("WH-TIMESTAMP-CHANGED")) > 0 && f.passed("WH-TIMESTAMP-OLD") {
-			hints = append(hints, fmt.Sprintf("A signature was accepted with another t than the one it was made for: the endpoint's signature does "+
-				"not cover t, so a replay with a fresh t passes its age check. The signed text is \"<t>%s\" + the raw body.", p.Webhook.PayloadSeparator))
+			hint("timestamp-unsigned", p.Webhook.PayloadSeparator)
 		}
 		if slices.Contains(f.failedRows("WH-HEADER-MALFORMED"), "form=timestamp-not-a-number") {
-			hints = append(hints, "A t that is not a number was accepted: read as a number it is NaN, and an age check that compares a NaN "+
-				"always passes. Refuse a t that is not base-10 digits.")
+			hint("timestamp-nan")
 		}
 	}
 
 	if late {
-		hints = append(hints, fmt.Sprintf("The endpoint answered after the %s delivery timeout: the service counts that as a failure and "+
-			"retries. Answer 2xx first, do the work afterwards.", p.Webhook.Timeout))
+		hint("late", p.Webhook.Timeout.String())
 	}
 	return hints
 }

@@ -39,6 +39,9 @@ type WebhookSuite struct {
 	TestingT *testing.T
 	// Progress, when set, gets one line per scenario as it finishes.
 	Progress io.Writer
+	// OnResult, when set, is called after each result is filed, with the
+	// run's counts so far, as Suite.OnResult.
+	OnResult func(r reports.ScenarioResult, p Progress)
 
 	// log keeps and prints the results as the service suite does.
 	log      Suite
@@ -91,7 +94,7 @@ func (s *WebhookSuite) Run() (int, error) {
 	for _, p := range selected {
 		rows[pickleKey(p.pickle)] = p
 	}
-	s.log = Suite{Progress: s.Progress, Tags: s.Tags}
+	s.log = Suite{Progress: s.Progress, Tags: s.Tags, OnResult: s.OnResult, selected: len(selected)}
 	s.mu.Lock()
 	s.observed = map[string]observation{}
 	s.mu.Unlock()
@@ -215,7 +218,7 @@ func (s *WebhookSuite) Summary() string { return s.log.Summary() }
 
 // Hints name the likely mistakes the last run's failures point at (see
 // webhookHints).
-func (s *WebhookSuite) Hints() []string {
+func (s *WebhookSuite) Hints() []reports.Hint {
 	s.mu.Lock()
 	obs := make(map[string]observation, len(s.observed))
 	for k, v := range s.observed {

@@ -230,8 +230,7 @@ func TestWebhookSuiteNamesEachFault(t *testing.T) {
 			s := runWebhook(t, srv.URL+"/webhook", "en", "", nil)
 			assert.Equal(t, reports.Failed, s.Verdict())
 			assert.Equal(t, tc.failed, failedRequirements(s))
-			hints := strings.Join(s.Hints(), "\n")
-			assert.Contains(t, hints, tc.hint)
+			assert.Contains(t, hintText(t, s.Hints()), tc.hint)
 			for _, r := range s.Results() {
 				if r.Status == reports.Failed {
 					assert.Contains(t, r.Error, "sent: POST "+srv.URL+"/webhook", "the failure says what was sent")
@@ -280,7 +279,7 @@ func TestWebhookSuiteLateAndUnreachable(t *testing.T) {
 		assert.Equal(t, reports.Failed, r.Status)
 		assert.Contains(t, r.Error, "expected a 2xx answer within the 200ms delivery timeout; it came after ")
 	}
-	assert.Contains(t, strings.Join(s.Hints(), "\n"), "answered after the 200ms delivery timeout")
+	assert.Contains(t, hintText(t, s.Hints()), "answered after the 200ms delivery timeout")
 
 	gone := httptest.NewServer(http.HandlerFunc(naive))
 	url := gone.URL
@@ -290,8 +289,23 @@ func TestWebhookSuiteLateAndUnreachable(t *testing.T) {
 	assert.Equal(t, len(s.Results()), s.Count(reports.Failed))
 	hints := s.Hints()
 	require.Len(t, hints, 1, "only the unreachable endpoint is named: %v", hints)
-	assert.Contains(t, hints[0], "got no answer at all")
-	assert.Contains(t, hints[0], "check that the endpoint runs at "+url)
+	assert.Contains(t, hints[0].String(), "got no answer at all")
+	assert.Contains(t, hints[0].String(), "check that the endpoint runs at "+url)
+	assert.Contains(t, hints[0].In("es"), "no obtuvieron ninguna respuesta")
+}
+
+// hintText says hints in English, one a line, after checking that each is
+// in both of the report's languages.
+func hintText(t *testing.T, hints []reports.Hint) string {
+	t.Helper()
+	var lines []string
+	for _, h := range hints {
+		en, es := h.String(), h.In("es")
+		assert.NotEqual(t, "hint."+h.ID, en, "hint %q is in the English table", h.ID)
+		assert.NotEqual(t, en, es, "hint %q is in the Spanish table", h.ID)
+		lines = append(lines, en)
+	}
+	return strings.Join(lines, "\n")
 }
 
 func TestSelectWebhook(t *testing.T) {

@@ -8,11 +8,15 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 	"time"
 
+	"github.com/cucumber/godog"
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/receiver"
 	"github.com/firmakit/firmakit/reference"
@@ -22,7 +26,7 @@ import (
 
 func (m *Main) certifyCommand() command {
 	return command{name: "certify", summary: "run the conformance suite against the bundled reference server or a target",
-		usage: "firmakit certify [--target URL --key K --secret S [--receiver URL | --listen ADDR --public-url URL]] [--lang es|en|all] [--tags EXPR] [--report DIR]",
+		usage: "firmakit certify [--target URL --key K --secret S [--receiver URL | --listen ADDR --public-url URL]] [--lang es|en|all] [--tags EXPR] [--report DIR [--report-lang es|en]]",
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			target := fs.String("target", "", "base URL of the service under test; empty: the bundled reference server, in-process")
 			apiVersion := fs.String("api-version", "v1", "version segment of the check path")
@@ -43,7 +47,7 @@ func (m *Main) certifyCommand() command {
 			fs.Var(templateData, "template-data", "a data value for the template, key=value (repeatable)")
 			receiverURL := fs.String("receiver", "", "URL of a running 'firmakit receive' where the target's notifications land")
 			receiverToken := fs.String("receiver-token", "", "its token, if it has one")
-			listen := fs.String("listen", "127.0.0.1:0", "address of the in-process receiver when no --receiver is given")
+			listen := fs.String("listen", DefaultCertifyListen, "address of the in-process receiver when no --receiver is given; the target's signature_webhook must reach it")
 			publicURL := fs.String("public-url", "", "URL the target reaches the in-process receiver at")
 			lang := fs.String("lang", "all", "features to run: es, en or all")
 			tags := fs.String("tags", "", "godog tag expression; default: all, or '~@reference' against a --target")
@@ -51,6 +55,8 @@ func (m *Main) certifyCommand() command {
 			format := fs.String("format", "firmakit", "output: firmakit (a line per scenario), or godog formats: progress, pretty, junit, cucumber, … ('name:file' writes to a file)")
 			seed := fs.Int64("seed", -1, "scenario order: -1 random, 0 file order, else that seed")
 			reportDir := fs.String("report", "", "write junit.xml, cucumber.json, report.html and certificate.json to this folder")
+			reportLang := fs.String("report-lang", "", "language of report.html: es or en (default: --lang, or en for all)")
+			skipPreflight := fs.Bool("skip-preflight", false, "against a --target, run the suite even if the signed check request before it fails")
 			profile := profileFlag(fs)
 			logger := m.logFlags(fs, "warn")
 			return func(ctx context.Context, args []string) error {
@@ -72,6 +78,12 @@ func (m *Main) certifyCommand() command {
 					return usageError("--concurrency must be at least 1")
 				}
 				if err := checkCertifyFlags(givenFlags(ctx)); err != nil {
+					return err
+				}
+				if err := checkReportLang(*reportLang, *reportDir); err != nil {
+					return err
+				}
+				if err := checkFormats(*format); err != nil {
 					return err
 				}
 				selection := *tags
@@ -123,31 +135,27 @@ func (m *Main) certifyCommand() command {
 						webhookSecrets: *webhookSecrets, template: *template, templateTitle: *templateTitle,
 						templateSigners: *templateSigners, templateDocx: *templateDocx, templateData: *templateData,
 						receiverURL: *receiverURL, receiverToken: *receiverToken, listen: *listen, publicURL: *publicURL,
+						skipPreflight: *skipPreflight,
 					}, &cleanup, log)
 					if err != nil {
 						return err
 					}
 				}
 
-				var progress io.Writer
-				output := m.Stdout
-				if formats == "" || formats == "firmakit" || strings.HasPrefix(formats, "firmakit,") {
-					// Our own lines; godog's progress goes nowhere.
-					progress, output = m.Stdout, io.Discard
-					formats = "progress" + strings.TrimPrefix(formats, "firmakit")
-				}
-				if *reportDir != "" {
-					if err := os.MkdirAll(*reportDir, 0o755); err != nil {
-						return usageError("--report: %v", err)
-					}
-					formats += ",cucumber:" + filepath.Join(*reportDir, "cucumber.json")
+				shown := m.newDisplay(formats)
+				formats, err = withCucumber(shown.Formats, *reportDir)
+				if err != nil {
+					return err
 				}
 				suite := &steps.Suite{Target: t, Lang: *lang, Tags: selection, Concurrency: *concurrency, Format: formats,
-					Output: output, Progress: progress, Randomize: *seed}
+					Output: shown.Output, Progress: shown.Lines, Randomize: *seed}
 				fmt.Fprintf(m.Stdout, "profile %q; %s\n\n", p.Name, suite)
+				total, _ := steps.Select(*lang, selection)
+				suite.OnResult = shown.Start(total)
 				start := time.Now()
 				status, err := suite.Run()
 				elapsed := time.Since(start)
+				shown.Stop()
 				var se *steps.SelectionError
 				switch {
 				case errors.As(err, &se):
@@ -155,42 +163,98 @@ func (m *Main) certifyCommand() command {
 				case err != nil:
 					return usageError("%v", err)
 				}
-				if progress != nil {
+				if shown.Own() {
 					fmt.Fprintln(m.Stdout)
 				}
-				run := reports.Run{Tool: "firmakit", Version: Version(), Target: t.URL, MerchantID: t.MerchantID,
-					Profile: p, Lang: *lang, Tags: selection, Started: start, Elapsed: elapsed}
+				run := reports.Run{Tool: "firmakit", Version: Version(), Target: t.URL, Bundled: *target == "", MerchantID: t.MerchantID,
+					Profile: p, Lang: *lang, Tags: selection, ReportLang: *reportLang, Started: start, Elapsed: elapsed}
 				results := suite.Results()
 				if m.judge != nil {
 					results = m.judge(results)
 				}
-				switch junitTo {
-				case "":
-				case "-":
-					if err := reports.WriteJUnit(m.Stdout, run, results); err != nil {
-						return fmt.Errorf("junit: %w", err)
-					}
-				default:
-					if err := reports.WriteJUnitFile(junitTo, run, results); err != nil {
-						return fmt.Errorf("junit: %w", err)
-					}
-				}
-				for _, g := range reports.NotRunGroups(selection, results) {
-					fmt.Fprintln(m.Stdout, g)
-				}
-				fmt.Fprintf(m.Stdout, "wall time %s\n", elapsed.Round(time.Millisecond))
-				if *reportDir != "" {
-					if err := reports.WriteAll(*reportDir, run, results); err != nil {
-						return fmt.Errorf("report: %w", err)
-					}
-					fmt.Fprintf(m.Stdout, "reports in %s: report.html, certificate.json, junit.xml, cucumber.json\n", *reportDir)
-				}
-				// The verdict, then the counts: the last line of the output.
-				fmt.Fprintln(m.Stdout, "verdict: "+reports.Explain(selection, results))
-				fmt.Fprintln(m.Stdout, "firmakit: "+reports.Summarize(results).String())
-				return verdictError(reports.Verdict(results), status)
+				return m.finishRun(ending{run: run, results: results, godogStatus: status, junitTo: junitTo, reportDir: *reportDir,
+					width: shown.Width, causes: func(w io.Writer) { likelyCauses(w, results) }})
 			}
 		}}
+}
+
+// ending is what a suite's run ends with on standard output: see
+// finishRun.
+type ending struct {
+	run     reports.Run
+	results []reports.ScenarioResult
+	// godogStatus is the status the suite's Run returned.
+	godogStatus int
+	// junitTo is where --format sends JUnit XML: "" nowhere, "-"
+	// standard output, else a file (splitJUnit); reportDir is --report.
+	junitTo, reportDir string
+	// width bounds the recap's lines on a terminal (0: no bound).
+	width int
+	// causes says, after the recap, what the failures probably come from.
+	causes func(io.Writer)
+}
+
+// finishRun ends the output of certify and certify-webhook, in this
+// order: the JUnit XML when --format asked for it, a recap of what did not
+// pass and its likely causes, the scenarios not run and why, the wall
+// time, where the reports are, then the verdict and the counts, last. It
+// returns the run's exit (verdictError), or the error of writing a report.
+func (m *Main) finishRun(e ending) error {
+	run, results := e.run, e.results
+	switch e.junitTo {
+	case "":
+	case "-":
+		if err := reports.WriteJUnit(m.Stdout, run, results); err != nil {
+			return fmt.Errorf("junit: %w", err)
+		}
+	default:
+		if err := reports.WriteJUnitFile(e.junitTo, run, results); err != nil {
+			return fmt.Errorf("junit: %w", err)
+		}
+	}
+	recapFailures(m.Stdout, results, e.width)
+	if e.causes != nil {
+		e.causes(m.Stdout)
+	}
+	for _, g := range reports.NotRunGroups(run.Tags, results) {
+		fmt.Fprintln(m.Stdout, g)
+	}
+	fmt.Fprintf(m.Stdout, "wall time %s\n", run.Elapsed.Round(time.Millisecond))
+	if e.reportDir != "" {
+		if err := reports.WriteAll(e.reportDir, run, results); err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+		in := func(f string) string { return filepath.Join(e.reportDir, f) }
+		fmt.Fprintf(m.Stdout, "report: %s (also %s, %s, %s)\n", in("report.html"), in("certificate.json"), in("junit.xml"), in("cucumber.json"))
+	}
+	// The verdict, then the counts: the last line of the output.
+	fmt.Fprintln(m.Stdout, "verdict: "+reports.Explain(run.Tags, results))
+	fmt.Fprintln(m.Stdout, "firmakit: "+reports.Summarize(results).String())
+	return verdictError(reports.Verdict(results), e.godogStatus)
+}
+
+// withCucumber adds godog's Cucumber JSON in --report's folder to a
+// format list, making the folder; a list without --report is unchanged.
+func withCucumber(formats, reportDir string) (string, error) {
+	if reportDir == "" {
+		return formats, nil
+	}
+	if err := os.MkdirAll(reportDir, 0o755); err != nil {
+		return "", usageError("--report: %v", err)
+	}
+	return formats + ",cucumber:" + filepath.Join(reportDir, "cucumber.json"), nil
+}
+
+// checkReportLang refuses a --report-lang report.html has no language
+// for, or one given without --report.
+func checkReportLang(reportLang, reportDir string) error {
+	switch {
+	case reportLang != "" && !slices.Contains(reports.ReportLangs, reportLang):
+		return usageError("--report-lang %q: want es or en", reportLang)
+	case reportLang != "" && reportDir == "":
+		return usageError("--report-lang is the language of report.html: give --report DIR too, or drop it")
+	}
+	return nil
 }
 
 // verdictExit ends certify with the exit code of a verdict that its
@@ -292,6 +356,35 @@ func checkCertifyFlags(given map[string]string) error {
 	return nil
 }
 
+// DefaultCertifyListen is where certify's own receiver listens against a
+// --target unless --listen says otherwise: a fixed port, so that the
+// target's signature_webhook can be set once, before the run. It is not
+// 8090, the default of 'firmakit receive', so both can run side by side.
+const DefaultCertifyListen = "127.0.0.1:8091"
+
+// checkFormats refuses a --format list naming a format neither firmakit
+// nor godog has, before anything starts.
+func checkFormats(list string) error {
+	known := []string{"firmakit", "junit"}
+	for name := range godog.AvailableFormatters() {
+		if !slices.Contains(known, name) {
+			known = append(known, name)
+		}
+	}
+	sort.Strings(known[2:])
+	for _, f := range strings.Split(list, ",") {
+		name, _, _ := strings.Cut(strings.TrimSpace(f), ":")
+		if !slices.Contains(known, name) {
+			hint := ""
+			if near := closest(name, known); near != "" {
+				hint = fmt.Sprintf(" (did you mean %q?)", near)
+			}
+			return usageError("--format %q: no format %q%s; want one of %s, optionally as name:file", list, name, hint, strings.Join(known, ", "))
+		}
+	}
+	return nil
+}
+
 type foreignFlags struct {
 	target, apiVersion, merchant, key, secret              string
 	disabledKey, disabledSecret, otherKey, otherSecret     string
@@ -299,6 +392,7 @@ type foreignFlags struct {
 	template, templateTitle, templateSigners, templateDocx string
 	templateData                                           []string
 	receiverURL, receiverToken, listen, publicURL          string
+	skipPreflight                                          bool
 }
 
 // foreignTarget builds the target of a run against another service and
@@ -355,16 +449,24 @@ func (m *Main) foreignTarget(ctx context.Context, p *firmakit.Profile, f foreign
 		}
 	}
 
-	// Is the target there at all?
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, t.URL+"/", nil)
-	if req == nil {
-		return nil, usageError("--target %q is not a URL", f.target)
+	if u, err := url.Parse(t.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, usageError("--target %q is not an http(s) URL", f.target)
 	}
-	resp, err := (&http.Client{Timeout: 5 * time.Second}).Do(req)
-	if err != nil {
-		return nil, &exitError{ExitUnreachable, fmt.Errorf("target %s is unreachable: %w", t.URL, err)}
+	if f.skipPreflight {
+		// Is the target there at all?
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, t.URL+"/", nil)
+		resp, err := (&http.Client{Timeout: 5 * time.Second}).Do(req)
+		if err != nil {
+			return nil, &exitError{ExitUnreachable, fmt.Errorf("target %s is unreachable: %w", t.URL, err)}
+		}
+		resp.Body.Close()
+	} else {
+		line, err := preflight(ctx, t)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintln(m.Stdout, line)
 	}
-	resp.Body.Close()
 
 	if f.receiverURL != "" {
 		c := &receiver.Client{URL: strings.TrimRight(f.receiverURL, "/"), Token: f.receiverToken, HTTP: &http.Client{Timeout: 35 * time.Second}}

@@ -142,8 +142,8 @@ func TestCertifyForeignTargetWithOwnReceiver(t *testing.T) {
 	assert.Equal(t, []string{"AUTH-OTHER-MERCHANT-KEY"}, c.NotRun[1].Requirements)
 	page, err := os.ReadFile(filepath.Join(dir, "report.html"))
 	require.NoError(t, err)
-	assert.Contains(t, string(page), `<div class="banner incomplete">Incomplete: not every selected scenario was run`)
-	assert.NotContains(t, string(page), "Every selected scenario passed")
+	assert.Contains(t, string(page), `<div class="banner incomplete">Incompleto: no se ejecutaron todos los escenarios seleccionados`, "a run of --lang es, in Spanish")
+	assert.NotContains(t, string(page), "Todos los escenarios seleccionados pasaron")
 	doc := readJUnit(t, filepath.Join(dir, "junit.xml"))
 	assert.Equal(t, 12, doc.Tests)
 	assert.Equal(t, 4, doc.Skipped)
@@ -355,7 +355,7 @@ func TestCertifyUsageAndReachability(t *testing.T) {
 		assert.Contains(t, out+errOut, tc.want)
 	}
 	ref := startInProcess(t, nil, "serve", "--addr", "127.0.0.1:0", "--log-level", "warn")
-	code, _, errOut := run(t, nil, "certify", "--target", ref["reference"], "--key", "k", "--secret", "s", "--webhook-secret", "w",
+	code, _, errOut := run(t, nil, "certify", "--target", ref["reference"], "--key", "test_key_demo", "--secret", "test_secret_demo", "--webhook-secret", "w",
 		"--receiver", "http://127.0.0.1:9")
 	assert.Equal(t, ExitUnreachable, code)
 	assert.Contains(t, errOut, "receiver http://127.0.0.1:9")

@@ -8,9 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/firmakit/firmakit/features"
@@ -18,12 +15,9 @@ import (
 	"github.com/firmakit/firmakit/steps"
 )
 
-// webhookTargetLabel names what certify-webhook's reports are about.
-const webhookTargetLabel = "merchant webhook endpoint"
-
 func (m *Main) certifyWebhookCommand() command {
 	return command{name: "certify-webhook", summary: "play the service and check a merchant's webhook endpoint",
-		usage: "firmakit certify-webhook --endpoint URL --webhook-secret S [--merchant ID] [--lang es|en|all] [--tags EXPR] [--report DIR]",
+		usage: "firmakit certify-webhook --endpoint URL --webhook-secret S [--merchant ID] [--lang es|en|all] [--tags EXPR] [--report DIR [--report-lang es|en]]",
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			endpoint := fs.String("endpoint", "", "URL of the merchant's webhook endpoint (its signature_webhook), where notifications are posted")
 			secret := fs.String("webhook-secret", "", "the webhook secret the endpoint verifies notifications with")
@@ -34,6 +28,7 @@ func (m *Main) certifyWebhookCommand() command {
 			format := fs.String("format", "firmakit", "output: firmakit (a line per scenario), or godog formats: progress, pretty, junit, cucumber, … ('name:file' writes to a file)")
 			seed := fs.Int64("seed", -1, "scenario order: -1 random, 0 file order, else that seed")
 			reportDir := fs.String("report", "", "write junit.xml, cucumber.json, report.html and certificate.json to this folder")
+			reportLang := fs.String("report-lang", "", "language of report.html: es or en (default: --lang, or en for all)")
 			profile := profileFlag(fs)
 			return func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
@@ -58,6 +53,12 @@ func (m *Main) certifyWebhookCommand() command {
 				if *secret == "" {
 					return usageError("--webhook-secret is required: the secret the endpoint verifies notifications with")
 				}
+				if err := checkReportLang(*reportLang, *reportDir); err != nil {
+					return err
+				}
+				if err := checkFormats(*format); err != nil {
+					return err
+				}
 				// Refuse a selection of nothing before anything is sent.
 				if _, err := steps.SelectWebhook(*lang, *tags); err != nil {
 					return usageError("--tags: %v", err)
@@ -65,27 +66,25 @@ func (m *Main) certifyWebhookCommand() command {
 				if err := reachable(ctx, *endpoint); err != nil {
 					return &exitError{ExitUnreachable, err}
 				}
+				// No pre-flight: there is no --target to send a signed check
+				// to. The reachability check above is this command's.
 				formats, junitTo := splitJUnit(*format)
-				var progress io.Writer
-				output := m.Stdout
-				if formats == "" || formats == "firmakit" || strings.HasPrefix(formats, "firmakit,") {
-					progress, output = m.Stdout, io.Discard
-					formats = "progress" + strings.TrimPrefix(formats, "firmakit")
-				}
-				if *reportDir != "" {
-					if err := os.MkdirAll(*reportDir, 0o755); err != nil {
-						return usageError("--report: %v", err)
-					}
-					formats += ",cucumber:" + filepath.Join(*reportDir, "cucumber.json")
+				shown := m.newDisplay(formats)
+				formats, err = withCucumber(shown.Formats, *reportDir)
+				if err != nil {
+					return err
 				}
 				e := &steps.Endpoint{URL: *endpoint, Secret: *secret, MerchantID: *merchant, Profile: p}
 				suite := &steps.WebhookSuite{Endpoint: e, Lang: *lang, Tags: *tags, Concurrency: *concurrency, Format: formats,
-					Output: output, Progress: progress, Randomize: *seed}
+					Output: shown.Output, Progress: shown.Lines, Randomize: *seed}
 				fmt.Fprintf(m.Stdout, "firmakit certify-webhook: playing the service for the endpoint %s\n", *endpoint)
 				fmt.Fprintf(m.Stdout, "profile %q, delivery timeout %s; %s\n\n", p.Name, p.Webhook.Timeout, suite)
+				total, _ := steps.SelectWebhook(*lang, *tags)
+				suite.OnResult = shown.Start(total)
 				start := time.Now()
 				status, err := suite.Run()
 				elapsed := time.Since(start)
+				shown.Stop()
 				var se *steps.SelectionError
 				switch {
 				case errors.As(err, &se):
@@ -93,40 +92,20 @@ func (m *Main) certifyWebhookCommand() command {
 				case err != nil:
 					return usageError("%v", err)
 				}
-				if progress != nil {
+				if shown.Own() {
 					fmt.Fprintln(m.Stdout)
 				}
 				results, hints := suite.Results(), suite.Hints()
-				run := reports.Run{Tool: "firmakit", Version: Version(), Target: *endpoint, MerchantID: *merchant, TargetLabel: webhookTargetLabel,
-					Set: features.WebhookSet, Hints: hints, Profile: p, Lang: *lang, Tags: *tags, Started: start, Elapsed: elapsed}
-				switch junitTo {
-				case "":
-				case "-":
-					if err := reports.WriteJUnit(m.Stdout, run, results); err != nil {
-						return fmt.Errorf("junit: %w", err)
-					}
-				default:
-					if err := reports.WriteJUnitFile(junitTo, run, results); err != nil {
-						return fmt.Errorf("junit: %w", err)
-					}
-				}
-				for _, g := range reports.NotRunGroups(*tags, results) {
-					fmt.Fprintln(m.Stdout, g)
-				}
-				for _, h := range hints {
-					fmt.Fprintln(m.Stdout, "hint: "+h)
-				}
-				fmt.Fprintf(m.Stdout, "wall time %s\n", elapsed.Round(time.Millisecond))
-				if *reportDir != "" {
-					if err := reports.WriteAll(*reportDir, run, results); err != nil {
-						return fmt.Errorf("report: %w", err)
-					}
-					fmt.Fprintf(m.Stdout, "reports in %s: report.html, certificate.json, junit.xml, cucumber.json\n", *reportDir)
-				}
-				// The verdict, then the counts: the last line of the output.
-				fmt.Fprintln(m.Stdout, "verdict: "+reports.Explain(*tags, results))
-				fmt.Fprintln(m.Stdout, "firmakit: "+reports.Summarize(results).String())
-				return verdictError(reports.Verdict(results), status)
+				run := reports.Run{Tool: "firmakit", Version: Version(), Target: *endpoint, MerchantID: *merchant, TargetLabel: reports.WebhookTarget,
+					Set: features.WebhookSet, Hints: hints, Profile: p, Lang: *lang, Tags: *tags, ReportLang: *reportLang, Started: start, Elapsed: elapsed}
+				// The hints are this set's likely causes: the service's
+				// (reports.Causes) speak of a --target.
+				return m.finishRun(ending{run: run, results: results, godogStatus: status, junitTo: junitTo, reportDir: *reportDir,
+					width: shown.Width, causes: func(w io.Writer) {
+						for _, h := range hints {
+							fmt.Fprintln(w, "hint: "+h.String())
+						}
+					}})
 			}
 		}}
 }

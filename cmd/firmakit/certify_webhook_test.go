@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -162,6 +165,9 @@ func TestCertifyWebhookUsageAndReachability(t *testing.T) {
 		{[]string{"--endpoint", srv.URL, "--webhook-secret", "s", "--tags", "@WH-STATE && @WH-ROTATION"}, "selects no scenario"},
 		{[]string{"--endpoint", srv.URL, "--webhook-secret", "s", "--concurrency", "0"}, "--concurrency must be at least 1"},
 		{[]string{"--endpoint", srv.URL, "--webhook-secret", "s", "extra"}, `unexpected argument "extra"`},
+		{[]string{"--endpoint", srv.URL, "--webhook-secret", "s", "--report-lang", "fr", "--report", t.TempDir()}, `--report-lang "fr": want es or en`},
+		{[]string{"--endpoint", srv.URL, "--webhook-secret", "s", "--report-lang", "es"}, "--report-lang is the language of report.html: give --report DIR too"},
+		{[]string{"--endpoint", srv.URL, "--webhook-secret", "s", "--format", "prety"}, `no format "prety" (did you mean "pretty"?)`},
 	} {
 		code, out, errOut := run(t, nil, append([]string{"certify-webhook"}, tc.args...)...)
 		assert.Equal(t, ExitUsage, code, "%v: %s%s", tc.args, out, errOut)
@@ -176,4 +182,67 @@ func TestCertifyWebhookUsageAndReachability(t *testing.T) {
 	assert.Equal(t, ExitUnreachable, code, out+errOut)
 	assert.Contains(t, errOut, "endpoint "+url+" is unreachable")
 	assert.False(t, strings.Contains(out, "verdict:"), "nothing ran")
+}
+
+// TestCertifyWebhookReportLanguageAndVerify: certify-webhook's page goes
+// through the translated report, and its certificate, with what the
+// webhook set adds, verifies with 'firmakit report verify'; an edited
+// one does not, and the command names what changed.
+func TestCertifyWebhookReportLanguageAndVerify(t *testing.T) {
+	rv := strictReceiver(t, "shop", "whsec_shop")
+	dir := t.TempDir()
+	code, out, errOut := run(t, nil, "certify-webhook", "--endpoint", rv.HookURL("shop"), "--webhook-secret", "whsec_shop", "--merchant", "shop",
+		"--lang", "en", "--tags", "@WH-STATE", "--report", dir, "--report-lang", "es")
+	require.Equal(t, ExitOK, code, out+errOut)
+	assert.Contains(t, out, "report: "+filepath.Join(dir, "report.html")+" (also "+filepath.Join(dir, "certificate.json"))
+	page, err := os.ReadFile(filepath.Join(dir, "report.html"))
+	require.NoError(t, err)
+	assert.Contains(t, string(page), `<html lang="es">`)
+	assert.Contains(t, string(page), "endpoint de webhook del comercio <code>"+rv.HookURL("shop")+"</code>")
+	assert.Contains(t, string(page), "<summary>lo que se envió y lo que respondió</summary>")
+	assert.Contains(t, string(page), "No se mide si el endpoint compara las firmas en tiempo constante.")
+	c := readCertificate(t, dir)
+	assert.Equal(t, reports.WebhookTarget, c.Target.Label)
+	assert.Equal(t, "webhook", c.Suite.Set)
+	assert.NotEmpty(t, c.NotProven)
+
+	cert := filepath.Join(dir, "certificate.json")
+	code, out, errOut = run(t, nil, "report", "verify", cert)
+	require.Equal(t, ExitOK, code, errOut)
+	assert.Regexp(t, `^`+regexp.QuoteMeta(cert)+` holds: its sha256 [0-9a-f]{64} matches its content`, out)
+
+	b, err := os.ReadFile(cert)
+	require.NoError(t, err)
+	edited := bytes.Replace(b, []byte(`"label": "merchant webhook endpoint"`), []byte(`"label": "payment service"`), 1)
+	require.NotEqual(t, b, edited)
+	require.NoError(t, os.WriteFile(cert, edited, 0o644))
+	code, out, errOut = run(t, nil, "report", "verify", cert)
+	assert.Equal(t, ExitFailed, code)
+	assert.Empty(t, out)
+	assert.Contains(t, errOut, cert+" does not hold: changed since certify wrote it: target (")
+}
+
+// TestCertifyWebhookOnATerminal: on a terminal, certify-webhook shows the
+// run as certify does: the first failure of each requirement, not the
+// scenarios that passed, then the recap, its hints, and the counts last.
+func TestCertifyWebhookOnATerminal(t *testing.T) {
+	naive := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+	}))
+	t.Cleanup(naive.Close)
+	var out, errOut bytes.Buffer
+	m := &Main{Stdout: &out, Stderr: &errOut, Getenv: func(string) string { return "" },
+		isTerminal: func(io.Writer) (bool, int) { return true, 100 }}
+	code := m.Run(context.Background(), []string{"certify-webhook", "--endpoint", naive.URL, "--webhook-secret", "whsec_shop",
+		"--lang", "en", "--tags", "@WH-STATE,@WH-WRONG-SECRET"})
+	require.Equal(t, ExitFailed, code, out.String()+errOut.String())
+	s := out.String()
+	assert.Equal(t, 1, strings.Count(s, "FAIL    en  @WH-WRONG-SECRET a notification signed with another secret is refused: "), s)
+	assert.NotContains(t, s, "ok      en", "passed scenarios are counted, not listed")
+	assert.Contains(t, s, "failed: 1 requirement, 1 scenario run\n")
+	assert.Contains(t, s, "hint: Everything was accepted, the forged notifications too (answered 200)")
+	assert.NotContains(t, s, "likely cause of", "the service's diagnoses are not the endpoint's")
+	last := lastLines(s, 2)
+	assert.Regexp(t, `^verdict: failed: 1 of \d+ scenarios failed \(@WH-WRONG-SECRET`, last[0])
+	assert.Regexp(t, `^firmakit: \d+ scenarios: \d+ passed, 1 failed, 0 not run$`, last[1])
 }

@@ -1,6 +1,8 @@
 // Command firmakit tests a merchant API for digital contract signatures:
-// it runs the conformance suite (certify), the reference server (serve),
-// the webhook receiver (receive) and helpers for merchants' own code.
+// it runs the conformance suite against a service (certify) or a
+// merchant's webhook endpoint (certify-webhook), the reference server
+// (serve), the webhook receiver (receive) and helpers for merchants' own
+// code.
 package main
 
 import (
@@ -24,12 +26,12 @@ import (
 
 // Exit codes of firmakit, documented in the README.
 const (
-	ExitOK           = 0 // success; for certify, every selected scenario passed
+	ExitOK           = 0 // success; for certify and certify-webhook, every selected scenario passed
 	ExitFailed       = 1 // a scenario failed, or a command failed at run time
 	ExitUsage        = 2 // usage or configuration error, or a selection of no scenario
-	ExitUnreachable  = 3 // target or receiver unreachable
-	ExitIncomplete   = 4 // certify: none failed, but some selected scenarios were not run
-	ExitInconclusive = 5 // certify: none failed, but a timing check could not be judged
+	ExitUnreachable  = 3 // target, receiver or webhook endpoint unreachable
+	ExitIncomplete   = 4 // certify, certify-webhook: none failed, but some selected scenarios were not run
+	ExitInconclusive = 5 // certify, certify-webhook: none failed, but a timing check could not be judged
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -55,6 +57,17 @@ type Main struct {
 	// are reported: tests use it to stand in for a verdict of the steps
 	// that a healthy run against the bundled reference never gives.
 	judge func([]reports.ScenarioResult) []reports.ScenarioResult
+	// isTerminal, when set, stands in for terminalOf: tests use it to see
+	// what a terminal shows.
+	isTerminal func(io.Writer) (bool, int)
+}
+
+// terminal tells whether w is a terminal, and how wide.
+func (m *Main) terminal(w io.Writer) (bool, int) {
+	if m.isTerminal != nil {
+		return m.isTerminal(w)
+	}
+	return terminalOf(w)
 }
 
 // exitError carries an exit code up to Run.
@@ -89,7 +102,8 @@ func (m *Main) commands() []command {
 		m.templateCommand(),
 		m.profileCommand(),
 		m.featuresCommand(),
-		{name: "version", summary: "print the version", usage: "firmakit version",
+		m.reportCommand(),
+		{name: "version", summary: "print the version (also: firmakit --version)", usage: "firmakit version",
 			flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 				return func(context.Context, []string) error {
 					fmt.Fprintln(m.Stdout, "firmakit", Version())
@@ -99,16 +113,45 @@ func (m *Main) commands() []command {
 	}
 }
 
-// Version returns the build's version: the -ldflags value, else the
-// module version, else "devel".
+// Version returns the build's version: the -ldflags value ('make
+// build' sets it from git describe), else the module version ('go install
+// …@v1.2.3', or the pseudo-version go build stamps from the checkout),
+// else the VCS revision it was built from (with "-dirty" when the tree
+// had changes), and "devel" only when nothing is known.
 func Version() string {
-	if version != "" {
-		return version
+	bi, ok := debug.ReadBuildInfo()
+	return versionOf(version, bi, ok)
+}
+
+func versionOf(ldflags string, bi *debug.BuildInfo, ok bool) string {
+	if ldflags != "" {
+		return ldflags
 	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
+	if !ok || bi == nil {
+		return "devel"
 	}
-	return "devel"
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	rev, dirty := "", false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return "devel"
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if dirty {
+		rev += "-dirty"
+	}
+	return rev
 }
 
 // Run runs the command line args and returns the exit code.
@@ -119,7 +162,7 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 	if m.Stdin == nil {
 		m.Stdin = strings.NewReader("")
 	}
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
 		if len(args) > 1 {
 			return m.Run(ctx, []string{args[1], "-h"})
 		}
@@ -128,6 +171,17 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 			return ExitUsage
 		}
 		return ExitOK
+	}
+	if args[0] == "--version" || args[0] == "-version" {
+		args = []string{"version"}
+	}
+	var names []string
+	for _, c := range m.commands() {
+		names = append(names, c.name)
+	}
+	if strings.HasPrefix(args[0], "-") {
+		fmt.Fprintf(m.Stderr, "firmakit: %s: flags come after the command, as in 'firmakit certify --lang en'; 'firmakit help' lists the commands\n", args[0])
+		return ExitUsage
 	}
 	for _, c := range m.commands() {
 		if c.name != args[0] {
@@ -151,8 +205,11 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 		}
 		return ExitOK
 	}
-	fmt.Fprintf(m.Stderr, "firmakit: unknown command %q\n\n", args[0])
-	m.printHelp(m.Stderr)
+	hint := ""
+	if near := closest(args[0], names); near != "" {
+		hint = fmt.Sprintf(" (did you mean %q?)", near)
+	}
+	fmt.Fprintf(m.Stderr, "firmakit: unknown command %q%s; 'firmakit help' lists the commands\n", args[0], hint)
 	return ExitUsage
 }
 
@@ -169,22 +226,24 @@ func (m *Main) printHelp(w io.Writer) {
 
 func (m *Main) runCommand(ctx context.Context, c command, args []string) error {
 	fs := flag.NewFlagSet("firmakit "+c.name, flag.ContinueOnError)
-	fs.SetOutput(m.Stderr)
+	// The flag package's own messages and usage are replaced by one line
+	// (see flagError), and help asked for goes to standard output.
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
 	configFile := fs.String("config", "", "YAML file of flag values (keys are flag names)")
 	run := c.flags(fs)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: %s\n\n%s.\n\nFlags:\n", c.usage, strings.ToUpper(c.summary[:1])+c.summary[1:])
-		fs.PrintDefaults()
-	}
 	// Flags may come before or after the positional arguments
 	// ('firmakit demo SIGNED --target URL'); "--" ends the flags.
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				fmt.Fprintf(m.Stdout, "Usage: %s\n\n%s.\n\nFlags:\n", c.usage, strings.ToUpper(c.summary[:1])+c.summary[1:])
+				fs.SetOutput(m.Stdout)
+				fs.PrintDefaults()
 				return err
 			}
-			return &exitError{ExitUsage, errors.New("see 'firmakit help " + c.name + "'")}
+			return &exitError{ExitUsage, flagError(fs, c.name, err)}
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {
@@ -201,7 +260,7 @@ func (m *Main) runCommand(ctx context.Context, c command, args []string) error {
 	if err != nil {
 		return &exitError{ExitUsage, err}
 	}
-	return run(context.WithValue(ctx, givenKey{}, given), positional)
+	return listenError(fs, run(context.WithValue(ctx, givenKey{}, given), positional))
 }
 
 // givenKey holds, in a command's context, the flags given and where each
@@ -243,7 +302,11 @@ func (m *Main) fillFlags(fs *flag.FlagSet, configFile string) (map[string]string
 		}
 		if len(unknown) > 0 {
 			sort.Strings(unknown)
-			return nil, fmt.Errorf("config %s: unknown key %q for this command", configFile, unknown[0])
+			hint := ""
+			if near := closest(unknown[0], flagNames(fs)); near != "" {
+				hint = fmt.Sprintf("; did you mean %q?", near)
+			}
+			return nil, fmt.Errorf("config %s: unknown key %q for this command%s", configFile, unknown[0], hint)
 		}
 	}
 	var err error
@@ -254,7 +317,7 @@ func (m *Main) fillFlags(fs *flag.FlagSet, configFile string) (map[string]string
 		env := "FIRMAKIT_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
 		if v := m.Getenv(env); v != "" {
 			if e := setFlag(fs, f.Name, v); e != nil {
-				err = fmt.Errorf("%s: %w", env, e)
+				err = fmt.Errorf("%s=%s (for --%s): %s", env, shownValue(f, v), f.Name, badValue(f, e))
 			}
 			given[f.Name] = env
 			return
@@ -272,7 +335,7 @@ func (m *Main) fillFlags(fs *flag.FlagSet, configFile string) (map[string]string
 			}
 			for _, s := range vals {
 				if e := fs.Set(f.Name, s); e != nil {
-					err = fmt.Errorf("config %s: %s: %w", configFile, f.Name, e)
+					err = fmt.Errorf("config %s: %s: %s: %s", configFile, f.Name, shownValue(f, s), badValue(f, e))
 				}
 			}
 		}

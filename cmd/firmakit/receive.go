@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"strings"
 	"time"
@@ -63,8 +64,9 @@ func (m *Main) receiverFlags(fs *flag.FlagSet, defaultAddr, defaultDB, publicURL
 	}
 }
 
-// openReceiver opens rv; a database file that is not the receiver's is a
-// configuration error, with what to do about it.
+// openReceiver opens rv. What stops it is a configuration error (exit
+// 2): a database file that is not the receiver's, a --db it cannot open
+// or create, or an address it cannot listen on (see listenError).
 func openReceiver(rv *receiver.Receiver) error {
 	err := rv.Open()
 	switch {
@@ -72,8 +74,10 @@ func openReceiver(rv *receiver.Receiver) error {
 		return nil
 	case errors.Is(err, receiver.ErrIncompatibleDatabase):
 		return usageError("%v; the receiver leaves that file alone: move it aside, or start with another --db (or --db :memory:)", err)
+	case errors.As(err, new(*fs.PathError)):
+		return &exitError{ExitUsage, fmt.Errorf("%w; give --db a file this user can create or open, or --db :memory:", err)}
 	}
-	return &exitError{ExitUnreachable, err}
+	return &exitError{ExitUsage, err}
 }
 
 // parseSecrets reads channel=secret pairs; nil when none are given, so

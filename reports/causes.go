@@ -1,0 +1,269 @@
+package reports
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Cause is a group of failed (or of inconclusive) scenario results that
+// look alike once what differs from one run to the next is taken out of
+// their errors: 58 failures of one wrong secret are one Cause. A failure
+// that matches a known pattern is grouped by it, whatever its step, and
+// says what probably went wrong (Diagnosis).
+type Cause struct {
+	Status string `json:"status"` // Failed or Inconclusive
+	// Diagnosis names the known pattern the results match (see
+	// Diagnoses), Explanation says it in English; both empty when none
+	// matches.
+	Diagnosis   string `json:"diagnosis,omitempty"`
+	Explanation string `json:"explanation,omitempty"`
+	// Error is the first line of the example's error, normalised: ids,
+	// times, numbers and quoted values taken out, a "got <status> <body>"
+	// kept as the status and the body's message.
+	Error string `json:"error"`
+	// Steps are the failed steps, normalised alike, in the order met.
+	Steps []string `json:"steps"`
+	// Results counts the scenario runs of the cause, each language's copy
+	// apart; Rows counts them with the Spanish and English copies of one
+	// scenario row merged.
+	Results      int      `json:"results"`
+	Rows         int      `json:"rows"`
+	Requirements []string `json:"requirements"`
+	// Example is the first result of the cause, in full (English when the
+	// row ran in English); Members are its rows, Example's first.
+	Example ScenarioResult `json:"-"`
+	Members []CauseRow     `json:"-"`
+}
+
+// CauseRow is one scenario row of a Cause, its copies in each language
+// merged.
+type CauseRow struct {
+	Requirement string
+	Name        string // in the language of its first copy (see Causes)
+	Row         string
+	Example     string
+	Langs       []string // "en", "es"
+	Where       []string // feature:line of each copy
+}
+
+// Diagnoses are the patterns of failure that Causes recognises, each with
+// what probably went wrong, in the order they are tried. Each matches the
+// first line of an error.
+var Diagnoses = []struct {
+	ID string
+	re *regexp.Regexp
+}{
+	{"unreachable", regexp.MustCompile(`connection refused|no such host|i/o timeout|Client\.Timeout exceeded|connection reset by peer|server closed idle connection|: EOF$`)},
+	{"request-invalid-signature", regexp.MustCompile(`got 401 "Invalid signature"$`)},
+	{"request-invalid-credentials", regexp.MustCompile(`got 401 "Invalid credentials"$`)},
+	{"request-expired", regexp.MustCompile(`got 401 "Request expired"$`)},
+	{"request-missing-headers", regexp.MustCompile(`got 400 "Missing headers"$`)},
+	{"not-found", regexp.MustCompile(`got 404( "[^"]*")?$`)},
+	{"server-error", regexp.MustCompile(`got 5\d\d( "[^"]*")?$`)},
+	{"webhook-signature", regexp.MustCompile(`header for the webhook secret`)},
+	{"notification-missing", regexp.MustCompile(`none arrived within`)},
+	{"notification-late", regexp.MustCompile(`outside # ?– ?# ms`)},
+}
+
+var (
+	uuidRe   = regexp.MustCompile(`(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
+	timeRe   = regexp.MustCompile(`\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})?`)
+	hexRe    = regexp.MustCompile(`(?i)[0-9a-f]{16,}`)
+	quotedRe = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
+	numberRe = regexp.MustCompile(`\d+(\.\d+)?`)
+	// gotRe is the answer at the end of a step's error: "got 401 {…}",
+	// before the request that was sent.
+	gotRe = regexp.MustCompile(`(?s)\bgot (\d{3}) (.*)$`)
+)
+
+// NormaliseError is the first line of an error with what changes from
+// one run to the next taken out: UUIDs become <id>, times <time>, long hex
+// <hex>, quoted values "…" and numbers #. A trailing "got <status> <JSON
+// body>" is kept as the status and the body's message, which tell causes
+// apart: got 401 "Invalid signature".
+func NormaliseError(err string) string {
+	line, tail := splitAnswer(err)
+	return normalise(line) + tail
+}
+
+// ShortError is the first line of an error with the answer it ends with,
+// "got <status> <JSON body>", cut to the status and the body's message:
+// `expected 200 "Authenticated", got 401 "Invalid signature"`.
+func ShortError(err string) string {
+	line, tail := splitAnswer(err)
+	return line + tail
+}
+
+// splitAnswer splits an error's first line from the answer it ends with,
+// said as "got <status>" and the body's message when it has one.
+func splitAnswer(err string) (string, string) {
+	head, _, _ := strings.Cut(err, "\n  sent: ")
+	line := firstLine(head)
+	m := gotRe.FindStringSubmatchIndex(head)
+	if m == nil || m[0] >= len(line) {
+		return line, ""
+	}
+	status, body := head[m[2]:m[3]], head[m[4]:m[5]]
+	tail := "got " + status
+	var answer struct {
+		Message *string `json:"message"`
+	}
+	if json.Unmarshal([]byte(body), &answer) == nil && answer.Message != nil {
+		tail += " " + strconv.Quote(*answer.Message)
+	}
+	return head[:m[0]], tail
+}
+
+// normaliseStep is a step's text with quoted values and numbers taken
+// out, so that the rows of an outline share it.
+func normaliseStep(step string) string { return normalise(step) }
+
+func normalise(s string) string {
+	s = uuidRe.ReplaceAllString(s, "<id>")
+	s = timeRe.ReplaceAllString(s, "<time>")
+	s = hexRe.ReplaceAllString(s, "<hex>")
+	s = quotedRe.ReplaceAllString(s, `"…"`)
+	return numberRe.ReplaceAllString(s, "#")
+}
+
+// diagnose returns the id of the known pattern a normalised error matches.
+func diagnose(normalised string) string {
+	for _, d := range Diagnoses {
+		if d.re.MatchString(normalised) {
+			return d.ID
+		}
+	}
+	return ""
+}
+
+// Explain says what probably went wrong for the cause's diagnosis in a
+// language of ReportLangs; "" when it has none.
+func (c Cause) ExplainIn(lang string) string {
+	if c.Diagnosis == "" {
+		return ""
+	}
+	return tr(lang, "diag."+c.Diagnosis)
+}
+
+// rowKey names a scenario row across languages: its requirement, its
+// outline row, and which scenario of that requirement and row it is in
+// file order (the parity check keeps the languages in step).
+type rowKey struct {
+	requirement, row string
+	nth              int
+}
+
+// rowKeys gives every result its row key, counting within each language.
+func rowKeys(results []ScenarioResult) []rowKey {
+	keys := make([]rowKey, len(results))
+	seen := map[string]int{}
+	for i, r := range results {
+		k := r.Lang + "\x00" + r.Requirement + "\x00" + r.Row
+		keys[i] = rowKey{r.Requirement, r.Row, seen[k]}
+		seen[k]++
+	}
+	return keys
+}
+
+// Causes groups the failed and the inconclusive results of a run by
+// cause: by the known pattern their error matches (Diagnoses), else by
+// their normalised error and failed step. The Spanish and English copies
+// of one scenario row are merged into one CauseRow, shown by its English
+// copy when it has one. Failures come first, then the largest causes.
+func Causes(results []ScenarioResult) []Cause { return causesIn("en", results) }
+
+// causesIn is Causes with each row shown by its copy in lang when it has
+// one.
+func causesIn(lang string, results []ScenarioResult) []Cause { return causesOf(lang, results, true) }
+
+// causesOf is causesIn, with the Diagnoses tried only when withDiagnoses:
+// they speak of a service under test (--target, its API version), so a
+// run of another feature set, which names its own likely mistakes
+// (Run.Hints), groups its failures by error and step alone.
+func causesOf(lang string, results []ScenarioResult, withDiagnoses bool) []Cause {
+	keys := rowKeys(results)
+	type row struct {
+		CauseRow
+		status string
+		first  ScenarioResult // the English copy when there is one
+	}
+	var rows []*row
+	byKey := map[string]*row{}
+	for i, r := range results {
+		if r.Status != Failed && r.Status != Inconclusive {
+			continue
+		}
+		k := fmt.Sprintf("%s\x00%s\x00%s\x00%d", r.Status, keys[i].requirement, keys[i].row, keys[i].nth)
+		w := r.Feature
+		if r.Line > 0 {
+			w += ":" + strconv.Itoa(r.Line)
+		}
+		rw := byKey[k]
+		if rw == nil {
+			rw = &row{CauseRow: CauseRow{Requirement: r.Requirement, Name: r.Name, Row: r.Row, Example: r.Example}, status: r.Status, first: r}
+			byKey[k] = rw
+			rows = append(rows, rw)
+		}
+		if !slices.Contains(rw.Langs, r.Lang) {
+			rw.Langs = append(rw.Langs, r.Lang)
+		}
+		rw.Where = append(rw.Where, w)
+		if r.Lang == lang && rw.first.Lang != lang {
+			rw.first, rw.Name, rw.Example = r, r.Name, r.Example
+		}
+	}
+
+	var out []*Cause
+	byCause := map[string]*Cause{}
+	for _, rw := range rows {
+		sort.Strings(rw.Langs)
+		errLine := NormaliseError(rw.first.Error)
+		step := normaliseStep(rw.first.FailedStep)
+		diag := ""
+		if rw.status == Failed && withDiagnoses {
+			diag = diagnose(errLine)
+		}
+		k := rw.status + "\x00" + errLine + "\x00" + step
+		if diag != "" {
+			k = rw.status + "\x00diagnosis\x00" + diag
+		}
+		c := byCause[k]
+		if c == nil {
+			c = &Cause{Status: rw.status, Diagnosis: diag, Error: errLine, Example: rw.first, Steps: []string{}, Requirements: []string{}}
+			if diag != "" {
+				c.Explanation = tr("en", "diag."+diag)
+			}
+			byCause[k] = c
+			out = append(out, c)
+		}
+		c.Rows++
+		c.Results += len(rw.Where)
+		c.Members = append(c.Members, rw.CauseRow)
+		if !slices.Contains(c.Steps, step) {
+			c.Steps = append(c.Steps, step)
+		}
+		if !slices.Contains(c.Requirements, rw.Requirement) {
+			c.Requirements = append(c.Requirements, rw.Requirement)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Status != out[j].Status {
+			return out[i].Status == Failed
+		}
+		return out[i].Results > out[j].Results
+	})
+	causes := make([]Cause, len(out))
+	for i, c := range out {
+		sort.Strings(c.Requirements)
+		causes[i] = *c
+	}
+	return causes
+}
+
+// joinLangs says the languages of a row: "en, es".
+func joinLangs(langs []string) string { return strings.Join(langs, ", ") }

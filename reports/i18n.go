@@ -1,0 +1,402 @@
+package reports
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Languages of report.html. Every key is in both tables; a test fails
+// on a key missing from either, or used by the page and in neither.
+var (
+	english = map[string]string{
+		"title":     "firmakit conformance report",
+		"generated": "generated",
+		"verdict":   "Verdict",
+
+		"banner.passed":       "Every selected scenario passed",
+		"banner.failed":       "The suite failed",
+		"banner.inconclusive": "Inconclusive: a timing check could not be judged",
+		"banner.incomplete":   "Incomplete: not every selected scenario was run",
+		"counts":              "%d passed, %d failed, %d not run",
+		"counts.inconclusive": ", %d inconclusive",
+		"counts.of":           ", of %d scenarios",
+
+		"target":             "Target",
+		"target.bundled":     "bundled reference server (started by certify, in-process)",
+		"merchant":           "merchant",
+		"profile":            "Profile",
+		"suite":              "Suite",
+		"features":           "features",
+		"tags":               "tags",
+		"tags.all":           "(all)",
+		"certificate":        "Certificate",
+		"certificate.verify": "check that it was not changed with",
+
+		"grid.title": "Requirements at a glance",
+		"grid.help":  "One box per requirement the run selected; each links to its row below.",
+		"grid.none":  "No requirement was selected.",
+
+		"notrun.title":     "Not run",
+		"col.scenarios":    "scenarios",
+		"col.why":          "why",
+		"col.requirements": "requirements",
+		"col.torun":        "to run them",
+		"col.leaveout":     "to leave them out",
+		"noflag":           "no flag",
+
+		"failures.title":     "Failures, by cause",
+		"failures.summary":   "Failed scenario runs: %d; scenario rows, once the Spanish and English copies of each are merged: %d; causes: %d.",
+		"inconclusive.title": "Inconclusive",
+		"inconclusive.help":  "The suite's own process did not run on time, so these timing checks could not be judged either way. Run them again on a quieter machine or with a lower --concurrency.",
+		"cause.failed":       "%d failed",
+		"cause.inconclusive": "%d inconclusive",
+		"cause.rows":         "%d rows, languages merged",
+		"cause.row":          "1 row, languages merged",
+		"cause.error":        "Error, as the results share it",
+		"cause.requirements": "Requirements",
+		"cause.steps":        "Failed steps",
+		"cause.example":      "Example",
+		"cause.step":         "Failed step",
+		"cause.others":       "The other %d rows with this cause",
+		"cause.langs":        "languages",
+
+		"diag.request-invalid-signature":   "Signed requests got 401 Invalid signature: the secret, or the bytes the target signs, differ from the suite's. Compare with `firmakit sign`, which prints the exact string it signs.",
+		"diag.request-invalid-credentials": "Requests with the merchant's key got 401 Invalid credentials: the target does not know that key (--key) for this merchant (--merchant), or the key is disabled.",
+		"diag.request-expired":             "Requests got 401 Request expired: the target's clock and this machine's differ by more than the profile's tolerance, or the target reads the timestamp header another way.",
+		"diag.request-missing-headers":     "Requests got 400 Missing headers: the target looks for other header names than the profile's; give its own profile with --profile.",
+		"diag.not-found":                   "The endpoints answered 404: the base URL (--target) or the API version (--api-version) is probably wrong.",
+		"diag.server-error":                "The target answered with a 5xx error: its own logs say why.",
+		"diag.unreachable":                 "The target could not be reached: check --target and that the service is running.",
+		"diag.webhook-signature":           "Every such notification's signature is invalid: the webhook secret (--webhook-secret) is probably not the merchant's, or the target signs other bytes.",
+		"diag.notification-missing":        "Demo notifications did not arrive: the target's signature_webhook for the merchant does not point at the suite's receiver (the URL certify prints at start), or the target cannot reach it.",
+		"diag.notification-late":           "Notifications arrived outside the 300–1500 ms window: see the timeline.",
+
+		"timeline.title":   "Notification timeline",
+		"timeline.help":    "Each dot is one notification's arrival at the suite's receiver, counted from when the 201 that created its contract was seen. The shaded band is the 300–1500 ms window the suite accepts, the dashed line the 500 ms the interface promises.",
+		"timeline.none":    "No notification timings were recorded in this run, so there is no timeline: either no scenario waited for a notification, or the steps of this firmakit do not record them.",
+		"timeline.summary": "%d notifications: median %d ms, slowest %d ms; %d outside 300–1500 ms.",
+		"timeline.axis":    "ms after the 201",
+		"timeline.window":  "300–1500 ms window",
+		"timeline.mark":    "500 ms",
+
+		"interface.title": "The interface, item by item",
+		"interface.help":  "The interface document is quoted as written.",
+		"col.item":        "item",
+		"col.text":        "interface text",
+		"col.status":      "status",
+		"col.checkedby":   "checked by",
+
+		"requirements.title": "Requirements",
+		"col.tag":            "tag",
+		"col.kind":           "kind",
+		"col.passed":         "passed",
+		"col.failed":         "failed",
+		"col.notrun":         "not run",
+		"col.inconclusive":   "inconclusive",
+		"col.scenario":       "scenario",
+
+		"ids.title":     "Contracts and notifications of this run",
+		"ids.help":      "The signature_id of every contract the run created and the event_id of every notification it received, so that the service provider can match them against its own records.",
+		"ids.signature": "%d signature_id",
+		"ids.event":     "%d event_id",
+		"ids.none":      "The run recorded no signature_id and no event_id.",
+
+		"status.passed":                      "passed",
+		"status.failed":                      "failed",
+		"status.not run":                     "not run",
+		"status.inconclusive":                "inconclusive",
+		"status.incomplete":                  "incomplete",
+		"status.not tested":                  "not tested",
+		"status.passed, partly not run":      "passed, partly not run",
+		"status.not selected":                "not selected",
+		"status.passed, partly not selected": "passed, partly not selected",
+
+		"explain.passed":         "passed: every selected scenario passed, %d of %d",
+		"explain.failed":         "failed: %d of %s failed (%s); each failure names the step, what was sent and what came back%s",
+		"explain.inconclusive":   "inconclusive: %d of %s could not be judged (%s): the suite's own process did not run on time, so a timing check could not tell; run them again on a quieter machine or with a lower --concurrency%s",
+		"explain.incomplete":     "incomplete: %d of %s not run; %sleave them out with --tags '%s'",
+		"explain.nothing":        "incomplete: no scenario ran",
+		"explain.give":           "give %s, or ",
+		"explain.and":            " and ",
+		"explain.also":           "; also %s",
+		"explain.n.inconclusive": "%d inconclusive",
+		"explain.n.notrun":       "%d not run",
+		"scenario":               "1 scenario",
+		"scenarios":              "%d scenarios",
+
+		"need.needs-disabled-credential": "no disabled credential given (--disabled-key, --disabled-secret)",
+		"need.needs-other-merchant":      "no other merchant's credential given (--other-key, --other-secret)",
+
+		"caveats.title":    "What passing does not prove",
+		"caveat.profile":   "It checks the target under the profile named above. A deployment that signs differently passes only under its own profile, and nothing here proves which profile a production service uses.",
+		"caveat.demo":      "Notifications are checked in demo mode only; real contracts, real signers and the conditions that trigger each state outside demo mode are not exercised. Retries are checked once: the first retry of one notification answered 503.",
+		"caveat.reference": "@reference scenarios check choices of the reference server; a run that leaves them out says nothing about validation messages.",
+		"caveat.timing":    "\"About 500 ms\" is checked as 300 to 1500 ms after the 201, as the suite sees it; a remote receiver adds its network delay.",
+		"caveat.ledger":    "The ledger sees what reached the suite's receiver during the run: a duplicate sent after the run ended is not seen.",
+		"caveat.scope":     "Rate limits, size limits and the other services the interface lists (payin, payout, direct debit, code catalog) are not covered.",
+		"caveat.digest":    "The certificate's digest shows whether the file was changed after it was written; anyone can compute a SHA-256, so it does not prove who wrote it.",
+
+		// The webhook set (certify-webhook): its target, its hints (Run.Hints,
+		// "hint."+Hint.ID) and what passing it does not prove.
+		"target.webhook": "merchant webhook endpoint",
+		"hints.title":    "What the failures point at",
+		"exchange":       "sent and answered",
+
+		"notproven.webhook.profile":   "It checks the endpoint under the profile named above, with the secret it was given: it says nothing of a production service that signs otherwise.",
+		"notproven.webhook.effects":   "An answer is judged by its status alone: that the endpoint acted on a valid notification (stored it, moved the contract on) and on nothing it refused is not seen from outside.",
+		"notproven.webhook.duplicate": "A duplicate is judged by its answer: that the endpoint did not act twice on the same event_id is not seen from outside.",
+		"notproven.webhook.timing":    "Whether the endpoint compares signatures in constant time is not measured.",
+		"notproven.webhook.scope":     "Each scenario sends one or two notifications; load, concurrency and bodies near the size limits are not exercised, nor retries beyond the first.",
+
+		"hint.no-status":           "no status",
+		"hint.unreachable":         "%d scenario(s) got no answer at all (%s): check that the endpoint runs at %s and that this machine can reach it.",
+		"hint.all-refused":         "Everything was refused, the valid notifications too (answered %s): the endpoint verifies with another secret than the one given (--webhook-secret), or computes the signature over a re-serialised body instead of the raw bytes it received (read the body as bytes before any JSON parsing, and sign \"<t>%s\" + those bytes), or its clock is more than %d s off.",
+		"hint.all-accepted":        "Everything was accepted, the forged notifications too (answered %s): the endpoint does not verify the %s header at all, so anyone who knows its URL can make it act. Verify the signature, and the age of t, before acting on a notification.",
+		"hint.raw-bytes":           "Notifications written as firmakit's encoder writes them were accepted, the same ones written otherwise were refused (%s): the endpoint verifies a re-serialised or re-formatted body, not the raw bytes it received.",
+		"hint.rotation-first-only": "A header whose valid signature came second was refused: the endpoint checks only the first %s= entry. During a secret rotation the service sends one entry per active secret; accept the notification when any entry matches.",
+		"hint.rotation-last-only":  "A header whose valid signature came first was refused: the endpoint checks only the last %s= entry; accept the notification when any entry matches.",
+		"hint.rotation-any":        "A header with two %s= entries was refused though one was valid: during a secret rotation the service sends one entry per active secret; accept the notification when any entry matches.",
+		"hint.duplicate-refused":   "The retry of an event the endpoint had accepted was refused: answer 2xx again to an event_id already handled (and do nothing more), or the service retries it until it gives up.",
+		"hint.timestamp-unchecked": "The endpoint checks the signature but not the age of t: a notification captured once can be replayed at any time. Refuse a t more than %d s from the endpoint's clock, either way.",
+		"hint.timestamp-ahead":     "The endpoint refuses an old t but not one ahead of its clock: refuse a t more than %d s away either way (compare the absolute difference).",
+		"hint.timestamp-old":       "The endpoint refuses a t ahead of its clock but not an old one: refuse a t more than %d s away either way.",
+		"hint.timestamp-unsigned":  "A signature was accepted with another t than the one it was made for: the endpoint's signature does not cover t, so a replay with a fresh t passes its age check. The signed text is \"<t>%s\" + the raw body.",
+		"hint.timestamp-nan":       "A t that is not a number was accepted: read as a number it is NaN, and an age check that compares a NaN always passes. Refuse a t that is not base-10 digits.",
+		"hint.late":                "The endpoint answered after the %s delivery timeout: the service counts that as a failure and retries. Answer 2xx first, do the work afterwards.",
+	}
+
+	spanish = map[string]string{
+		"title":     "Informe de conformidad de firmakit",
+		"generated": "generado",
+		"verdict":   "Veredicto",
+
+		"banner.passed":       "Todos los escenarios seleccionados pasaron",
+		"banner.failed":       "La suite falló",
+		"banner.inconclusive": "No concluyente: una comprobación de tiempos no se pudo juzgar",
+		"banner.incomplete":   "Incompleto: no se ejecutaron todos los escenarios seleccionados",
+		"counts":              "%d aprobados, %d fallidos, %d sin ejecutar",
+		"counts.inconclusive": ", %d no concluyentes",
+		"counts.of":           ", de %d escenarios",
+
+		"target":             "Objetivo",
+		"target.bundled":     "servidor de referencia incluido (lo inicia certify, en el mismo proceso)",
+		"merchant":           "comercio",
+		"profile":            "Perfil",
+		"suite":              "Suite",
+		"features":           "features",
+		"tags":               "etiquetas",
+		"tags.all":           "(todas)",
+		"certificate":        "Certificado",
+		"certificate.verify": "compruebe que no se modificó con",
+
+		"grid.title": "Requisitos de un vistazo",
+		"grid.help":  "Una casilla por requisito seleccionado en la ejecución; cada una enlaza con su fila más abajo.",
+		"grid.none":  "No se seleccionó ningún requisito.",
+
+		"notrun.title":     "Sin ejecutar",
+		"col.scenarios":    "escenarios",
+		"col.why":          "por qué",
+		"col.requirements": "requisitos",
+		"col.torun":        "para ejecutarlos",
+		"col.leaveout":     "para dejarlos fuera",
+		"noflag":           "ninguna opción",
+
+		"failures.title":     "Fallos, por causa",
+		"failures.summary":   "Ejecuciones de escenario fallidas: %d; filas de escenario, al unir las copias en español e inglés de cada una: %d; causas: %d.",
+		"inconclusive.title": "No concluyentes",
+		"inconclusive.help":  "El propio proceso de la suite no se ejecutó a tiempo, así que estas comprobaciones de tiempos no se pudieron juzgar en ningún sentido. Vuelva a ejecutarlas en una máquina más tranquila o con un --concurrency menor.",
+		"cause.failed":       "%d fallidos",
+		"cause.inconclusive": "%d no concluyentes",
+		"cause.rows":         "%d filas, con los idiomas unidos",
+		"cause.row":          "1 fila, con los idiomas unidos",
+		"cause.error":        "Error, tal como lo comparten los resultados",
+		"cause.requirements": "Requisitos",
+		"cause.steps":        "Pasos fallidos",
+		"cause.example":      "Ejemplo",
+		"cause.step":         "Paso fallido",
+		"cause.others":       "Las otras %d filas con esta causa",
+		"cause.langs":        "idiomas",
+
+		"diag.request-invalid-signature":   "Las solicitudes firmadas recibieron 401 Invalid signature: el secreto, o los bytes que firma el objetivo, difieren de los de la suite. Compare con `firmakit sign`, que muestra la cadena exacta que firma.",
+		"diag.request-invalid-credentials": "Las solicitudes con la clave del comercio recibieron 401 Invalid credentials: el objetivo no conoce esa clave (--key) para este comercio (--merchant), o la clave está deshabilitada.",
+		"diag.request-expired":             "Las solicitudes recibieron 401 Request expired: el reloj del objetivo y el de esta máquina difieren en más que la tolerancia del perfil, o el objetivo lee la cabecera de marca de tiempo de otra forma.",
+		"diag.request-missing-headers":     "Las solicitudes recibieron 400 Missing headers: el objetivo busca otros nombres de cabecera que los del perfil; indique su propio perfil con --profile.",
+		"diag.not-found":                   "Los endpoints respondieron 404: la URL base (--target) o la versión de la API (--api-version) probablemente son incorrectas.",
+		"diag.server-error":                "El objetivo respondió con un error 5xx: sus propios registros dicen por qué.",
+		"diag.unreachable":                 "No se pudo llegar al objetivo: revise --target y que el servicio esté en marcha.",
+		"diag.webhook-signature":           "La firma de todas esas notificaciones no es válida: el secreto del webhook (--webhook-secret) probablemente no es el del comercio, o el objetivo firma otros bytes.",
+		"diag.notification-missing":        "Las notificaciones de demostración no llegaron: el signature_webhook del comercio en el objetivo no apunta al receptor de la suite (la URL que certify muestra al empezar), o el objetivo no puede llegar a él.",
+		"diag.notification-late":           "Las notificaciones llegaron fuera de la ventana de 300–1500 ms: vea la línea de tiempo.",
+
+		"timeline.title":   "Línea de tiempo de las notificaciones",
+		"timeline.help":    "Cada punto es la llegada de una notificación al receptor de la suite, contada desde que se vio el 201 que creó su contrato. La franja sombreada es la ventana de 300–1500 ms que acepta la suite; la línea discontinua, los 500 ms que promete la interfaz.",
+		"timeline.none":    "Esta ejecución no registró tiempos de notificación, así que no hay línea de tiempo: o ningún escenario esperó una notificación, o los pasos de este firmakit no los registran.",
+		"timeline.summary": "%d notificaciones: mediana %d ms, la más lenta %d ms; %d fuera de 300–1500 ms.",
+		"timeline.axis":    "ms después del 201",
+		"timeline.window":  "ventana de 300–1500 ms",
+		"timeline.mark":    "500 ms",
+
+		"interface.title": "La interfaz, punto por punto",
+		"interface.help":  "El documento de la interfaz se cita tal como está escrito.",
+		"col.item":        "punto",
+		"col.text":        "texto de la interfaz",
+		"col.status":      "estado",
+		"col.checkedby":   "comprobado por",
+
+		"requirements.title": "Requisitos",
+		"col.tag":            "etiqueta",
+		"col.kind":           "tipo",
+		"col.passed":         "aprobados",
+		"col.failed":         "fallidos",
+		"col.notrun":         "sin ejecutar",
+		"col.inconclusive":   "no concluyentes",
+		"col.scenario":       "escenario",
+
+		"ids.title":     "Contratos y notificaciones de esta ejecución",
+		"ids.help":      "El signature_id de cada contrato que creó la ejecución y el event_id de cada notificación que recibió, para que el proveedor del servicio pueda cotejarlos con sus propios registros.",
+		"ids.signature": "%d signature_id",
+		"ids.event":     "%d event_id",
+		"ids.none":      "La ejecución no registró ningún signature_id ni event_id.",
+
+		"status.passed":                      "aprobado",
+		"status.failed":                      "fallido",
+		"status.not run":                     "sin ejecutar",
+		"status.inconclusive":                "no concluyente",
+		"status.incomplete":                  "incompleto",
+		"status.not tested":                  "no comprobado",
+		"status.passed, partly not run":      "aprobado, en parte sin ejecutar",
+		"status.not selected":                "no seleccionado",
+		"status.passed, partly not selected": "aprobado, en parte no seleccionado",
+
+		"explain.passed":         "aprobado: todos los escenarios seleccionados pasaron, %d de %d",
+		"explain.failed":         "fallido: fallaron %d de %s (%s); cada fallo indica el paso, lo que se envió y lo que se recibió%s",
+		"explain.inconclusive":   "no concluyente: %d de %s no se pudieron juzgar (%s): el propio proceso de la suite no se ejecutó a tiempo, así que una comprobación de tiempos no pudo decidir; vuelva a ejecutarlos en una máquina más tranquila o con un --concurrency menor%s",
+		"explain.incomplete":     "incompleto: %d de %s sin ejecutar; %sdéjelos fuera con --tags '%s'",
+		"explain.nothing":        "incompleto: no se ejecutó ningún escenario",
+		"explain.give":           "dé %s, o ",
+		"explain.and":            " y ",
+		"explain.also":           "; además %s",
+		"explain.n.inconclusive": "%d no concluyentes",
+		"explain.n.notrun":       "%d sin ejecutar",
+		"scenario":               "1 escenario",
+		"scenarios":              "%d escenarios",
+
+		"need.needs-disabled-credential": "no se dio una credencial deshabilitada (--disabled-key, --disabled-secret)",
+		"need.needs-other-merchant":      "no se dio la credencial de otro comercio (--other-key, --other-secret)",
+
+		"caveats.title":    "Lo que aprobar no demuestra",
+		"caveat.profile":   "Comprueba el objetivo con el perfil indicado arriba. Un despliegue que firma de otra forma solo pasa con su propio perfil, y nada de esto demuestra qué perfil usa un servicio en producción.",
+		"caveat.demo":      "Las notificaciones solo se comprueban en modo de demostración; no se ejercitan contratos reales, firmantes reales ni las condiciones que provocan cada estado fuera de ese modo. Los reintentos se comprueban una vez: el primer reintento de una notificación respondida con 503.",
+		"caveat.reference": "Los escenarios @reference comprueban decisiones del servidor de referencia; una ejecución que los deja fuera no dice nada de los mensajes de validación.",
+		"caveat.timing":    "\"Unos 500 ms\" se comprueba como de 300 a 1500 ms después del 201, tal como lo ve la suite; un receptor remoto añade su demora de red.",
+		"caveat.ledger":    "El libro ve lo que llegó al receptor de la suite durante la ejecución: un duplicado enviado después de terminar no se ve.",
+		"caveat.scope":     "No se cubren los límites de tasa, los límites de tamaño ni los otros servicios que lista la interfaz (payin, payout, domiciliación, catálogo de códigos).",
+		"caveat.digest":    "El resumen (digest) del certificado muestra si el archivo se modificó después de escribirse; cualquiera puede calcular un SHA-256, así que no demuestra quién lo escribió.",
+
+		"target.webhook": "endpoint de webhook del comercio",
+		"hints.title":    "A qué apuntan los fallos",
+		"exchange":       "lo que se envió y lo que respondió",
+
+		"notproven.webhook.profile":   "Comprueba el endpoint con el perfil indicado arriba y con el secreto que se le dio: no dice nada de un servicio en producción que firme de otra forma.",
+		"notproven.webhook.effects":   "Una respuesta se juzga solo por su estado: que el endpoint actuara sobre una notificación válida (la guardara, hiciera avanzar el contrato) y sobre nada de lo que rechazó no se ve desde fuera.",
+		"notproven.webhook.duplicate": "Un duplicado se juzga por su respuesta: que el endpoint no actuara dos veces sobre el mismo event_id no se ve desde fuera.",
+		"notproven.webhook.timing":    "No se mide si el endpoint compara las firmas en tiempo constante.",
+		"notproven.webhook.scope":     "Cada escenario envía una o dos notificaciones; no se ejercitan la carga, la concurrencia ni los cuerpos cercanos a los límites de tamaño, ni los reintentos más allá del primero.",
+
+		"hint.no-status":           "sin estado",
+		"hint.unreachable":         "%d escenario(s) no obtuvieron ninguna respuesta (%s): compruebe que el endpoint está en marcha en %s y que esta máquina puede llegar a él.",
+		"hint.all-refused":         "Se rechazó todo, también las notificaciones válidas (respondió %s): el endpoint verifica con otro secreto que el que se dio (--webhook-secret), o calcula la firma sobre un cuerpo vuelto a serializar en lugar de los bytes tal como los recibió (lea el cuerpo como bytes antes de interpretar el JSON, y firme \"<t>%s\" + esos bytes), o su reloj está desviado más de %d s.",
+		"hint.all-accepted":        "Se aceptó todo, también las notificaciones falsificadas (respondió %s): el endpoint no verifica la cabecera %s en absoluto, así que cualquiera que conozca su URL puede hacerlo actuar. Verifique la firma, y la antigüedad de t, antes de actuar sobre una notificación.",
+		"hint.raw-bytes":           "Se aceptaron las notificaciones escritas como las escribe el codificador de firmakit y se rechazaron las mismas escritas de otra forma (%s): el endpoint verifica un cuerpo vuelto a serializar o a formatear, no los bytes tal como los recibió.",
+		"hint.rotation-first-only": "Se rechazó una cabecera cuya firma válida venía en segundo lugar: el endpoint solo comprueba la primera entrada %s=. Durante una rotación de secretos el servicio envía una entrada por cada secreto activo; acepte la notificación cuando cualquiera de ellas coincida.",
+		"hint.rotation-last-only":  "Se rechazó una cabecera cuya firma válida venía en primer lugar: el endpoint solo comprueba la última entrada %s=; acepte la notificación cuando cualquiera de ellas coincida.",
+		"hint.rotation-any":        "Se rechazó una cabecera con dos entradas %s= aunque una era válida: durante una rotación de secretos el servicio envía una entrada por cada secreto activo; acepte la notificación cuando cualquiera de ellas coincida.",
+		"hint.duplicate-refused":   "Se rechazó el reintento de un evento que el endpoint ya había aceptado: responda de nuevo 2xx a un event_id ya procesado (y no haga nada más), o el servicio lo reintentará hasta rendirse.",
+		"hint.timestamp-unchecked": "El endpoint comprueba la firma pero no la antigüedad de t: una notificación capturada una vez puede reenviarse en cualquier momento. Rechace un t a más de %d s del reloj del endpoint, en cualquier sentido.",
+		"hint.timestamp-ahead":     "El endpoint rechaza un t antiguo pero no uno adelantado a su reloj: rechace un t a más de %d s en cualquier sentido (compare la diferencia absoluta).",
+		"hint.timestamp-old":       "El endpoint rechaza un t adelantado a su reloj pero no uno antiguo: rechace un t a más de %d s en cualquier sentido.",
+		"hint.timestamp-unsigned":  "Se aceptó una firma con otro t que aquel para el que se hizo: la firma que calcula el endpoint no cubre t, así que un reenvío con un t nuevo pasa su control de antigüedad. El texto firmado es \"<t>%s\" + el cuerpo tal como llega.",
+		"hint.timestamp-nan":       "Se aceptó un t que no es un número: leído como número es NaN, y un control de antigüedad que compara un NaN siempre pasa. Rechace un t que no sean dígitos en base 10.",
+		"hint.late":                "El endpoint respondió después del plazo de entrega de %s: el servicio lo cuenta como un fallo y reintenta. Responda 2xx primero y haga el trabajo después.",
+	}
+
+	tables = map[string]map[string]string{"en": english, "es": spanish}
+)
+
+// ReportLangs are the languages report.html can be written in.
+var ReportLangs = []string{"en", "es"}
+
+// reasonsES translates the reasons for not running a scenario that the
+// steps give in English; a reason not here is shown as the steps wrote it.
+var reasonsES = map[string]string{
+	"the template has a single signer":                                                                   "la plantilla tiene un solo firmante",
+	"the template's title was not given (--template-title)":                                              "no se dio el título de la plantilla (--template-title)",
+	"the receiver cannot be told to answer an error (use the in-process receiver or a firmakit receive)": "no se puede pedir al receptor que responda con un error (use el receptor de la suite o un firmakit receive)",
+	"the profile has no retries (webhook.retries)":                                                       "el perfil no tiene reintentos (webhook.retries)",
+	"selected, but godog did not run it":                                                                 "seleccionado, pero godog no lo ejecutó",
+}
+
+// lang returns a report language's table, English for any other.
+func table(lang string) map[string]string {
+	if t, ok := tables[lang]; ok {
+		return t
+	}
+	return english
+}
+
+// tr says key in lang, formatted with args; a key in neither table comes
+// out as itself, which the tests catch.
+func tr(lang, key string, args ...any) string {
+	s, ok := table(lang)[key]
+	if !ok {
+		s, ok = english[key]
+	}
+	if !ok {
+		return key
+	}
+	if len(args) == 0 {
+		return s
+	}
+	return fmt.Sprintf(s, args...)
+}
+
+// trStatus says a status (Passed, NotRun, …) in lang.
+func trStatus(lang, status string) string {
+	if s, ok := table(lang)["status."+status]; ok {
+		return s
+	}
+	return status
+}
+
+// trReason says a reason for not running scenarios in lang: from their
+// need tags when every scenario of the group shares one, else from the
+// table of known reasons, else as the steps wrote it.
+func trReason(lang string, g NotRunGroup) string {
+	if lang == "en" {
+		return g.Reason
+	}
+	if len(g.Needs) == 1 {
+		if s, ok := table(lang)["need."+g.Needs[0]]; ok {
+			return s
+		}
+	}
+	if lang == "es" {
+		if s, ok := reasonsES[g.Reason]; ok {
+			return s
+		}
+	}
+	return g.Reason
+}
+
+// scenariosIn says "N scenarios" in lang.
+func scenariosIn(lang string, n int) string {
+	if n == 1 {
+		return tr(lang, "scenario")
+	}
+	return tr(lang, "scenarios", n)
+}
+
+// joinAnd joins words with the language's "and".
+func joinAnd(lang string, words []string) string {
+	return strings.Join(words, tr(lang, "explain.and"))
+}
