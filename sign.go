@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/firmakit/firmakit/internal/textclip"
 )
 
 // Sentinel errors of request and webhook verification. Verifiers wrap them
@@ -327,11 +329,11 @@ func (p *Profile) CheckTimestamp(ts string, now time.Time) error {
 
 func checkTimestamp(ts string, now time.Time, tolerance time.Duration) error {
 	if ts == "" || len(ts) > 18 {
-		return fmt.Errorf("%w: timestamp %q is not a Unix time in seconds", ErrExpired, clip(ts))
+		return fmt.Errorf("%w: timestamp %q is not a Unix time in seconds", ErrExpired, textclip.Bytes(ts, 40))
 	}
 	for i := 0; i < len(ts); i++ {
 		if ts[i] < '0' || ts[i] > '9' {
-			return fmt.Errorf("%w: timestamp %q is not a Unix time in seconds", ErrExpired, clip(ts))
+			return fmt.Errorf("%w: timestamp %q is not a Unix time in seconds", ErrExpired, textclip.Bytes(ts, 40))
 		}
 	}
 	sec, _ := strconv.ParseInt(ts, 10, 64)
@@ -380,13 +382,6 @@ func (p *Profile) VerifyRequest(method, target, merchantID string, h http.Header
 		return cred, fmt.Errorf("%w: signature does not match the request", ErrInvalidSignature)
 	}
 	return cred, nil
-}
-
-func clip(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "…"
-	}
-	return s
 }
 
 // DecodeRequestSignature decodes a request signature written in the

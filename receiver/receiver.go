@@ -23,6 +23,7 @@ import (
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/internal/connlimit"
 	"github.com/firmakit/firmakit/internal/httpserve"
+	"github.com/firmakit/firmakit/internal/textclip"
 	"github.com/labstack/echo/v4"
 )
 
@@ -395,7 +396,7 @@ func (rv *Receiver) handleHook(c echo.Context) error {
 		rec.Body, rec.Size = body, int64(len(body))
 		rec.Verdict, rec.Reason = rv.verdict(channel, req.Header, body)
 		if n, _, derr := rv.Profile.DecodeNotification(body); derr == nil {
-			rec.EventID, rec.SignatureID, rec.State, rec.CreatedAt = clip(n.EventID), clip(n.SignatureID), clip(string(n.Status)), clip(n.CreatedAt)
+			rec.EventID, rec.SignatureID, rec.State, rec.CreatedAt = indexed(n.EventID), indexed(n.SignatureID), indexed(string(n.Status)), indexed(n.CreatedAt)
 		}
 	}
 	var delay time.Duration
@@ -428,13 +429,8 @@ func (rv *Receiver) handleHook(c echo.Context) error {
 	return c.JSON(status, out)
 }
 
-// clip bounds what is extracted from an untrusted body for indexing.
-func clip(s string) string {
-	if len(s) > 200 {
-		return s[:200]
-	}
-	return s
-}
+// indexed bounds what is extracted from an untrusted body for indexing.
+func indexed(s string) string { return textclip.Bytes(s, 200) }
 
 // readLimited reads at most limit bytes of the body; on a larger body it
 // reports the size seen (the Content-Length when given).

@@ -722,3 +722,16 @@ func TestRetentionByAgeAndSince(t *testing.T) {
 	require.Len(t, list.Events, 1)
 	assert.Equal(t, "new", list.Events[0].EventID)
 }
+
+// TestIndexedFieldsAreClipped: ids taken from an untrusted body for the
+// index are cut at 200 bytes, never inside a character, and marked cut.
+func TestIndexedFieldsAreClipped(t *testing.T) {
+	rv := MustOpenReceiver(t, nil)
+	long := "a" + strings.Repeat("ñ", 150) // 301 bytes; byte 200 is inside an ñ
+	st, out := signedPost(t, rv, "merchant_demo", notification(firmakit.StateSigned, long, "sig-clip"))
+	require.Equal(t, 200, st, out)
+	var rec receiver.Record
+	getJSON(t, fmt.Sprintf("%s/api/events/%v", rv.URL(), out["received"]), &rec)
+	assert.Equal(t, "a"+strings.Repeat("ñ", 99)+"…", rec.EventID)
+	assert.Equal(t, "sig-clip", rec.SignatureID, "short ids are kept whole")
+}

@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/internal/textclip"
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 )
@@ -671,7 +672,7 @@ func (s *Server) faultyTimestamp(ts string, now time.Time) error {
 		}
 	}
 	if !ok {
-		return fmt.Errorf("%w: timestamp %q is not a Unix time in seconds", firmakit.ErrExpired, clipString(ts, 40))
+		return fmt.Errorf("%w: timestamp %q is not a Unix time in seconds", firmakit.ErrExpired, textclip.Runes(ts, 40))
 	}
 	if s.fault(faultAuthTimestampMilliseconds) && sec >= 1e11 {
 		sec /= 1000

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/internal/textclip"
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 )
@@ -47,7 +48,7 @@ func jsonObject(c echo.Context) (json.RawMessage, error) {
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
 			return nil, &APIError{Status: http.StatusUnsupportedMediaType, Message: fmt.Sprintf(
-				"Unsupported Content-Type %q: send the body as application/json", clipString(ct, 80))}
+				"Unsupported Content-Type %q: send the body as application/json", textclip.Runes(ct, 80))}
 		}
 	}
 	body := RequestBody(c)
@@ -169,7 +170,7 @@ func validateCreate(obj map[string]json.RawMessage, m *Merchant, f faultSet) (fi
 	}
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
-		return req, nil, bad(fmt.Sprintf("unknown field: %s (allowed: title, documents, signers, data, routing)", clipString(unknown[0], 80)))
+		return req, nil, bad(fmt.Sprintf("unknown field: %s (allowed: title, documents, signers, data, routing)", textclip.Runes(unknown[0], 80)))
 	}
 	present := func(k string) bool { v, ok := obj[k]; return ok && string(v) != "null" }
 	if !present("title") && f.has(faultValidationMissingTitle) {
@@ -219,7 +220,7 @@ func validateCreate(obj map[string]json.RawMessage, m *Merchant, f faultSet) (fi
 			t = &firmakit.Template{Name: d, Title: d}
 		}
 		if t == nil {
-			return req, nil, bad("unknown document: " + clipString(d, 80))
+			return req, nil, bad("unknown document: " + textclip.Runes(d, 80))
 		}
 		if seenDoc[d] {
 			return req, nil, bad("document listed twice: " + d)
@@ -255,7 +256,7 @@ func validateCreate(obj map[string]json.RawMessage, m *Merchant, f faultSet) (fi
 			return req, nil, bad(fmt.Sprintf("signers[%d].key is required", i))
 		}
 		if !signerSet[sg.Key] && !f.has(faultValidationUnknownSigner) {
-			return req, nil, bad("unknown signer: " + clipString(sg.Key, 80))
+			return req, nil, bad("unknown signer: " + textclip.Runes(sg.Key, 80))
 		}
 		if given[sg.Key] && !f.has(faultValidationDuplicateSigner) {
 			return req, nil, bad("signer listed twice: " + sg.Key)
@@ -297,10 +298,10 @@ func validateCreate(obj map[string]json.RawMessage, m *Merchant, f faultSet) (fi
 			case json.Unmarshal(v, &num) == nil:
 				sv = num.String()
 			default:
-				return req, nil, badType(fmt.Sprintf("data key %s must be a string", clipString(k, 80)))
+				return req, nil, badType(fmt.Sprintf("data key %s must be a string", textclip.Runes(k, 80)))
 			}
 			if utf8.RuneCountInString(sv) > MaxDataValue {
-				return req, nil, bad(fmt.Sprintf("data key %s is too long: at most %d characters", clipString(k, 80), MaxDataValue))
+				return req, nil, bad(fmt.Sprintf("data key %s is too long: at most %d characters", textclip.Runes(k, 80), MaxDataValue))
 			}
 			req.Data[k] = sv
 		}
@@ -318,7 +319,7 @@ func validateCreate(obj map[string]json.RawMessage, m *Merchant, f faultSet) (fi
 	}
 	if len(extra) > 0 && !f.has(faultValidationUnknownDataKey) {
 		sort.Strings(extra)
-		return req, nil, bad("unknown data key: " + clipString(extra[0], 80))
+		return req, nil, bad("unknown data key: " + textclip.Runes(extra[0], 80))
 	}
 	return req, tmpls, nil
 }
@@ -351,7 +352,7 @@ func (s *Server) handleDemoDocument(c echo.Context) error {
 	}
 	env, ok := s.signatures.get(id)
 	if !ok {
-		return &APIError{Status: http.StatusNotFound, Message: "Not found: no signature " + clipString(id, 60) + " on this server"}
+		return &APIError{Status: http.StatusNotFound, Message: "Not found: no signature " + textclip.Runes(id, 60) + " on this server"}
 	}
 	var signers []string
 	for _, r := range env.Recipients {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/internal/httpserve"
+	"github.com/firmakit/firmakit/internal/textclip"
 	"github.com/labstack/echo/v4"
 )
 
@@ -213,10 +214,10 @@ func (s *Server) handleError(err error, c echo.Context) {
 				allowed = []string{"another method"}
 			}
 			api.Message = fmt.Sprintf("Method not allowed: %s %s; this endpoint takes %s",
-				c.Request().Method, clipString(c.Request().URL.Path, 200), strings.Join(allowed, ", "))
+				c.Request().Method, textclip.Runes(c.Request().URL.Path, 200), strings.Join(allowed, ", "))
 		case http.StatusNotFound:
 			api.Message = fmt.Sprintf("Not found: %s %s is not an endpoint of this service (it has POST /{api_version}/check/{merchant_id} and POST /v1/signature/{merchant_id})",
-				c.Request().Method, clipString(c.Request().URL.Path, 200))
+				c.Request().Method, textclip.Runes(c.Request().URL.Path, 200))
 		case http.StatusRequestEntityTooLarge:
 			api.Message = fmt.Sprintf("Request body too large: the limit is %d bytes", s.MaxBody)
 		}
@@ -255,7 +256,7 @@ func (s *Server) requireVersion(next echo.HandlerFunc) echo.HandlerFunc {
 		v := c.Param("api_version")
 		if !s.Config.AcceptsVersion(v) {
 			return &APIError{Status: http.StatusNotFound, Message: fmt.Sprintf(
-				"Unknown api version: %q (accepted: %s)", clipString(v, 40), strings.Join(s.Config.APIVersions, ", "))}
+				"Unknown api version: %q (accepted: %s)", textclip.Runes(v, 40), strings.Join(s.Config.APIVersions, ", "))}
 		}
 		return next(c)
 	}
@@ -269,16 +270,8 @@ func requireMerchantSegment(next echo.HandlerFunc) echo.HandlerFunc {
 		if m := c.Param("merchant_id"); m == "" || strings.Contains(m, "/") {
 			return &APIError{Status: http.StatusNotFound, Message: fmt.Sprintf(
 				"Not found: %s %s is not an endpoint of this service (it has POST /{api_version}/check/{merchant_id} and POST /v1/signature/{merchant_id})",
-				c.Request().Method, clipString(c.Request().URL.Path, 200))}
+				c.Request().Method, textclip.Runes(c.Request().URL.Path, 200))}
 		}
 		return next(c)
 	}
-}
-
-func clipString(s string, n int) string {
-	r := []rune(s)
-	if len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
 }

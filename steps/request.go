@@ -10,9 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/internal/textclip"
 )
 
 // checkBody is the body of a check request: any JSON object will do.
@@ -199,15 +199,7 @@ func describe(r *http.Request, body []byte, p *firmakit.Profile) string {
 }
 
 // clip shortens s to at most n bytes without splitting a character.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
+func clip(s string, n int) string { return textclip.Bytes(s, n) }
 
 func (sc *scenario) got() string {
 	return fmt.Sprintf("got %d %s\n  sent: %s", sc.status, clip(strings.TrimSpace(string(sc.raw)), 500), sc.sent)
