@@ -21,6 +21,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/internal/apierror"
 	"github.com/firmakit/firmakit/internal/connlimit"
 	"github.com/firmakit/firmakit/internal/httpserve"
 	"github.com/firmakit/firmakit/internal/textclip"
@@ -51,6 +52,10 @@ const (
 // a delayed programmed answer) extends its own deadlines; websockets set a
 // deadline per frame.
 const readHeaderTimeout = 10 * time.Second
+
+// maxHeaderBytes bounds a request's line and headers; past it net/http
+// answers 431, rewritten in the API's shape.
+const maxHeaderBytes = 64 << 10
 
 // The read and write timeouts are variables only so that tests can shorten
 // them; each receiver takes them at Open.
@@ -197,7 +202,9 @@ func (rv *Receiver) Open() error {
 		st.close()
 		return fmt.Errorf("receiver: %w", err)
 	}
-	rv.ln = connlimit.Listen(ln, rv.MaxConns)
+	// net/http answers some malformed requests before any handler: the
+	// inner listener rewrites those answers in the API's shape.
+	rv.ln = connlimit.Listen(apierror.Listen(ln, errorBody, maxHeaderBytes), rv.MaxConns)
 	if rv.Token == "" && !isLoopback(ln.Addr()) {
 		b := make([]byte, 16)
 		_, _ = rand.Read(b)
@@ -208,9 +215,9 @@ func (rv *Receiver) Open() error {
 	}
 	rv.PublicURL = strings.TrimRight(rv.PublicURL, "/")
 	rv.echo = rv.routes()
-	rv.srv = &http.Server{Handler: rv.echo,
+	rv.srv = &http.Server{Handler: apierror.DecodePaths(rv.echo, errorBody),
 		ReadHeaderTimeout: min(readHeaderTimeout, rv.IdleTimeout), ReadTimeout: rv.readTimeout,
-		WriteTimeout: rv.writeTimeout, IdleTimeout: rv.IdleTimeout,
+		WriteTimeout: rv.writeTimeout, IdleTimeout: rv.IdleTimeout, MaxHeaderBytes: maxHeaderBytes,
 		ConnState: func(c net.Conn, s http.ConnState) { rv.conns.Hook(c, s); rv.ln.Hook(c, s) }}
 	go func() {
 		if err := rv.srv.Serve(rv.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -363,8 +370,10 @@ func (rv *Receiver) handleHook(c echo.Context) error {
 	if channel == "" || len(channel) > 200 || !utf8.ValidString(channel) {
 		return apiError(http.StatusBadRequest, "the channel must be 1 to 200 bytes of UTF-8: /hooks/{channel}")
 	}
+	// The path exactly as sent: routing saw it decoded.
+	path, _, _ := strings.Cut(firmakit.RequestTarget(req), "?")
 	rec := &Record{
-		Channel: channel, Method: req.Method, Path: req.URL.EscapedPath(), Query: req.URL.RawQuery,
+		Channel: channel, Method: req.Method, Path: path, Query: req.URL.RawQuery,
 		Header: req.Header.Clone(), ReceivedAt: rv.Now().UTC(), RemoteAddr: req.RemoteAddr,
 	}
 	status := http.StatusOK

@@ -783,7 +783,7 @@ func (s *Server) faultErrorBody(c echo.Context, api *APIError) bool {
 // returns it, nil when a fault accepts the body, or an internal error.
 func (s *Server) faultCheckBody(c echo.Context, err error) error {
 	var api *APIError
-	if s.faultOn == nil || !errors.As(err, &api) || api.Status != http.StatusBadRequest {
+	if s.faultOn == nil || !errors.As(err, &api) || api.Status != http.StatusBadRequest || errors.Is(err, errNotJSONContentType) {
 		return err
 	}
 	valid := json.Valid(RequestBody(c))

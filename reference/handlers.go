@@ -43,12 +43,15 @@ func (s *Server) handleCheck(c echo.Context) error {
 
 // jsonObject is check 5 of defaults.md A: the body, already authenticated,
 // must be a JSON object sent as JSON. It returns the object's raw bytes.
+// A Content-Type that is not JSON is one of the body's problems, so it is a
+// 400 of check 5 like the others (never a 415 before authentication); no
+// Content-Type at all is taken as JSON.
 func jsonObject(c echo.Context) (json.RawMessage, error) {
 	if ct := c.Request().Header.Get("Content-Type"); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
-			return nil, &APIError{Status: http.StatusUnsupportedMediaType, Message: fmt.Sprintf(
-				"Unsupported Content-Type %q: send the body as application/json", textclip.Runes(ct, 80))}
+			return nil, &APIError{Status: http.StatusBadRequest, Err: errNotJSONContentType,
+				Message: fmt.Sprintf("Content-Type %q is not JSON: send the body as application/json", textclip.Runes(ct, 80))}
 		}
 	}
 	body := RequestBody(c)
@@ -98,6 +101,10 @@ func jsonErrorText(err error) string {
 }
 
 func bad(msg string) *APIError { return &APIError{Status: http.StatusBadRequest, Message: msg} }
+
+// errNotJSONContentType is the cause of a refusal for a Content-Type that
+// is not JSON.
+var errNotJSONContentType = errors.New("content type is not JSON")
 
 // errWrongType is the cause of a refusal for a field of the wrong JSON type.
 var errWrongType = errors.New("field of the wrong JSON type")

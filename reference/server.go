@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/internal/apierror"
 	"github.com/firmakit/firmakit/internal/httpserve"
 	"github.com/firmakit/firmakit/internal/textclip"
 	"github.com/labstack/echo/v4"
@@ -23,6 +24,10 @@ const (
 	DefaultDemoDelay = 500 * time.Millisecond
 	DefaultMaxBody   = 1 << 20
 )
+
+// MaxHeaderBytes bounds a request's line and headers; past it net/http
+// answers 431, which the server rewrites in the API's shape.
+const MaxHeaderBytes = 64 << 10
 
 // DefaultRetrySchedule is the wait before each retry of a notification
 // that was not answered 2xx (defaults.md B).
@@ -59,6 +64,7 @@ type Server struct {
 	Faults []string
 
 	echo       *echo.Echo
+	handler    http.Handler // echo behind the path decoding
 	srv        *http.Server
 	ln         net.Listener
 	deliveries *dispatcher
@@ -121,9 +127,13 @@ func (s *Server) Open() error {
 	s.signatures = newSignatureStore(10000)
 	s.deliveries = newDispatcher(s)
 	s.echo = s.routes()
-	s.srv = &http.Server{Handler: s.echo, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, ConnState: s.conns.Hook}
+	s.handler = apierror.DecodePaths(s.echo, errorBody)
+	s.srv = &http.Server{Handler: s.handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+		MaxHeaderBytes: MaxHeaderBytes, ConnState: s.conns.Hook}
 	go func() {
-		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		// net/http answers some malformed requests before any handler:
+		// the listener rewrites those answers in the API's shape.
+		if err := s.srv.Serve(apierror.Listen(ln, errorBody, MaxHeaderBytes)); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			s.Logger.Error("reference server stopped", "err", err)
 		}
 	}()
@@ -141,7 +151,7 @@ func (s *Server) URL() string {
 
 // Handler returns the server's HTTP handler (after Open), for tests and
 // benchmarks that drive it without a network.
-func (s *Server) Handler() http.Handler { return s.echo }
+func (s *Server) Handler() http.Handler { return s.handler }
 
 // Close stops taking requests, then finishes pending notifications within
 // ShutdownGrace; those it could not finish are logged one by one, never
@@ -166,7 +176,7 @@ func (s *Server) Deliveries() []Delivery { return s.deliveries.list(deliveryFilt
 func (s *Server) routes() *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	e.HTTPErrorHandler = s.handleError
+	e.HTTPErrorHandler = apierror.Handler(apierror.Config{Shape: errorBody, Logger: s.Logger, Echo: s.echoError, Write: s.faultErrorBody})
 	e.Use(s.recoverer)
 	auth := Auth(AuthConfig{Profile: s.Profile, Lookup: s.Config.Credential, Now: s.Now, MaxBody: s.MaxBody})
 	auth = s.faultAuth(auth)
@@ -179,60 +189,44 @@ func (s *Server) routes() *echo.Echo {
 }
 
 // APIError is an answer of the service other than success: it is written
-// as {"status_code": Status, "message": Message}.
-type APIError struct {
-	Status  int
-	Message string
-	Err     error // the cause, for logs
+// as {"status_code": Status, "message": Message}; Err is the cause, for
+// logs. It is the one error type of firmakit's servers.
+type APIError = apierror.Error
+
+// errorBody is the shape of every error answer of the service (defaults.md A).
+func errorBody(status int, message string) any {
+	return firmakit.APIResponse{StatusCode: status, Message: message}
 }
 
-// Error returns the status and the message sent to the client.
-func (e *APIError) Error() string { return fmt.Sprintf("%d %s", e.Status, e.Message) }
-
-// Unwrap returns the cause kept for logs, such as a sentinel of the root package.
-func (e *APIError) Unwrap() error { return e.Err }
-
-func (s *Server) handleError(err error, c echo.Context) {
-	if c.Response().Committed {
-		return
-	}
-	var api *APIError
-	var he *echo.HTTPError
-	switch {
-	case errors.As(err, &api):
-	case errors.As(err, &he):
-		api = &APIError{Status: he.Code, Message: http.StatusText(he.Code)}
-		switch he.Code {
-		case http.StatusMethodNotAllowed:
-			var allowed []string
-			for _, m := range strings.Split(c.Response().Header().Get("Allow"), ",") {
-				if m = strings.TrimSpace(m); m != "" && m != http.MethodOptions {
-					allowed = append(allowed, m)
-				}
+// echoError words echo's own errors (no route, wrong method, body too
+// large) the way the service's other answers are worded.
+func (s *Server) echoError(c echo.Context, he *echo.HTTPError) *APIError {
+	r := c.Request()
+	switch he.Code {
+	case http.StatusMethodNotAllowed:
+		var allowed []string
+		for _, m := range strings.Split(c.Response().Header().Get("Allow"), ",") {
+			if m = strings.TrimSpace(m); m != "" && m != http.MethodOptions {
+				allowed = append(allowed, m)
 			}
-			if len(allowed) == 0 {
-				allowed = []string{"another method"}
-			}
-			api.Message = fmt.Sprintf("Method not allowed: %s %s; this endpoint takes %s",
-				c.Request().Method, textclip.Runes(c.Request().URL.Path, 200), strings.Join(allowed, ", "))
-		case http.StatusNotFound:
-			api.Message = fmt.Sprintf("Not found: %s %s is not an endpoint of this service (it has POST /{api_version}/check/{merchant_id} and POST /v1/signature/{merchant_id})",
-				c.Request().Method, textclip.Runes(c.Request().URL.Path, 200))
-		case http.StatusRequestEntityTooLarge:
-			api.Message = fmt.Sprintf("Request body too large: the limit is %d bytes", s.MaxBody)
 		}
-	default:
-		s.Logger.Error("internal error", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
-		api = &APIError{Status: http.StatusInternalServerError, Message: "Internal error"}
+		if len(allowed) == 0 {
+			allowed = []string{"another method"}
+		}
+		return apierror.New(he.Code, fmt.Sprintf("Method not allowed: %s %s; this endpoint takes %s",
+			r.Method, textclip.Runes(r.URL.Path, 200), strings.Join(allowed, ", ")))
+	case http.StatusNotFound:
+		return notFound(r)
+	case http.StatusRequestEntityTooLarge:
+		return apierror.New(he.Code, fmt.Sprintf("Request body too large: the limit is %d bytes", s.MaxBody))
 	}
-	if c.Request().Method == http.MethodHead {
-		_ = c.NoContent(api.Status)
-		return
-	}
-	if s.faultErrorBody(c, api) {
-		return
-	}
-	_ = c.JSON(api.Status, firmakit.APIResponse{StatusCode: api.Status, Message: api.Message})
+	return nil
+}
+
+func notFound(r *http.Request) *APIError {
+	return apierror.New(http.StatusNotFound, fmt.Sprintf(
+		"Not found: %s %s is not an endpoint of this service (it has POST /{api_version}/check/{merchant_id} and POST /v1/signature/{merchant_id})",
+		r.Method, textclip.Runes(r.URL.Path, 200)))
 }
 
 // recoverer turns a panic into a logged 500, so that a bug answers in the
@@ -268,9 +262,7 @@ func (s *Server) requireVersion(next echo.HandlerFunc) echo.HandlerFunc {
 func requireMerchantSegment(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		if m := c.Param("merchant_id"); m == "" || strings.Contains(m, "/") {
-			return &APIError{Status: http.StatusNotFound, Message: fmt.Sprintf(
-				"Not found: %s %s is not an endpoint of this service (it has POST /{api_version}/check/{merchant_id} and POST /v1/signature/{merchant_id})",
-				c.Request().Method, textclip.Runes(c.Request().URL.Path, 200))}
+			return notFound(c.Request())
 		}
 		return next(c)
 	}
