@@ -8,6 +8,7 @@ import (
 	"mime"
 	"net/http"
 	"net/mail"
+	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -369,10 +370,90 @@ func (s *Server) handleDemoDocument(c echo.Context) error {
 	return c.Blob(http.StatusOK, "application/pdf", DemoPDF(env.Title, env.SignatureID, env.CreatedAt, signers))
 }
 
+// Paging of GET /_sandbox/deliveries.
+const (
+	DefaultDeliveriesPage = 100
+	MaxDeliveriesPage     = 1000
+)
+
+// handleDeliveries lists the kept delivery records, oldest first, a page
+// at a time: ?limit= (default 100, at most 1000), ?after=<seq> to go on
+// from a page's last record (the next link says it), and the filters
+// signature_id, event_id and outcome. The page is written record by
+// record, never encoded whole in memory.
 func (s *Server) handleDeliveries(c echo.Context) error {
 	q := c.QueryParams()
-	out := s.deliveries.list(deliveryFilter{SignatureID: q.Get("signature_id"), EventID: q.Get("event_id"), Outcome: q.Get("outcome")})
-	return c.JSON(http.StatusOK, map[string]any{"deliveries": out, "count": len(out)})
+	f := deliveryFilter{SignatureID: q.Get("signature_id"), EventID: q.Get("event_id"), Outcome: q.Get("outcome")}
+	switch strings.ToLower(f.Outcome) {
+	case "", OutcomePending, OutcomeDelivered, OutcomeFailed:
+	default:
+		return bad(fmt.Sprintf("outcome must be %s, %s or %s", OutcomePending, OutcomeDelivered, OutcomeFailed))
+	}
+	limit := DefaultDeliveriesPage
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > MaxDeliveriesPage {
+			return bad(fmt.Sprintf("limit must be a whole number from 1 to %d", MaxDeliveriesPage))
+		}
+		limit = n
+	}
+	var after int64
+	if v := q.Get("after"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			return bad("after must be the seq of a delivery (a whole number), as the next link gives it")
+		}
+		after = n
+	}
+	page, more := s.deliveries.page(f, after, limit)
+	stats := s.deliveries.stats()
+	var last int64
+	if len(page) > 0 {
+		last = page[len(page)-1].Seq
+	}
+
+	w := c.Response()
+	w.Header().Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
+	w.WriteHeader(http.StatusOK)
+	buf := bytes.NewBufferString(`{"deliveries":[`)
+	for i := range page {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		b, err := json.Marshal(&page[i])
+		if err != nil {
+			return err
+		}
+		buf.Write(b)
+		page[i] = Delivery{} // written: let it go
+		if buf.Len() >= 32<<10 {
+			if _, err := w.Write(buf.Bytes()); err != nil {
+				return nil // the client went away
+			}
+			buf.Reset()
+		}
+	}
+	tail := map[string]any{"count": len(page), "queue": stats}
+	if more {
+		next := url.Values{}
+		for _, k := range []string{"signature_id", "event_id", "outcome"} {
+			if v := q.Get(k); v != "" {
+				next.Set(k, v)
+			}
+		}
+		next.Set("limit", strconv.Itoa(limit))
+		next.Set("after", strconv.FormatInt(last, 10))
+		tail["next"] = "/_sandbox/deliveries?" + next.Encode()
+	}
+	tb, err := json.Marshal(tail)
+	if err != nil {
+		return err
+	}
+	buf.WriteString("],")
+	buf.Write(tb[1:])
+	buf.WriteByte('\n')
+	_, _ = w.Write(buf.Bytes())
+	return nil
 }
 
 // signatureStore keeps the last n envelopes, for the demo documents.

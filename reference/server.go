@@ -13,6 +13,7 @@ import (
 
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/internal/apierror"
+	"github.com/firmakit/firmakit/internal/connlimit"
 	"github.com/firmakit/firmakit/internal/httpserve"
 	"github.com/firmakit/firmakit/internal/textclip"
 	"github.com/labstack/echo/v4"
@@ -23,6 +24,7 @@ const (
 	DefaultAddr      = "127.0.0.1:8080"
 	DefaultDemoDelay = 500 * time.Millisecond
 	DefaultMaxBody   = 1 << 20
+	DefaultMaxConns  = 1024
 )
 
 // MaxHeaderBytes bounds a request's line and headers; past it net/http
@@ -54,6 +56,31 @@ type Server struct {
 	RetrySchedule []time.Duration
 	// DeliveryTimeout bounds one delivery attempt (default 10 s).
 	DeliveryTimeout time.Duration
+	// MaxDeliveries is how many notifications are sent at once (default
+	// DefaultMaxDeliveries); the others wait in a queue, in the order they
+	// became due, and are sent late: each attempt says how long it waited.
+	MaxDeliveries int
+	// MaxPending is how many notifications may wait at once, scheduled,
+	// queued or being sent (default DefaultMaxPending); a demo
+	// notification past it is not sent, recorded as failed and logged.
+	MaxPending int
+	// MaxKeptDeliveries is how many delivery records are kept (default
+	// DefaultMaxKeptDeliveries). Past it the record that ended first is
+	// dropped; when every kept record is still pending, the new record is
+	// dropped instead and its notification still sent. Drops are counted
+	// (DeliveryStats) and logged.
+	MaxKeptDeliveries int
+	// Clock paces the deliveries (demo delay, retries, attempt times);
+	// default the real clock. Now stays the clock of the protocol: request
+	// expiry, created_at, the signature's t.
+	Clock Clock
+	// OnDelivery, when set, gets a copy of a delivery's record each time
+	// it changes: once scheduled (or refused), then after every attempt.
+	// It runs on the goroutine that made the change and must return soon.
+	OnDelivery func(Delivery)
+	// MaxConns is how many connections the server holds at once (default
+	// DefaultMaxConns); past it the one idle the longest is closed.
+	MaxConns int
 	// ShutdownGrace bounds how long Close waits for pending notifications.
 	ShutdownGrace time.Duration
 	// HTTPClient sends the notifications.
@@ -67,6 +94,7 @@ type Server struct {
 	handler    http.Handler // echo behind the path decoding
 	srv        *http.Server
 	ln         net.Listener
+	limited    *connlimit.Listener
 	deliveries *dispatcher
 	signatures *signatureStore
 	closeOnce  sync.Once
@@ -107,9 +135,24 @@ func (s *Server) Open() error {
 	if s.ShutdownGrace <= 0 {
 		s.ShutdownGrace = 5 * time.Second
 	}
+	if s.MaxDeliveries <= 0 {
+		s.MaxDeliveries = DefaultMaxDeliveries
+	}
+	if s.MaxPending <= 0 {
+		s.MaxPending = DefaultMaxPending
+	}
+	if s.MaxKeptDeliveries <= 0 {
+		s.MaxKeptDeliveries = DefaultMaxKeptDeliveries
+	}
+	if s.Clock == nil {
+		s.Clock = realClock{}
+	}
+	if s.MaxConns <= 0 {
+		s.MaxConns = DefaultMaxConns
+	}
 	if s.HTTPClient == nil {
 		s.HTTPClient = &http.Client{Timeout: s.DeliveryTimeout, Transport: &http.Transport{
-			MaxIdleConnsPerHost: 64, IdleConnTimeout: 30 * time.Second,
+			MaxIdleConnsPerHost: s.MaxDeliveries, IdleConnTimeout: 30 * time.Second,
 		}}
 	}
 	if err := s.openFaults(); err != nil {
@@ -128,12 +171,14 @@ func (s *Server) Open() error {
 	s.deliveries = newDispatcher(s)
 	s.echo = s.routes()
 	s.handler = apierror.DecodePaths(s.echo, errorBody)
+	// net/http answers some malformed requests before any handler: the
+	// inner listener rewrites those answers in the API's shape.
+	s.limited = connlimit.Listen(apierror.Listen(ln, errorBody, MaxHeaderBytes), s.MaxConns)
 	s.srv = &http.Server{Handler: s.handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
-		MaxHeaderBytes: MaxHeaderBytes, ConnState: s.conns.Hook}
+		WriteTimeout: 30 * time.Second, IdleTimeout: 30 * time.Second, MaxHeaderBytes: MaxHeaderBytes,
+		ConnState: func(c net.Conn, st http.ConnState) { s.conns.Hook(c, st); s.limited.Hook(c, st) }}
 	go func() {
-		// net/http answers some malformed requests before any handler:
-		// the listener rewrites those answers in the API's shape.
-		if err := s.srv.Serve(apierror.Listen(ln, errorBody, MaxHeaderBytes)); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := s.srv.Serve(s.limited); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			s.Logger.Error("reference server stopped", "err", err)
 		}
 	}()
@@ -170,8 +215,15 @@ func (s *Server) Close() error {
 	return err
 }
 
-// Deliveries returns a snapshot of every recorded delivery, oldest first.
-func (s *Server) Deliveries() []Delivery { return s.deliveries.list(deliveryFilter{}) }
+// Deliveries returns a copy of every delivery record kept, oldest first.
+func (s *Server) Deliveries() []Delivery {
+	out, _ := s.deliveries.page(deliveryFilter{}, 0, s.MaxKeptDeliveries)
+	return out
+}
+
+// DeliveryStats tells where the server's notifications stand: waiting,
+// queued, being sent, and the records kept and dropped.
+func (s *Server) DeliveryStats() DeliveryStats { return s.deliveries.stats() }
 
 func (s *Server) routes() *echo.Echo {
 	e := echo.New()
@@ -184,6 +236,7 @@ func (s *Server) routes() *echo.Echo {
 	e.POST("/v1/signature/:merchant_id", s.handleCreateSignature, requireMerchantSegment, auth)
 	e.GET("/demo/documents/:file", s.handleDemoDocument)
 	e.GET("/_sandbox/deliveries", s.handleDeliveries)
+	e.GET("/_sandbox/queue", func(c echo.Context) error { return c.JSON(http.StatusOK, s.deliveries.stats()) })
 	e.GET("/healthz", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
 	return e
 }

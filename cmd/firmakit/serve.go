@@ -52,6 +52,7 @@ func (m *Main) referenceFlags(fs *flag.FlagSet, defaultAddr string, sh shared) f
 	delay := fs.Duration("demo-delay", reference.DefaultDemoDelay, "wait between a 201 and its demo notification")
 	retries := &durationsFlag{d: reference.DefaultRetrySchedule}
 	fs.Var(retries, "retry-schedule", "waits before each retry of an unanswered notification, comma-separated; 'none' disables retries")
+	maxDeliveries := fs.Int("max-deliveries", reference.DefaultMaxDeliveries, "notifications sent at once; the others wait in a queue (GET /_sandbox/queue)")
 	return func() (*reference.Server, error) {
 		p, err := sh.profile()
 		if err != nil {
@@ -71,12 +72,15 @@ func (m *Main) referenceFlags(fs *flag.FlagSet, defaultAddr string, sh shared) f
 		if *delay < 0 {
 			return nil, usageError("--demo-delay must not be negative")
 		}
+		if *maxDeliveries < 1 {
+			return nil, usageError("--max-deliveries must be at least 1")
+		}
 		log, err := sh.logger()
 		if err != nil {
 			return nil, err
 		}
 		return &reference.Server{Addr: *addr, Profile: p, Config: cfg, PublicURL: *publicURL, DemoDelay: *delay,
-			RetrySchedule: retries.d, Logger: log}, nil
+			RetrySchedule: retries.d, MaxDeliveries: *maxDeliveries, Logger: log}, nil
 	}
 }
 

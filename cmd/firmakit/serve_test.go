@@ -101,3 +101,17 @@ func TestServeRefusesAnUnknownFault(t *testing.T) {
 	assert.Equal(t, ExitUsage, code, out)
 	assert.Contains(t, out, `unknown fault "notification-twise"; did you mean notification-twice`)
 }
+
+func TestServeMaxDeliveries(t *testing.T) {
+	urls := startInProcess(t, nil, "serve", "--addr", "127.0.0.1:0", "--max-deliveries", "3", "--log-level", "warn")
+	resp, err := http.Get(urls["reference"] + "/_sandbox/queue")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var q reference.DeliveryStats
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&q))
+	assert.Equal(t, 3, q.MaxDeliveries)
+
+	code, _, errOut := run(t, nil, "serve", "--addr", "127.0.0.1:0", "--max-deliveries", "0")
+	assert.Equal(t, ExitUsage, code)
+	assert.Contains(t, errOut, "--max-deliveries must be at least 1")
+}

@@ -5,6 +5,7 @@
 //	go run ./internal/bench load  [--duration 10s] [--conns 32]
 //	go run ./internal/bench demo  [--bin bin/firmakit] [--n 1000] [--rate 200]
 //	go run ./internal/bench receiver [--bin bin/firmakit] ...
+//	go run ./internal/bench reference [--bin bin/firmakit] [--only blackhole|burst]
 package main
 
 import (
@@ -14,7 +15,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: bench load|demo|receiver [flags]")
+		fmt.Fprintln(os.Stderr, "usage: bench load|demo|receiver|reference [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -25,6 +26,8 @@ func main() {
 		err = runDemo(os.Args[2:])
 	case "receiver":
 		err = runReceiver(os.Args[2:])
+	case "reference":
+		err = runReference(os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown benchmark %q", os.Args[1])
 	}
