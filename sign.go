@@ -158,9 +158,23 @@ type RequestParts struct {
 
 // RequestTarget returns the request target of r as the profile signs it:
 // the path exactly as sent (percent-encoding kept) plus "?" and the raw query.
+// A server request carries it in RequestURI, whatever routing does to
+// r.URL; an absolute-form target (http://host/path) is cut to its path.
+// A client request, which has no RequestURI, is read from its URL.
 func RequestTarget(r *http.Request) string {
-	if r.RequestURI != "" && !strings.Contains(r.RequestURI, "://") {
-		return r.RequestURI
+	if t := r.RequestURI; t != "" {
+		if strings.HasPrefix(t, "/") {
+			return t
+		}
+		if _, rest, ok := strings.Cut(t, "://"); ok {
+			if i := strings.IndexAny(rest, "/?"); i >= 0 {
+				if rest[i] == '?' {
+					return "/" + rest[i:]
+				}
+				return rest[i:]
+			}
+			return "/"
+		}
 	}
 	t := r.URL.EscapedPath()
 	if r.URL.RawQuery != "" || r.URL.ForceQuery {
