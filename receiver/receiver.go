@@ -25,6 +25,7 @@ import (
 	"github.com/firmakit/firmakit/internal/connlimit"
 	"github.com/firmakit/firmakit/internal/httpserve"
 	"github.com/firmakit/firmakit/internal/textclip"
+	"github.com/firmakit/firmakit/reference"
 	"github.com/labstack/echo/v4"
 )
 
@@ -154,7 +155,8 @@ func (rv *Receiver) Open() error {
 		rv.Profile = firmakit.BundledProfile()
 	}
 	if rv.Secrets == nil {
-		rv.Secrets = map[string][]string{"merchant_demo": {"whsec_test_demo"}}
+		demo := reference.Demo()
+		rv.Secrets = map[string][]string{demo.MerchantID: demo.WebhookSecrets}
 	}
 	if rv.MaxBody <= 0 {
 		rv.MaxBody = DefaultMaxBody

@@ -11,7 +11,12 @@ package main
 import (
 	"fmt"
 	"os"
+
+	"github.com/firmakit/firmakit/reference"
 )
+
+// demoMerchant is the bundled demo merchant every round talks as.
+var demoMerchant = reference.Demo()
 
 func main() {
 	if len(os.Args) < 2 {

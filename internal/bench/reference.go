@@ -66,7 +66,7 @@ func startReference(bin, webhook string, extra ...string) (*refProc, error) {
 		return nil, err
 	}
 	lc := &lineCounter{}
-	cmd := exec.Command(bin, append([]string{"serve", "--addr", addr, "--webhook-url", webhook, "--log-level", "error"}, extra...)...)
+	cmd := exec.Command(bin, append([]string{"serve", "--addr", addr, "--webhook-url", demoMerchant.MerchantID + "=" + webhook, "--log-level", "error"}, extra...)...)
 	cmd.Stderr = lc
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w (run make build first)", bin, err)
@@ -123,7 +123,7 @@ func (l *lineCounter) Write(p []byte) (int, error) {
 func createDemos(base string, n, conns int) (int64, time.Duration) {
 	p := firmakit.BundledProfile()
 	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: conns}}
-	const path = "/v1/signature/merchant_demo"
+	path := "/v1/signature/" + demoMerchant.MerchantID
 	var next, created atomic.Int64
 	var wg sync.WaitGroup
 	start := time.Now()
@@ -136,9 +136,9 @@ func createDemos(base string, n, conns int) (int64, time.Duration) {
 				if i > int64(n) {
 					return
 				}
-				body := []byte(fmt.Sprintf(`{"title":"DEMO_SIGNED bench %d","documents":["contrato_arriendo"],"signers":[{"key":"signer_1","name":"Ana","email":"ana@example.com"},{"key":"signer_2","name":"Luis","email":"luis@example.com"}],"data":{"nombre_arrendatario":"Ana","monto_mensual":"1"}}`, i))
+				body, _ := json.Marshal(firmakit.NewCreateRequest(demoMerchant.Template, demoMerchant.Data, fmt.Sprintf("DEMO_SIGNED bench %d", i)))
 				req, _ := http.NewRequest("POST", base+path, bytes.NewReader(body))
-				req.Header = p.SignedHeaders("test_key_demo", "test_secret_demo", "POST", path, body, time.Now())
+				req.Header = p.SignedHeaders(demoMerchant.Credential.Key, demoMerchant.Credential.Secret, "POST", path, body, time.Now())
 				req.Header.Set("Content-Type", "application/json")
 				resp, err := client.Do(req)
 				if err != nil {
@@ -280,7 +280,7 @@ func benchBlackHole(bin string, n, conns int, hold time.Duration) error {
 			}()
 		}
 	}()
-	p, err := startReference(bin, "http://"+ln.Addr().String()+"/hooks/merchant_demo")
+	p, err := startReference(bin, "http://"+ln.Addr().String()+"/hooks/"+demoMerchant.MerchantID)
 	if err != nil {
 		return err
 	}
@@ -325,7 +325,7 @@ func benchBurst(bin string, n, conns int) error {
 	})}
 	go sink.Serve(sinkLn)
 	defer sink.Close()
-	p, err := startReference(bin, "http://"+sinkLn.Addr().String()+"/hooks/merchant_demo")
+	p, err := startReference(bin, "http://"+sinkLn.Addr().String()+"/hooks/"+demoMerchant.MerchantID)
 	if err != nil {
 		return err
 	}
