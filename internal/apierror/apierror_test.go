@@ -197,3 +197,33 @@ func TestListenAnswersNetHTTPRefusalsInShape(t *testing.T) {
 	assert.Equal(t, 400, resp.StatusCode)
 	assert.Contains(t, string(b), `invalid percent-encoding \"%zz\"`)
 }
+
+// fixedConn reads the same request forever and discards what is written.
+type fixedConn struct {
+	net.Conn
+	req []byte
+}
+
+func (c fixedConn) Read(p []byte) (int, error)  { return copy(p, c.req), nil }
+func (c fixedConn) Write(p []byte) (int, error) { return len(p), nil }
+
+type oneConn struct {
+	net.Listener
+	c net.Conn
+}
+
+func (l oneConn) Accept() (net.Conn, error) { return l.c, nil }
+
+// BenchmarkListenConn is what the listener adds to a request and its
+// answer: one read of the request head, one write of a response.
+func BenchmarkListenConn(b *testing.B) {
+	req := []byte("POST /v1/check/merchant_demo HTTP/1.1\r\nHost: x\r\nX-Service-Key: test_key_demo\r\nX-Service-Timestamp: 1763805600\r\nX-Service-Signature: 93ba2faf7e5ececabf3335c35cd0cfb586a26c6a9152dc955176a85397188c5b\r\nContent-Length: 2\r\n\r\n{}")
+	resp := []byte("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nDate: Sat, 22 Nov 2026 10:00:00 GMT\r\nContent-Length: 46\r\n\r\n{\"status_code\":200,\"message\":\"Authenticated\"}\n")
+	c, _ := apierror.Listen(oneConn{c: fixedConn{req: req}}, shape, 4096).Accept()
+	buf := make([]byte, 4096)
+	b.ReportAllocs()
+	for b.Loop() {
+		c.Read(buf)
+		c.Write(resp)
+	}
+}
