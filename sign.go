@@ -12,7 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
+
+	"github.com/firmakit/firmakit/internal/textclip"
 )
 
 // Sentinel errors of request and webhook verification. Verifiers wrap them
@@ -157,9 +158,23 @@ type RequestParts struct {
 
 // RequestTarget returns the request target of r as the profile signs it:
 // the path exactly as sent (percent-encoding kept) plus "?" and the raw query.
+// A server request carries it in RequestURI, whatever routing does to
+// r.URL; an absolute-form target (http://host/path) is cut to its path.
+// A client request, which has no RequestURI, is read from its URL.
 func RequestTarget(r *http.Request) string {
-	if r.RequestURI != "" && !strings.Contains(r.RequestURI, "://") {
-		return r.RequestURI
+	if t := r.RequestURI; t != "" {
+		if strings.HasPrefix(t, "/") {
+			return t
+		}
+		if _, rest, ok := strings.Cut(t, "://"); ok {
+			if i := strings.IndexAny(rest, "/?"); i >= 0 {
+				if rest[i] == '?' {
+					return "/" + rest[i:]
+				}
+				return rest[i:]
+			}
+			return "/"
+		}
 	}
 	t := r.URL.EscapedPath()
 	if r.URL.RawQuery != "" || r.URL.ForceQuery {
@@ -328,11 +343,11 @@ func (p *Profile) CheckTimestamp(ts string, now time.Time) error {
 
 func checkTimestamp(ts string, now time.Time, tolerance time.Duration) error {
 	if ts == "" || len(ts) > 18 {
-		return fmt.Errorf("%w: timestamp %q is not a Unix time in seconds", ErrExpired, clip(ts))
+		return fmt.Errorf("%w: timestamp %q is not a Unix time in seconds", ErrExpired, textclip.Bytes(ts, 40))
 	}
 	for i := 0; i < len(ts); i++ {
 		if ts[i] < '0' || ts[i] > '9' {
-			return fmt.Errorf("%w: timestamp %q is not a Unix time in seconds", ErrExpired, clip(ts))
+			return fmt.Errorf("%w: timestamp %q is not a Unix time in seconds", ErrExpired, textclip.Bytes(ts, 40))
 		}
 	}
 	sec, _ := strconv.ParseInt(ts, 10, 64)
@@ -381,19 +396,6 @@ func (p *Profile) VerifyRequest(method, target, merchantID string, h http.Header
 		return cred, fmt.Errorf("%w: signature does not match the request", ErrInvalidSignature)
 	}
 	return cred, nil
-}
-
-// clip bounds what an error quotes of a value it refuses, never cutting
-// a UTF-8 character in two (which %q would show as "\xc3").
-func clip(s string) string {
-	if len(s) <= 40 {
-		return s
-	}
-	n := 40
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }
 
 // DecodeRequestSignature decodes a request signature written in the

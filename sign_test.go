@@ -1,6 +1,7 @@
 package firmakit_test
 
 import (
+	"bufio"
 	"errors"
 	"net/http"
 	"strings"
@@ -307,5 +308,25 @@ func TestRefusedTimestampIsQuotedWhole(t *testing.T) {
 		require.ErrorIs(t, err, firmakit.ErrExpired)
 		assert.NotContains(t, err.Error(), `\x`, ts)
 		assert.True(t, utf8.ValidString(err.Error()), ts)
+	}
+}
+
+// TestRequestTargetIsAsSent: the signed target is the path as it came on
+// the wire, percent-encoding kept, even though routing decodes it.
+func TestRequestTargetIsAsSent(t *testing.T) {
+	for _, tc := range []struct{ requestURI, want string }{
+		{"/v1/check/merchant_demo", "/v1/check/merchant_demo"},
+		{"/v1/check/merchant%5Fdemo", "/v1/check/merchant%5Fdemo"},
+		{"/%76%31/check/merchant_demo?q=%C3%B1+a", "/%76%31/check/merchant_demo?q=%C3%B1+a"},
+		{"/v1/check/m?", "/v1/check/m?"},
+		{"http://example.test/v1/check/merchant%5Fdemo?x=1", "/v1/check/merchant%5Fdemo?x=1"},
+		{"http://example.test?x=1", "/?x=1"},
+		{"http://example.test", "/"},
+	} {
+		r, err := http.ReadRequest(bufio.NewReader(strings.NewReader("POST " + tc.requestURI + " HTTP/1.1\r\nHost: example.test\r\n\r\n")))
+		require.NoError(t, err, tc.requestURI)
+		assert.Equal(t, tc.want, firmakit.RequestTarget(r), tc.requestURI)
+		r.URL.Path, r.URL.RawPath = "/decoded", "" // what routing does leaves the target alone
+		assert.Equal(t, tc.want, firmakit.RequestTarget(r), tc.requestURI)
 	}
 }

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/firmakit/firmakit/internal/textclip"
 )
 
 // State is a digital contract's state as named in notifications.
@@ -130,6 +133,30 @@ type CreateSignatureRequest struct {
 	Routing   string            `json:"routing,omitempty"`
 }
 
+// exampleSignerNames are the names NewCreateRequest gives the signers, in
+// turn: accents, an eñe, a hyphen, an apostrophe and a diaeresis, which a
+// service must echo byte for byte in the envelope's recipients.
+var exampleSignerNames = []string{"Ana Pérez Ñuñez", "Luis Soto-Ávila", "María José O'Connor", "Zoë Müller"}
+
+// NewCreateRequest returns a valid create-signature body (defaults.md C)
+// for one template: its name as the only document; one signer per signer
+// key of the template, in order, named from a fixed list of example names,
+// with the e-mail firmante<N>@example.com; and a copy of data, never nil,
+// so that the body always carries "data". Routing is left to the
+// service's default.
+func NewCreateRequest(t Template, data map[string]string, title string) CreateSignatureRequest {
+	req := CreateSignatureRequest{Title: title, Documents: []string{t.Name},
+		Signers: make([]SignerInput, 0, len(t.Signers)), Data: make(map[string]string, len(data))}
+	for i, k := range t.Signers {
+		req.Signers = append(req.Signers, SignerInput{Key: k, Name: exampleSignerNames[i%len(exampleSignerNames)],
+			Email: "firmante" + strconv.Itoa(i+1) + "@example.com"})
+	}
+	for k, v := range data {
+		req.Data[k] = v
+	}
+	return req
+}
+
 // Notification is a signature status notification. Empty optional fields
 // (document URL, reason) are left out of the JSON, never null.
 type Notification struct {
@@ -223,7 +250,7 @@ func (p *Profile) DecodeNotification(body []byte) (Notification, map[string]json
 			continue
 		}
 		if err := json.Unmarshal(v, e.dst); err != nil {
-			return n, raw, fmt.Errorf("notification field %q has the wrong type: %s", e.key, clip(string(v)))
+			return n, raw, fmt.Errorf("notification field %q has the wrong type: %s", e.key, textclip.Bytes(string(v), 40))
 		}
 	}
 	n.Status = State(status)

@@ -15,25 +15,26 @@ import (
 	"time"
 
 	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/internal/apierror"
+	"github.com/firmakit/firmakit/internal/textclip"
 	"github.com/gorilla/websocket"
 	"github.com/labstack/echo/v4"
 )
 
-// APIError is an error answer of the receiver's API: {"error": Message}.
-type APIError struct {
-	Status  int
-	Message string
-}
+// APIError is an error answer of the receiver's API, written as
+// {"error": Message}; Err is the cause, for logs. It is the one error type
+// of firmakit's servers.
+type APIError = apierror.Error
 
-// Error returns the message sent to the client.
-func (e *APIError) Error() string { return e.Message }
+func apiError(status int, msg string) error { return apierror.New(status, msg) }
 
-func apiError(status int, msg string) error { return &APIError{Status: status, Message: msg} }
+// errorBody is the shape of every error answer of the receiver.
+func errorBody(_ int, message string) any { return map[string]string{"error": message} }
 
 func (rv *Receiver) routes() *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	e.HTTPErrorHandler = rv.handleError
+	e.HTTPErrorHandler = apierror.Handler(apierror.Config{Shape: errorBody, Logger: rv.Logger, Echo: echoError, Internal: "internal error"})
 	// Without a token, only loopback names (and the public URL's host)
 	// reach anything, hooks included.
 	e.Pre(rv.checkHost)
@@ -69,24 +70,12 @@ func (rv *Receiver) routes() *echo.Echo {
 	return e
 }
 
-func (rv *Receiver) handleError(err error, c echo.Context) {
-	if c.Response().Committed {
-		return
+// echoError words echo's own errors like the receiver's other answers.
+func echoError(c echo.Context, he *echo.HTTPError) *APIError {
+	if he.Code == http.StatusNotFound {
+		return apierror.New(he.Code, "not found: "+c.Request().Method+" "+textclip.Runes(c.Request().URL.Path, 200))
 	}
-	var api *APIError
-	var he *echo.HTTPError
-	switch {
-	case errors.As(err, &api):
-	case errors.As(err, &he):
-		api = &APIError{Status: he.Code, Message: strings.ToLower(http.StatusText(he.Code))}
-		if he.Code == http.StatusNotFound {
-			api.Message = "not found: " + c.Request().Method + " " + c.Request().URL.Path
-		}
-	default:
-		rv.Logger.Error("receiver error", "path", c.Request().URL.Path, "err", err)
-		api = &APIError{Status: http.StatusInternalServerError, Message: "internal error"}
-	}
-	_ = c.JSON(api.Status, map[string]string{"error": api.Message})
+	return apierror.New(he.Code, strings.ToLower(http.StatusText(he.Code)))
 }
 
 func (rv *Receiver) handleDashboard(c echo.Context) error {

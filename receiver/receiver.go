@@ -21,8 +21,11 @@ import (
 	"unicode/utf8"
 
 	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/internal/apierror"
 	"github.com/firmakit/firmakit/internal/connlimit"
 	"github.com/firmakit/firmakit/internal/httpserve"
+	"github.com/firmakit/firmakit/internal/textclip"
+	"github.com/firmakit/firmakit/reference"
 	"github.com/labstack/echo/v4"
 )
 
@@ -50,6 +53,10 @@ const (
 // a delayed programmed answer) extends its own deadlines; websockets set a
 // deadline per frame.
 const readHeaderTimeout = 10 * time.Second
+
+// maxHeaderBytes bounds a request's line and headers; past it net/http
+// answers 431, rewritten in the API's shape.
+const maxHeaderBytes = 64 << 10
 
 // The read and write timeouts are variables only so that tests can shorten
 // them; each receiver takes them at Open.
@@ -163,7 +170,8 @@ func (rv *Receiver) Open() error {
 		rv.Profile = firmakit.BundledProfile()
 	}
 	if rv.Secrets == nil {
-		rv.Secrets = map[string][]string{"merchant_demo": {"whsec_test_demo"}}
+		demo := reference.Demo()
+		rv.Secrets = map[string][]string{demo.MerchantID: demo.WebhookSecrets}
 	}
 	if rv.MaxBody <= 0 {
 		rv.MaxBody = DefaultMaxBody
@@ -217,7 +225,9 @@ func (rv *Receiver) Open() error {
 		st.close()
 		return fmt.Errorf("receiver: %w", err)
 	}
-	rv.ln = connlimit.Listen(ln, rv.MaxConns)
+	// net/http answers some malformed requests before any handler: the
+	// inner listener rewrites those answers in the API's shape.
+	rv.ln = connlimit.Listen(apierror.Listen(ln, errorBody, maxHeaderBytes), rv.MaxConns)
 	if rv.Token == "" && !isLoopback(ln.Addr()) {
 		b := make([]byte, 16)
 		_, _ = rand.Read(b)
@@ -228,9 +238,9 @@ func (rv *Receiver) Open() error {
 	}
 	rv.PublicURL = strings.TrimRight(rv.PublicURL, "/")
 	rv.echo = rv.routes()
-	rv.srv = &http.Server{Handler: rv.echo,
+	rv.srv = &http.Server{Handler: apierror.DecodePaths(rv.echo, errorBody),
 		ReadHeaderTimeout: min(readHeaderTimeout, rv.IdleTimeout), ReadTimeout: rv.readTimeout,
-		WriteTimeout: rv.writeTimeout, IdleTimeout: rv.IdleTimeout,
+		WriteTimeout: rv.writeTimeout, IdleTimeout: rv.IdleTimeout, MaxHeaderBytes: maxHeaderBytes,
 		ConnState: func(c net.Conn, s http.ConnState) { rv.conns.Hook(c, s); rv.ln.Hook(c, s) }}
 	go func() {
 		if err := rv.srv.Serve(rv.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -383,8 +393,10 @@ func (rv *Receiver) handleHook(c echo.Context) error {
 	if channel == "" || len(channel) > 200 || !utf8.ValidString(channel) {
 		return apiError(http.StatusBadRequest, "the channel must be 1 to 200 bytes of UTF-8: /hooks/{channel}")
 	}
+	// The path exactly as sent: routing saw it decoded.
+	path, _, _ := strings.Cut(firmakit.RequestTarget(req), "?")
 	rec := &Record{
-		Channel: channel, Method: req.Method, Path: req.URL.EscapedPath(), Query: req.URL.RawQuery,
+		Channel: channel, Method: req.Method, Path: path, Query: req.URL.RawQuery,
 		Header: req.Header.Clone(), ReceivedAt: rv.Now().UTC(), RemoteAddr: req.RemoteAddr,
 	}
 	status := http.StatusOK
@@ -416,7 +428,7 @@ func (rv *Receiver) handleHook(c echo.Context) error {
 		rec.Body, rec.Size = body, int64(len(body))
 		rec.Verdict, rec.Reason = rv.verdict(channel, req.Header, body)
 		if n, _, derr := rv.Profile.DecodeNotification(body); derr == nil {
-			rec.EventID, rec.SignatureID, rec.State, rec.CreatedAt = clip(n.EventID), clip(n.SignatureID), clip(string(n.Status)), clip(n.CreatedAt)
+			rec.EventID, rec.SignatureID, rec.State, rec.CreatedAt = indexed(n.EventID), indexed(n.SignatureID), indexed(string(n.Status)), indexed(n.CreatedAt)
 		}
 	}
 	var delay time.Duration
@@ -486,13 +498,8 @@ func (rv *Receiver) logForward(channel string, rec *Record) {
 	}
 }
 
-// clip bounds what is extracted from an untrusted body for indexing.
-func clip(s string) string {
-	if len(s) > 200 {
-		return s[:200]
-	}
-	return s
-}
+// indexed bounds what is extracted from an untrusted body for indexing.
+func indexed(s string) string { return textclip.Bytes(s, 200) }
 
 // readLimited reads at most limit bytes of the body; on a larger body it
 // reports the size seen (the Content-Length when given).

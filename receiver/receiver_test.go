@@ -1,11 +1,13 @@
 package receiver_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -721,4 +723,74 @@ func TestRetentionByAgeAndSince(t *testing.T) {
 	getJSON(t, rv.URL()+"/api/events", &list)
 	require.Len(t, list.Events, 1)
 	assert.Equal(t, "new", list.Events[0].EventID)
+}
+
+// TestIndexedFieldsAreClipped: ids taken from an untrusted body for the
+// index are cut at 200 bytes, never inside a character, and marked cut.
+func TestIndexedFieldsAreClipped(t *testing.T) {
+	rv := MustOpenReceiver(t, nil)
+	long := "a" + strings.Repeat("ñ", 150) // 301 bytes; byte 200 is inside an ñ
+	st, out := signedPost(t, rv, "merchant_demo", notification(firmakit.StateSigned, long, "sig-clip"))
+	require.Equal(t, 200, st, out)
+	var rec receiver.Record
+	getJSON(t, fmt.Sprintf("%s/api/events/%v", rv.URL(), out["received"]), &rec)
+	assert.Equal(t, "a"+strings.Repeat("ñ", 99)+"…", rec.EventID)
+	assert.Equal(t, "sig-clip", rec.SignatureID, "short ids are kept whole")
+}
+
+// TestHookChannelIsDecoded: a percent-encoded channel is the channel it
+// decodes to (its secret verifies it), and the record keeps the path as
+// sent.
+func TestHookChannelIsDecoded(t *testing.T) {
+	rv := MustOpenReceiver(t, nil)
+	for _, tc := range []struct{ channel, path string }{
+		{"merchant_demo", "/hooks/merchant_demo"},
+		{"merchant%5Fdemo", "/hooks/merchant%5Fdemo"},
+		{"%6Derchant_demo", "/hooks/%6Derchant_demo"},
+	} {
+		st, out := signedPost(t, rv, tc.channel, notification(firmakit.StateSigned, "ev-"+tc.channel, "sig-decoded"))
+		require.Equal(t, 200, st, out)
+		var rec receiver.Record
+		getJSON(t, fmt.Sprintf("%s/api/events/%v", rv.URL(), out["received"]), &rec)
+		assert.Equal(t, "merchant_demo", rec.Channel, tc.channel)
+		assert.Equal(t, receiver.VerdictValid, rec.Verdict, "the channel's secret applies: %s", rec.Reason)
+		assert.Equal(t, tc.path, rec.Path, "kept as sent")
+	}
+}
+
+// TestRefusedBeforeRoutingAnswersInShape: what net/http refuses before any
+// handler still gets the receiver's {"error": …} body.
+func TestRefusedBeforeRoutingAnswersInShape(t *testing.T) {
+	rv := MustOpenReceiver(t, nil)
+	addr := strings.TrimPrefix(rv.URL(), "http://")
+	valid := "POST /hooks/merchant_demo HTTP/1.1\r\nHost: " + addr + "\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
+	for _, tc := range []struct {
+		name, request string
+		status        int
+		message       string
+	}{
+		{"invalid escape in the channel", strings.Replace(valid, "merchant_demo", "%zz", 1), 400,
+			`Malformed request target "/hooks/%zz": invalid percent-encoding "%zz"; write a literal % as %25`},
+		{"header over the limit", strings.Replace(valid, "\r\n\r\n", "\r\nX-Pad: "+strings.Repeat("a", 80<<10)+"\r\n\r\n", 1), 431,
+			"Request header fields too large: the request line and headers may take at most 65536 bytes"},
+		{"method not a token", strings.Replace(valid, "POST", "PO(ST", 1), 400, `Invalid method "PO(ST": a method is letters such as POST`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := net.Dial("tcp", addr)
+			require.NoError(t, err)
+			defer c.Close()
+			require.NoError(t, c.SetDeadline(time.Now().Add(5*time.Second)))
+			_, err = io.WriteString(c, tc.request)
+			require.NoError(t, err)
+			resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+			require.NoError(t, err)
+			defer resp.Body.Close()
+			raw, _ := io.ReadAll(resp.Body)
+			assert.Equal(t, tc.status, resp.StatusCode, string(raw))
+			assert.Equal(t, "application/json", resp.Header.Get("Content-Type"))
+			var out map[string]string
+			require.NoError(t, json.Unmarshal(raw, &out), string(raw))
+			assert.Equal(t, map[string]string{"error": tc.message}, out)
+		})
+	}
 }

@@ -52,11 +52,7 @@ func CreateDemo(ctx context.Context, r DemoRequest) (*firmakit.Envelope, error) 
 	if r.Client == nil {
 		r.Client = &http.Client{Timeout: 10 * time.Second}
 	}
-	req := firmakit.CreateSignatureRequest{Title: strings.TrimSpace(r.State.DemoPrefix() + " " + r.Title),
-		Documents: []string{r.Template.Name}, Data: r.Data}
-	for i, k := range r.Template.Signers {
-		req.Signers = append(req.Signers, firmakit.SignerInput{Key: k, Name: fmt.Sprintf("Firmante %d", i+1), Email: fmt.Sprintf("firmante%d@example.com", i+1)})
-	}
+	req := firmakit.NewCreateRequest(r.Template, r.Data, strings.TrimSpace(r.State.DemoPrefix()+" "+r.Title))
 	body, err := json.Marshal(req)
 	if err != nil {
 		return nil, err

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 
 	"github.com/firmakit/firmakit"
 	"go.yaml.in/yaml/v3"
@@ -50,9 +51,25 @@ type CredentialConfig struct {
 
 // TemplateConfig is a template given by its fields, or by a Word document
 // (Docx, relative to the configuration file) from which they are derived.
+// Example optionally gives values of its data keys, for the demo contracts
+// that clients create (firmakit up's buttons, firmakit demo).
 type TemplateConfig struct {
 	firmakit.Template `yaml:",inline"`
-	Docx              string `yaml:"docx"`
+	Docx              string            `yaml:"docx"`
+	Example           map[string]string `yaml:"example"`
+}
+
+// ExampleData returns a value for each data key of the template: its
+// Example value, else "demo".
+func (tc *TemplateConfig) ExampleData() map[string]string {
+	out := make(map[string]string, len(tc.Data))
+	for _, k := range tc.Data {
+		out[k] = "demo"
+		if v, ok := tc.Example[k]; ok {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // DemoConfig returns the bundled demo merchants of defaults.md F: published
@@ -145,6 +162,11 @@ func ParseConfig(data []byte, dir string) (*Config, error) {
 			if m.templates[t.Name] != nil {
 				return nil, fmt.Errorf("merchant %s: template %s is listed twice", m.ID, t.Name)
 			}
+			for k := range tc.Example {
+				if !slices.Contains(t.Data, k) {
+					return nil, fmt.Errorf("merchant %s: template %s: example key %s is not one of its data keys", m.ID, t.Name, k)
+				}
+			}
 			tc.Template = t
 			m.templates[t.Name] = &tc.Template
 		}
@@ -181,6 +203,17 @@ func (c *Config) SetWebhook(merchantID, u string) error {
 	}
 	m.SignatureWebhook = u
 	return nil
+}
+
+// EnabledCredential returns the merchant's first credential that is not
+// disabled, and false when it has none.
+func (m *Merchant) EnabledCredential() (CredentialConfig, bool) {
+	for _, c := range m.Credentials {
+		if !c.Disabled {
+			return c, true
+		}
+	}
+	return CredentialConfig{}, false
 }
 
 // Template returns the merchant's template of that name, or nil.

@@ -95,6 +95,8 @@ func TestConfigErrors(t *testing.T) {
 		{"merchants: [{id: a, sender: {email: a@b.c}, templates: [{docx: nope.docx}]}]", "no such file"},
 		{"merchants: [{id: a, sender: {email: a@b.c}, templates: [{name: t}]}]", "at least one signer"},
 		{"merchant: []", "field merchant not found"},
+		{"merchants: [{id: a, sender: {email: a@b.c}, templates: [{name: t, signers: [s], data: [k], example: {kk: v}}]}]",
+			"template t: example key kk is not one of its data keys"},
 	} {
 		_, err := reference.ParseConfig([]byte(tc.yaml), t.TempDir())
 		require.Error(t, err, tc.yaml)

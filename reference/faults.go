@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/internal/textclip"
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 )
@@ -671,7 +672,7 @@ func (s *Server) faultyTimestamp(ts string, now time.Time) error {
 		}
 	}
 	if !ok {
-		return fmt.Errorf("%w: timestamp %q is not a Unix time in seconds", firmakit.ErrExpired, clipString(ts, 40))
+		return fmt.Errorf("%w: timestamp %q is not a Unix time in seconds", firmakit.ErrExpired, textclip.Runes(ts, 40))
 	}
 	if s.fault(faultAuthTimestampMilliseconds) && sec >= 1e11 {
 		sec /= 1000
@@ -782,7 +783,7 @@ func (s *Server) faultErrorBody(c echo.Context, api *APIError) bool {
 // returns it, nil when a fault accepts the body, or an internal error.
 func (s *Server) faultCheckBody(c echo.Context, err error) error {
 	var api *APIError
-	if s.faultOn == nil || !errors.As(err, &api) || api.Status != http.StatusBadRequest {
+	if s.faultOn == nil || !errors.As(err, &api) || api.Status != http.StatusBadRequest || errors.Is(err, errNotJSONContentType) {
 		return err
 	}
 	valid := json.Valid(RequestBody(c))
@@ -1075,7 +1076,7 @@ func (s *Server) faultDelivery(req *http.Request, dl *delivery) {
 		secrets, resign = []string{faultySecret}, true
 	}
 	if resign {
-		req.Header.Set(w.SignatureHeader, s.Profile.WebhookSignature(secrets, now, dl.body))
+		req.Header.Set(w.SignatureHeader, s.Profile.WebhookSignature(secrets, now, []byte(dl.Body)))
 	}
 	if s.fault(faultNotificationSignatureUppercase) {
 		items := strings.Split(req.Header.Get(w.SignatureHeader), ",")
@@ -1088,7 +1089,7 @@ func (s *Server) faultDelivery(req *http.Request, dl *delivery) {
 	}
 	if s.fault(faultNotificationSignedBodyDiffers) {
 		var b bytes.Buffer
-		if json.Indent(&b, dl.body, "", "  ") == nil {
+		if json.Indent(&b, []byte(dl.Body), "", "  ") == nil {
 			sent := b.Bytes()
 			req.Body, req.ContentLength = io.NopCloser(bytes.NewReader(sent)), int64(len(sent))
 			req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(sent)), nil }
@@ -1113,8 +1114,8 @@ func (s *Server) faultRetry(dl *delivery, wait time.Duration) time.Duration {
 	}
 	if s.fault(faultNotificationRetryNewEventID) && dl.EventID != "" {
 		fresh := uuid.NewString()
-		dl.body = bytes.Replace(dl.body, []byte(`"`+dl.EventID+`"`), []byte(`"`+fresh+`"`), 1)
-		dl.Body, dl.EventID = string(dl.body), fresh
+		dl.Body = strings.Replace(dl.Body, `"`+dl.EventID+`"`, `"`+fresh+`"`, 1)
+		dl.EventID = fresh
 	}
 	if s.fault(faultNotificationRetryImmediate) {
 		return 0
@@ -1131,7 +1132,7 @@ func (s *Server) faultRedeliver(d *dispatcher, dl *delivery) bool {
 		return false
 	}
 	dl.redelivered, dl.Outcome = true, OutcomePending
-	dl.timer = time.AfterFunc(faultyRedelivery, func() { d.attempt(dl, len(s.RetrySchedule)) })
+	d.retryAfter(dl, faultyRedelivery, true)
 	return true
 }
 

@@ -8,6 +8,7 @@ import (
 	"mime"
 	"net/http"
 	"net/mail"
+	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/internal/textclip"
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 )
@@ -42,12 +44,15 @@ func (s *Server) handleCheck(c echo.Context) error {
 
 // jsonObject is check 5 of defaults.md A: the body, already authenticated,
 // must be a JSON object sent as JSON. It returns the object's raw bytes.
+// A Content-Type that is not JSON is one of the body's problems, so it is a
+// 400 of check 5 like the others (never a 415 before authentication); no
+// Content-Type at all is taken as JSON.
 func jsonObject(c echo.Context) (json.RawMessage, error) {
 	if ct := c.Request().Header.Get("Content-Type"); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
-			return nil, &APIError{Status: http.StatusUnsupportedMediaType, Message: fmt.Sprintf(
-				"Unsupported Content-Type %q: send the body as application/json", clipString(ct, 80))}
+			return nil, &APIError{Status: http.StatusBadRequest, Err: errNotJSONContentType,
+				Message: fmt.Sprintf("Content-Type %q is not JSON: send the body as application/json", textclip.Runes(ct, 80))}
 		}
 	}
 	body := RequestBody(c)
@@ -97,6 +102,10 @@ func jsonErrorText(err error) string {
 }
 
 func bad(msg string) *APIError { return &APIError{Status: http.StatusBadRequest, Message: msg} }
+
+// errNotJSONContentType is the cause of a refusal for a Content-Type that
+// is not JSON.
+var errNotJSONContentType = errors.New("content type is not JSON")
 
 // errWrongType is the cause of a refusal for a field of the wrong JSON type.
 var errWrongType = errors.New("field of the wrong JSON type")
@@ -169,7 +178,7 @@ func validateCreate(obj map[string]json.RawMessage, m *Merchant, f faultSet) (fi
 	}
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
-		return req, nil, bad(fmt.Sprintf("unknown field: %s (allowed: title, documents, signers, data, routing)", clipString(unknown[0], 80)))
+		return req, nil, bad(fmt.Sprintf("unknown field: %s (allowed: title, documents, signers, data, routing)", textclip.Runes(unknown[0], 80)))
 	}
 	present := func(k string) bool { v, ok := obj[k]; return ok && string(v) != "null" }
 	if !present("title") && f.has(faultValidationMissingTitle) {
@@ -219,7 +228,7 @@ func validateCreate(obj map[string]json.RawMessage, m *Merchant, f faultSet) (fi
 			t = &firmakit.Template{Name: d, Title: d}
 		}
 		if t == nil {
-			return req, nil, bad("unknown document: " + clipString(d, 80))
+			return req, nil, bad("unknown document: " + textclip.Runes(d, 80))
 		}
 		if seenDoc[d] {
 			return req, nil, bad("document listed twice: " + d)
@@ -255,7 +264,7 @@ func validateCreate(obj map[string]json.RawMessage, m *Merchant, f faultSet) (fi
 			return req, nil, bad(fmt.Sprintf("signers[%d].key is required", i))
 		}
 		if !signerSet[sg.Key] && !f.has(faultValidationUnknownSigner) {
-			return req, nil, bad("unknown signer: " + clipString(sg.Key, 80))
+			return req, nil, bad("unknown signer: " + textclip.Runes(sg.Key, 80))
 		}
 		if given[sg.Key] && !f.has(faultValidationDuplicateSigner) {
 			return req, nil, bad("signer listed twice: " + sg.Key)
@@ -297,10 +306,10 @@ func validateCreate(obj map[string]json.RawMessage, m *Merchant, f faultSet) (fi
 			case json.Unmarshal(v, &num) == nil:
 				sv = num.String()
 			default:
-				return req, nil, badType(fmt.Sprintf("data key %s must be a string", clipString(k, 80)))
+				return req, nil, badType(fmt.Sprintf("data key %s must be a string", textclip.Runes(k, 80)))
 			}
 			if utf8.RuneCountInString(sv) > MaxDataValue {
-				return req, nil, bad(fmt.Sprintf("data key %s is too long: at most %d characters", clipString(k, 80), MaxDataValue))
+				return req, nil, bad(fmt.Sprintf("data key %s is too long: at most %d characters", textclip.Runes(k, 80), MaxDataValue))
 			}
 			req.Data[k] = sv
 		}
@@ -318,7 +327,7 @@ func validateCreate(obj map[string]json.RawMessage, m *Merchant, f faultSet) (fi
 	}
 	if len(extra) > 0 && !f.has(faultValidationUnknownDataKey) {
 		sort.Strings(extra)
-		return req, nil, bad("unknown data key: " + clipString(extra[0], 80))
+		return req, nil, bad("unknown data key: " + textclip.Runes(extra[0], 80))
 	}
 	return req, tmpls, nil
 }
@@ -351,7 +360,7 @@ func (s *Server) handleDemoDocument(c echo.Context) error {
 	}
 	env, ok := s.signatures.get(id)
 	if !ok {
-		return &APIError{Status: http.StatusNotFound, Message: "Not found: no signature " + clipString(id, 60) + " on this server"}
+		return &APIError{Status: http.StatusNotFound, Message: "Not found: no signature " + textclip.Runes(id, 60) + " on this server"}
 	}
 	var signers []string
 	for _, r := range env.Recipients {
@@ -361,10 +370,90 @@ func (s *Server) handleDemoDocument(c echo.Context) error {
 	return c.Blob(http.StatusOK, "application/pdf", DemoPDF(env.Title, env.SignatureID, env.CreatedAt, signers))
 }
 
+// Paging of GET /_sandbox/deliveries.
+const (
+	DefaultDeliveriesPage = 100
+	MaxDeliveriesPage     = 1000
+)
+
+// handleDeliveries lists the kept delivery records, oldest first, a page
+// at a time: ?limit= (default 100, at most 1000), ?after=<seq> to go on
+// from a page's last record (the next link says it), and the filters
+// signature_id, event_id and outcome. The page is written record by
+// record, never encoded whole in memory.
 func (s *Server) handleDeliveries(c echo.Context) error {
 	q := c.QueryParams()
-	out := s.deliveries.list(deliveryFilter{SignatureID: q.Get("signature_id"), EventID: q.Get("event_id"), Outcome: q.Get("outcome")})
-	return c.JSON(http.StatusOK, map[string]any{"deliveries": out, "count": len(out)})
+	f := deliveryFilter{SignatureID: q.Get("signature_id"), EventID: q.Get("event_id"), Outcome: q.Get("outcome")}
+	switch strings.ToLower(f.Outcome) {
+	case "", OutcomePending, OutcomeDelivered, OutcomeFailed:
+	default:
+		return bad(fmt.Sprintf("outcome must be %s, %s or %s", OutcomePending, OutcomeDelivered, OutcomeFailed))
+	}
+	limit := DefaultDeliveriesPage
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > MaxDeliveriesPage {
+			return bad(fmt.Sprintf("limit must be a whole number from 1 to %d", MaxDeliveriesPage))
+		}
+		limit = n
+	}
+	var after int64
+	if v := q.Get("after"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			return bad("after must be the seq of a delivery (a whole number), as the next link gives it")
+		}
+		after = n
+	}
+	page, more := s.deliveries.page(f, after, limit)
+	stats := s.deliveries.stats()
+	var last int64
+	if len(page) > 0 {
+		last = page[len(page)-1].Seq
+	}
+
+	w := c.Response()
+	w.Header().Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
+	w.WriteHeader(http.StatusOK)
+	buf := bytes.NewBufferString(`{"deliveries":[`)
+	for i := range page {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		b, err := json.Marshal(&page[i])
+		if err != nil {
+			return err
+		}
+		buf.Write(b)
+		page[i] = Delivery{} // written: let it go
+		if buf.Len() >= 32<<10 {
+			if _, err := w.Write(buf.Bytes()); err != nil {
+				return nil // the client went away
+			}
+			buf.Reset()
+		}
+	}
+	tail := map[string]any{"count": len(page), "queue": stats}
+	if more {
+		next := url.Values{}
+		for _, k := range []string{"signature_id", "event_id", "outcome"} {
+			if v := q.Get(k); v != "" {
+				next.Set(k, v)
+			}
+		}
+		next.Set("limit", strconv.Itoa(limit))
+		next.Set("after", strconv.FormatInt(last, 10))
+		tail["next"] = "/_sandbox/deliveries?" + next.Encode()
+	}
+	tb, err := json.Marshal(tail)
+	if err != nil {
+		return err
+	}
+	buf.WriteString("],")
+	buf.Write(tb[1:])
+	buf.WriteByte('\n')
+	_, _ = w.Write(buf.Bytes())
+	return nil
 }
 
 // signatureStore keeps the last n envelopes, for the demo documents.

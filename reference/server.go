@@ -12,7 +12,10 @@ import (
 	"time"
 
 	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/internal/apierror"
+	"github.com/firmakit/firmakit/internal/connlimit"
 	"github.com/firmakit/firmakit/internal/httpserve"
+	"github.com/firmakit/firmakit/internal/textclip"
 	"github.com/labstack/echo/v4"
 )
 
@@ -21,7 +24,12 @@ const (
 	DefaultAddr      = "127.0.0.1:8080"
 	DefaultDemoDelay = 500 * time.Millisecond
 	DefaultMaxBody   = 1 << 20
+	DefaultMaxConns  = 1024
 )
+
+// MaxHeaderBytes bounds a request's line and headers; past it net/http
+// answers 431, which the server rewrites in the API's shape.
+const MaxHeaderBytes = 64 << 10
 
 // DefaultRetrySchedule is the wait before each retry of a notification
 // that was not answered 2xx (defaults.md B).
@@ -48,6 +56,31 @@ type Server struct {
 	RetrySchedule []time.Duration
 	// DeliveryTimeout bounds one delivery attempt (default 10 s).
 	DeliveryTimeout time.Duration
+	// MaxDeliveries is how many notifications are sent at once (default
+	// DefaultMaxDeliveries); the others wait in a queue, in the order they
+	// became due, and are sent late: each attempt says how long it waited.
+	MaxDeliveries int
+	// MaxPending is how many notifications may wait at once, scheduled,
+	// queued or being sent (default DefaultMaxPending); a demo
+	// notification past it is not sent, recorded as failed and logged.
+	MaxPending int
+	// MaxKeptDeliveries is how many delivery records are kept (default
+	// DefaultMaxKeptDeliveries). Past it the record that ended first is
+	// dropped; when every kept record is still pending, the new record is
+	// dropped instead and its notification still sent. Drops are counted
+	// (DeliveryStats) and logged.
+	MaxKeptDeliveries int
+	// Clock paces the deliveries (demo delay, retries, attempt times);
+	// default the real clock. Now stays the clock of the protocol: request
+	// expiry, created_at, the signature's t.
+	Clock Clock
+	// OnDelivery, when set, gets a copy of a delivery's record each time
+	// it changes: once scheduled (or refused), then after every attempt.
+	// It runs on the goroutine that made the change and must return soon.
+	OnDelivery func(Delivery)
+	// MaxConns is how many connections the server holds at once (default
+	// DefaultMaxConns); past it the one idle the longest is closed.
+	MaxConns int
 	// ShutdownGrace bounds how long Close waits for pending notifications.
 	ShutdownGrace time.Duration
 	// HTTPClient sends the notifications.
@@ -58,8 +91,10 @@ type Server struct {
 	Faults []string
 
 	echo       *echo.Echo
+	handler    http.Handler // echo behind the path decoding
 	srv        *http.Server
 	ln         net.Listener
+	limited    *connlimit.Listener
 	deliveries *dispatcher
 	signatures *signatureStore
 	closeOnce  sync.Once
@@ -100,9 +135,24 @@ func (s *Server) Open() error {
 	if s.ShutdownGrace <= 0 {
 		s.ShutdownGrace = 5 * time.Second
 	}
+	if s.MaxDeliveries <= 0 {
+		s.MaxDeliveries = DefaultMaxDeliveries
+	}
+	if s.MaxPending <= 0 {
+		s.MaxPending = DefaultMaxPending
+	}
+	if s.MaxKeptDeliveries <= 0 {
+		s.MaxKeptDeliveries = DefaultMaxKeptDeliveries
+	}
+	if s.Clock == nil {
+		s.Clock = realClock{}
+	}
+	if s.MaxConns <= 0 {
+		s.MaxConns = DefaultMaxConns
+	}
 	if s.HTTPClient == nil {
 		s.HTTPClient = &http.Client{Timeout: s.DeliveryTimeout, Transport: &http.Transport{
-			MaxIdleConnsPerHost: 64, IdleConnTimeout: 30 * time.Second,
+			MaxIdleConnsPerHost: s.MaxDeliveries, IdleConnTimeout: 30 * time.Second,
 		}}
 	}
 	if err := s.openFaults(); err != nil {
@@ -120,9 +170,15 @@ func (s *Server) Open() error {
 	s.signatures = newSignatureStore(10000)
 	s.deliveries = newDispatcher(s)
 	s.echo = s.routes()
-	s.srv = &http.Server{Handler: s.echo, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, ConnState: s.conns.Hook}
+	s.handler = apierror.DecodePaths(s.echo, errorBody)
+	// net/http answers some malformed requests before any handler: the
+	// inner listener rewrites those answers in the API's shape.
+	s.limited = connlimit.Listen(apierror.Listen(ln, errorBody, MaxHeaderBytes), s.MaxConns)
+	s.srv = &http.Server{Handler: s.handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+		WriteTimeout: 30 * time.Second, IdleTimeout: 30 * time.Second, MaxHeaderBytes: MaxHeaderBytes,
+		ConnState: func(c net.Conn, st http.ConnState) { s.conns.Hook(c, st); s.limited.Hook(c, st) }}
 	go func() {
-		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := s.srv.Serve(s.limited); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			s.Logger.Error("reference server stopped", "err", err)
 		}
 	}()
@@ -140,7 +196,7 @@ func (s *Server) URL() string {
 
 // Handler returns the server's HTTP handler (after Open), for tests and
 // benchmarks that drive it without a network.
-func (s *Server) Handler() http.Handler { return s.echo }
+func (s *Server) Handler() http.Handler { return s.handler }
 
 // Close stops taking requests, then finishes pending notifications within
 // ShutdownGrace; those it could not finish are logged one by one, never
@@ -159,13 +215,20 @@ func (s *Server) Close() error {
 	return err
 }
 
-// Deliveries returns a snapshot of every recorded delivery, oldest first.
-func (s *Server) Deliveries() []Delivery { return s.deliveries.list(deliveryFilter{}) }
+// Deliveries returns a copy of every delivery record kept, oldest first.
+func (s *Server) Deliveries() []Delivery {
+	out, _ := s.deliveries.page(deliveryFilter{}, 0, s.MaxKeptDeliveries)
+	return out
+}
+
+// DeliveryStats tells where the server's notifications stand: waiting,
+// queued, being sent, and the records kept and dropped.
+func (s *Server) DeliveryStats() DeliveryStats { return s.deliveries.stats() }
 
 func (s *Server) routes() *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	e.HTTPErrorHandler = s.handleError
+	e.HTTPErrorHandler = apierror.Handler(apierror.Config{Shape: errorBody, Logger: s.Logger, Echo: s.echoError, Write: s.faultErrorBody})
 	e.Use(s.recoverer)
 	auth := Auth(AuthConfig{Profile: s.Profile, Lookup: s.Config.Credential, Now: s.Now, MaxBody: s.MaxBody})
 	auth = s.faultAuth(auth)
@@ -173,65 +236,50 @@ func (s *Server) routes() *echo.Echo {
 	e.POST("/v1/signature/:merchant_id", s.handleCreateSignature, requireMerchantSegment, auth)
 	e.GET("/demo/documents/:file", s.handleDemoDocument)
 	e.GET("/_sandbox/deliveries", s.handleDeliveries)
+	e.GET("/_sandbox/queue", func(c echo.Context) error { return c.JSON(http.StatusOK, s.deliveries.stats()) })
 	e.GET("/healthz", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
 	return e
 }
 
 // APIError is an answer of the service other than success: it is written
-// as {"status_code": Status, "message": Message}.
-type APIError struct {
-	Status  int
-	Message string
-	Err     error // the cause, for logs
+// as {"status_code": Status, "message": Message}; Err is the cause, for
+// logs. It is the one error type of firmakit's servers.
+type APIError = apierror.Error
+
+// errorBody is the shape of every error answer of the service (defaults.md A).
+func errorBody(status int, message string) any {
+	return firmakit.APIResponse{StatusCode: status, Message: message}
 }
 
-// Error returns the status and the message sent to the client.
-func (e *APIError) Error() string { return fmt.Sprintf("%d %s", e.Status, e.Message) }
-
-// Unwrap returns the cause kept for logs, such as a sentinel of the root package.
-func (e *APIError) Unwrap() error { return e.Err }
-
-func (s *Server) handleError(err error, c echo.Context) {
-	if c.Response().Committed {
-		return
-	}
-	var api *APIError
-	var he *echo.HTTPError
-	switch {
-	case errors.As(err, &api):
-	case errors.As(err, &he):
-		api = &APIError{Status: he.Code, Message: http.StatusText(he.Code)}
-		switch he.Code {
-		case http.StatusMethodNotAllowed:
-			var allowed []string
-			for _, m := range strings.Split(c.Response().Header().Get("Allow"), ",") {
-				if m = strings.TrimSpace(m); m != "" && m != http.MethodOptions {
-					allowed = append(allowed, m)
-				}
+// echoError words echo's own errors (no route, wrong method, body too
+// large) the way the service's other answers are worded.
+func (s *Server) echoError(c echo.Context, he *echo.HTTPError) *APIError {
+	r := c.Request()
+	switch he.Code {
+	case http.StatusMethodNotAllowed:
+		var allowed []string
+		for _, m := range strings.Split(c.Response().Header().Get("Allow"), ",") {
+			if m = strings.TrimSpace(m); m != "" && m != http.MethodOptions {
+				allowed = append(allowed, m)
 			}
-			if len(allowed) == 0 {
-				allowed = []string{"another method"}
-			}
-			api.Message = fmt.Sprintf("Method not allowed: %s %s; this endpoint takes %s",
-				c.Request().Method, clipString(c.Request().URL.Path, 200), strings.Join(allowed, ", "))
-		case http.StatusNotFound:
-			api.Message = fmt.Sprintf("Not found: %s %s is not an endpoint of this service (it has POST /{api_version}/check/{merchant_id} and POST /v1/signature/{merchant_id})",
-				c.Request().Method, clipString(c.Request().URL.Path, 200))
-		case http.StatusRequestEntityTooLarge:
-			api.Message = fmt.Sprintf("Request body too large: the limit is %d bytes", s.MaxBody)
 		}
-	default:
-		s.Logger.Error("internal error", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
-		api = &APIError{Status: http.StatusInternalServerError, Message: "Internal error"}
+		if len(allowed) == 0 {
+			allowed = []string{"another method"}
+		}
+		return apierror.New(he.Code, fmt.Sprintf("Method not allowed: %s %s; this endpoint takes %s",
+			r.Method, textclip.Runes(r.URL.Path, 200), strings.Join(allowed, ", ")))
+	case http.StatusNotFound:
+		return notFound(r)
+	case http.StatusRequestEntityTooLarge:
+		return apierror.New(he.Code, fmt.Sprintf("Request body too large: the limit is %d bytes", s.MaxBody))
 	}
-	if c.Request().Method == http.MethodHead {
-		_ = c.NoContent(api.Status)
-		return
-	}
-	if s.faultErrorBody(c, api) {
-		return
-	}
-	_ = c.JSON(api.Status, firmakit.APIResponse{StatusCode: api.Status, Message: api.Message})
+	return nil
+}
+
+func notFound(r *http.Request) *APIError {
+	return apierror.New(http.StatusNotFound, fmt.Sprintf(
+		"Not found: %s %s is not an endpoint of this service (it has POST /{api_version}/check/{merchant_id} and POST /v1/signature/{merchant_id})",
+		r.Method, textclip.Runes(r.URL.Path, 200)))
 }
 
 // recoverer turns a panic into a logged 500, so that a bug answers in the
@@ -255,7 +303,7 @@ func (s *Server) requireVersion(next echo.HandlerFunc) echo.HandlerFunc {
 		v := c.Param("api_version")
 		if !s.Config.AcceptsVersion(v) {
 			return &APIError{Status: http.StatusNotFound, Message: fmt.Sprintf(
-				"Unknown api version: %q (accepted: %s)", clipString(v, 40), strings.Join(s.Config.APIVersions, ", "))}
+				"Unknown api version: %q (accepted: %s)", textclip.Runes(v, 40), strings.Join(s.Config.APIVersions, ", "))}
 		}
 		return next(c)
 	}
@@ -267,18 +315,8 @@ func (s *Server) requireVersion(next echo.HandlerFunc) echo.HandlerFunc {
 func requireMerchantSegment(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		if m := c.Param("merchant_id"); m == "" || strings.Contains(m, "/") {
-			return &APIError{Status: http.StatusNotFound, Message: fmt.Sprintf(
-				"Not found: %s %s is not an endpoint of this service (it has POST /{api_version}/check/{merchant_id} and POST /v1/signature/{merchant_id})",
-				c.Request().Method, clipString(c.Request().URL.Path, 200))}
+			return notFound(c.Request())
 		}
 		return next(c)
 	}
-}
-
-func clipString(s string, n int) string {
-	r := []rune(s)
-	if len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
 }

@@ -1,10 +1,12 @@
 package reference_test
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -50,7 +52,8 @@ func (c call) do(t testing.TB, base string) (int, firmakit.APIResponse, string) 
 	for k, v := range c.header {
 		req.Header[k] = v
 	}
-	if req.Header.Get("Content-Type") == "" && c.body != nil {
+	// JSON unless the case says otherwise; an empty list sends none.
+	if _, given := req.Header["Content-Type"]; !given && c.body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	resp, err := http.DefaultClient.Do(req)
@@ -158,11 +161,22 @@ func TestHostileRequests(t *testing.T) {
 		{"two JSON values", signed(check, `{}{}`), 400, "Body is not valid JSON: unexpected data after the value at byte 2"},
 		{"empty body", signed(check, ``), 400, "Body is empty: send a JSON object, such as {}"},
 		{"body over 1 MiB", signed(check, huge), 413, "Request body too large: 1048584 bytes, the limit is 1048576 bytes"},
-		{"wrong content type", func() call {
-			c := signed(check, "{}")
-			c.header.Set("Content-Type", "text/plain")
-			return c
-		}(), 415, `Unsupported Content-Type "text/plain": send the body as application/json`},
+		{"content type not JSON", withType(signed(check, "{}"), "text/plain"), 400, `Content-Type "text/plain" is not JSON: send the body as application/json`},
+		{"content type a form", withType(signed(check, "{}"), "application/x-www-form-urlencoded"), 400, `Content-Type "application/x-www-form-urlencoded" is not JSON: send the body as application/json`},
+		{"content type that does not parse", withType(signed(check, "{}"), "application/json;;"), 400, `Content-Type "application/json;;" is not JSON: send the body as application/json`},
+		{"content type not JSON, body not JSON", withType(signed(check, "x"), "text/plain"), 400, `Content-Type "text/plain" is not JSON: send the body as application/json`},
+		{"content type not JSON and bad signature", withType(call{"POST", check, []byte("{}"), with(demo(ts(0), "{}"), "X-Service-Signature", "00")}, "text/plain"), 401, "Invalid signature"},
+		{"content type not JSON and expired", withType(call{"POST", check, []byte("{}"), demo(ts(-301*time.Second), "{}")}, "text/plain"), 401, "Request expired"},
+		{"content type not JSON and no headers", withType(call{"POST", check, []byte("{}"), http.Header{}}, "text/plain"), 400, "Missing headers"},
+		{"content type JSON with a charset", withType(signed(check, "{}"), "application/json; charset=utf-8"), 200, "Authenticated"},
+		{"content type of a JSON suffix", withType(signed(check, "{}"), "application/merge-patch+json"), 200, "Authenticated"},
+		{"no content type", withType(signed(check, "{}"), ""), 200, "Authenticated"},
+		{"merchant id percent-encoded, signed as sent", signed("/v1/check/merchant%5Fdemo", "{}"), 200, "Authenticated"},
+		{"version percent-encoded, signed as sent", signed("/%76%31/check/merchant_demo", "{}"), 200, "Authenticated"},
+		{"merchant id percent-encoded, signed decoded", call{"POST", "/v1/check/merchant%5Fdemo", []byte("{}"), demo(ts(0), "{}")}, 401, "Invalid signature"},
+		{"merchant id percent-encoded to another merchant", signed("/v1/check/merchant%5Fother", "{}"), 401, "Invalid credentials"},
+		{"encoded slash in the merchant id", signed("/v1/check/merchant_demo%2Fextra", "{}"), 404, "Not found: POST /v1/check/merchant_demo/extra is not an endpoint of this service (it has POST /{api_version}/check/{merchant_id} and POST /v1/signature/{merchant_id})"},
+		{"create: merchant id percent-encoded", signed("/v1/signature/merchant%5Fdemo", createBody), 201, "Signature request created"},
 		{"unknown api version", signed("/v2/check/merchant_demo", "{}"), 404, `Unknown api version: "v2" (accepted: v1)`},
 		{"wrong method", call{"GET", check, nil, demo(ts(0), "{}")}, 405, "Method not allowed: GET /v1/check/merchant_demo; this endpoint takes POST"},
 		{"merchant segment with a slash", signed("/v1/check/merchant_demo/extra", "{}"), 404, "Not found: POST /v1/check/merchant_demo/extra is not an endpoint of this service (it has POST /{api_version}/check/{merchant_id} and POST /v1/signature/{merchant_id})"},
@@ -196,6 +210,19 @@ func TestHostileRequests(t *testing.T) {
 	}
 }
 
+// withType gives a call this Content-Type; "" sends none.
+func withType(c call, ct string) call {
+	if c.header == nil {
+		c.header = http.Header{}
+	}
+	if ct == "" {
+		c.header["Content-Type"] = []string{}
+	} else {
+		c.header.Set("Content-Type", ct)
+	}
+	return c
+}
+
 func TestCreateSignatureEnvelope(t *testing.T) {
 	s := MustOpenServer(t, nil)
 	status, out, raw := signed("/v1/signature/merchant_demo", createBody).do(t, s.URL())
@@ -216,4 +243,57 @@ func TestCreateSignatureEnvelope(t *testing.T) {
 	assert.Regexp(t, `^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`, env.CreatedAt)
 	// No demo title, so no delivery.
 	assert.Empty(t, s.Deliveries())
+}
+
+// TestRefusedBeforeRoutingAnswersInShape: requests that net/http refuses
+// before any handler (a target that does not parse, a method that is not
+// a token, headers over the limit) still get the API's JSON body, with
+// status_code equal to the HTTP status and a message that says what to fix.
+func TestRefusedBeforeRoutingAnswersInShape(t *testing.T) {
+	s := MustOpenServer(t, nil)
+	addr := strings.TrimPrefix(s.URL(), "http://")
+	valid := "POST /v1/check/merchant_demo HTTP/1.1\r\nHost: " + addr + "\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
+	cases := []struct {
+		name, request string
+		status        int
+		message       string
+	}{
+		{"valid, unsigned", valid, 400, "Missing headers"},
+		{"target with an invalid escape", strings.Replace(valid, "merchant_demo", "%zz", 1), 400,
+			`Malformed request target "/v1/check/%zz": invalid percent-encoding "%zz"; write a literal % as %25`},
+		{"version with an invalid escape", strings.Replace(valid, "/v1/", "/%v1/", 1), 400,
+			`Malformed request target "/%v1/check/merchant_demo": invalid percent-encoding "%v1"; write a literal % as %25`},
+		{"method not a token", strings.Replace(valid, "POST", "PO(ST", 1), 400, `Invalid method "PO(ST": a method is letters such as POST`},
+		{"unknown method", strings.Replace(valid, "POST", "BREW", 1), 405, "Method not allowed: BREW /v1/check/merchant_demo; this endpoint takes POST"},
+		{"header over the limit", strings.Replace(valid, "\r\n\r\n", "\r\nX-Pad: "+strings.Repeat("a", reference.MaxHeaderBytes+8192)+"\r\n\r\n", 1), 431,
+			fmt.Sprintf("Request header fields too large: the request line and headers may take at most %d bytes", reference.MaxHeaderBytes)},
+		{"no Host", strings.Replace(valid, "Host: "+addr+"\r\n", "", 1), 400, "Bad request: missing required Host header"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			status, ct, raw := rawRequest(t, addr, tc.request)
+			assert.Equal(t, tc.status, status, raw)
+			assert.Equal(t, "application/json", ct)
+			var out firmakit.APIResponse
+			require.NoError(t, json.Unmarshal([]byte(raw), &out), raw)
+			assert.Equal(t, firmakit.APIResponse{StatusCode: tc.status, Message: tc.message}, out)
+		})
+	}
+}
+
+// rawRequest sends bytes as they are and returns the answer's status,
+// Content-Type and body.
+func rawRequest(t *testing.T, addr, request string) (int, string, string) {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	require.NoError(t, err)
+	defer c.Close()
+	require.NoError(t, c.SetDeadline(time.Now().Add(5*time.Second)))
+	_, err = io.WriteString(c, request)
+	require.NoError(t, err)
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header.Get("Content-Type"), string(b)
 }

@@ -10,29 +10,22 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/internal/textclip"
 )
 
 // checkBody is the body of a check request: any JSON object will do.
 func (s *Steps) checkBody() any { return map[string]any{} }
 
-// createBody is a valid create-signature body for the target's template.
+// createBody is a valid create-signature body for the target's template,
+// as a map that the steps edit: the root package's builder, through JSON.
 func (s *Steps) createBody(title string) map[string]any {
-	signers := []any{}
-	for i, k := range s.T.Template.Signers {
-		signers = append(signers, map[string]any{"key": k, "name": signerNames[i%len(signerNames)], "email": fmt.Sprintf("firmante%d@example.com", i+1)})
-	}
-	data := map[string]any{}
-	for k, v := range s.T.Data {
-		data[k] = v
-	}
-	return map[string]any{"title": title, "documents": []any{s.T.Template.Name}, "signers": signers, "data": data}
+	b, _ := json.Marshal(firmakit.NewCreateRequest(s.T.Template, s.T.Data, title))
+	var body map[string]any
+	_ = json.Unmarshal(b, &body)
+	return body
 }
-
-// signerNames are echoed byte for byte in the envelope's recipients.
-var signerNames = []string{"Ana Pérez Ñuñez", "Luis Soto-Ávila", "María José O'Connor", "Zoë Müller"}
 
 func (s *Steps) aSignedRequestToTheEndpoint(ctx context.Context, endpoint string) error {
 	sc := get(ctx)
@@ -200,15 +193,7 @@ func describe(r *http.Request, body []byte, p *firmakit.Profile) string {
 }
 
 // clip shortens s to at most n bytes without splitting a character.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
+func clip(s string, n int) string { return textclip.Bytes(s, n) }
 
 func (sc *scenario) got() string {
 	return fmt.Sprintf("got %d %s\n  sent: %s", sc.status, clip(strings.TrimSpace(string(sc.raw)), 500), sc.sent)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/receiver"
+	"github.com/firmakit/firmakit/reference"
 )
 
 // Credential is a key id and its secret.
@@ -65,17 +66,17 @@ type Target struct {
 // with notifications read from n. sharedClock tells that both the
 // reference and the receiver run in this process.
 func DemoTarget(url string, n Notifications, sharedClock bool) *Target {
+	d := reference.Demo()
 	return &Target{
-		URL: url, APIVersion: "v1", MerchantID: "merchant_demo",
-		Credential:     Credential{"test_key_demo", "test_secret_demo"},
-		Disabled:       Credential{"test_key_disabled", "test_secret_disabled"},
-		Other:          Credential{"test_key_other", "test_secret_other"},
-		WebhookSecrets: []string{"whsec_test_demo"},
-		Template: firmakit.Template{Name: "contrato_arriendo", Title: "Contrato de arriendo",
-			Signers: []string{"signer_1", "signer_2"}, Data: []string{"nombre_arrendatario", "monto_mensual"}},
-		Data:          map[string]string{"nombre_arrendatario": "Ana Pérez", "monto_mensual": "450000"},
-		Profile:       firmakit.BundledProfile(),
-		Notifications: n, SharedClock: sharedClock, SenderInProcess: sharedClock,
+		URL: url, APIVersion: d.APIVersion, MerchantID: d.MerchantID,
+		Credential:     Credential{d.Credential.Key, d.Credential.Secret},
+		Disabled:       Credential{d.Disabled.Key, d.Disabled.Secret},
+		Other:          Credential{d.Other.Key, d.Other.Secret},
+		WebhookSecrets: d.WebhookSecrets,
+		Template:       d.Template,
+		Data:           d.Data,
+		Profile:        firmakit.BundledProfile(),
+		Notifications:  n, SharedClock: sharedClock, SenderInProcess: sharedClock,
 	}
 }
 

@@ -2,6 +2,7 @@ package steps
 
 import (
 	"fmt"
+	"github.com/firmakit/firmakit/reference"
 	"net/http"
 	"net/url"
 	"time"
@@ -60,7 +61,7 @@ func (e *Endpoint) profile() *firmakit.Profile {
 
 func (e *Endpoint) merchantID() string {
 	if e.MerchantID == "" {
-		return "merchant_demo"
+		return reference.Demo().MerchantID
 	}
 	return e.MerchantID
 }

@@ -30,7 +30,7 @@ func (m *Main) certifyCommand() command {
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			target := fs.String("target", "", "base URL of the service under test; empty: the bundled reference server, in-process")
 			apiVersion := fs.String("api-version", "v1", "version segment of the check path")
-			merchant := fs.String("merchant", "merchant_demo", "merchant id")
+			merchant := fs.String("merchant", reference.Demo().MerchantID, "merchant id")
 			key := fs.String("key", "", "the merchant's credential key (default with no --target: the demo key)")
 			secret := fs.String("secret", "", "its secret")
 			disabledKey := fs.String("disabled-key", "", "a disabled credential of the merchant; without it those scenarios are not run")
@@ -118,7 +118,8 @@ func (m *Main) certifyCommand() command {
 						refLog = slog.New(minLevel{log.Handler(), slog.LevelError})
 					}
 					ref := &reference.Server{Addr: "127.0.0.1:0", Profile: p, Config: reference.DemoConfig(), Logger: refLog}
-					if err := ref.Config.SetWebhook("merchant_demo", rv.HookURL("merchant_demo")); err != nil {
+					demoID := reference.Demo().MerchantID
+					if err := ref.Config.SetWebhook(demoID, rv.HookURL(demoID)); err != nil {
 						return err
 					}
 					if err := ref.Open(); err != nil {
@@ -127,7 +128,7 @@ func (m *Main) certifyCommand() command {
 					cleanup = append(cleanup, func() { ref.Close() })
 					t = steps.DemoTarget(ref.URL(), rv, true)
 					t.Profile = p
-					fmt.Fprintf(m.Stdout, "firmakit certify: the bundled reference server at %s, notifications at %s\n", ref.URL(), rv.HookURL("merchant_demo"))
+					fmt.Fprintf(m.Stdout, "firmakit certify: the bundled reference server at %s, notifications at %s\n", ref.URL(), rv.HookURL(demoID))
 				} else {
 					t, err = m.foreignTarget(ctx, p, foreignFlags{
 						target: *target, apiVersion: *apiVersion, merchant: *merchant, key: *key, secret: *secret,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/firmakit/firmakit/reference"
 	"io"
 	"net/http"
 	"net/url"
@@ -21,7 +22,7 @@ func (m *Main) certifyWebhookCommand() command {
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			endpoint := fs.String("endpoint", "", "URL of the merchant's webhook endpoint (its signature_webhook), where notifications are posted")
 			secret := fs.String("webhook-secret", "", "the webhook secret the endpoint verifies notifications with")
-			merchant := fs.String("merchant", "merchant_demo", "merchant id written in the notifications")
+			merchant := fs.String("merchant", reference.Demo().MerchantID, "merchant id written in the notifications")
 			lang := fs.String("lang", "all", "features to run: es, en or all")
 			tags := fs.String("tags", "", "godog tag expression, e.g. '@WH-STATE,@WH-ROTATION'; default: all")
 			concurrency := fs.Int("concurrency", 4, "scenarios run at once")

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/firmakit/firmakit/receiver"
+	"github.com/firmakit/firmakit/reference"
 )
 
 // receiverFlags adds the flags of a receiver and returns a constructor of
@@ -19,7 +20,9 @@ func (m *Main) receiverFlags(fs *flag.FlagSet, defaultAddr, defaultDB, publicURL
 	addr := fs.String("listen", defaultAddr, "address the receiver listens on")
 	db := fs.String("db", defaultDB, "database file, or :memory:")
 	secrets := &listFlag{}
-	fs.Var(secrets, "secret", "webhook secret of a channel, as channel=secret (repeatable; '*=secret' for every channel); default merchant_demo=whsec_test_demo")
+	demo := reference.Demo()
+	fs.Var(secrets, "secret", "webhook secret of a channel, as channel=secret (repeatable; '*=secret' for every channel); default "+
+		demo.MerchantID+"="+strings.Join(demo.WebhookSecrets, ","))
 	strict := fs.Bool("strict", false, "answer 401 to notifications whose signature is not valid (they are still recorded)")
 	token := fs.String("token", "", "token for the dashboard and API; generated when listening beyond loopback")
 	maxBody := fs.Int64("max-body", receiver.DefaultMaxBody, "largest body kept, in bytes; larger ones get 413")

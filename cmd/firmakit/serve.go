@@ -43,46 +43,108 @@ func (m *Main) sharedFlags(fs *flag.FlagSet, logLevel string) shared {
 }
 
 // referenceFlags adds the flags of a reference server and returns a
-// constructor of an unopened server.
-func (m *Main) referenceFlags(fs *flag.FlagSet, defaultAddr string, sh shared) func() (*reference.Server, error) {
+// constructor of an unopened server, with the merchants whose webhook
+// --webhook-url set.
+func (m *Main) referenceFlags(fs *flag.FlagSet, defaultAddr string, sh shared) func() (*reference.Server, map[string]bool, error) {
 	addr := fs.String("addr", defaultAddr, "address the reference server listens on")
 	merchants := fs.String("merchants", "", "merchant configuration file (YAML); default: the bundled demo merchants")
-	webhook := fs.String("webhook-url", "", "signature_webhook of the demo merchant (merchant_demo)")
+	webhooks := &webhooksFlag{}
+	fs.Var(webhooks, "webhook-url", "signature_webhook of a merchant, as merchant_id=URL (repeatable); a bare URL is the only merchant's, or "+reference.Demo().MerchantID+"'s")
 	publicURL := fs.String("public-url", "", "base URL of links the server hands out (document_url); default: its own address")
 	delay := fs.Duration("demo-delay", reference.DefaultDemoDelay, "wait between a 201 and its demo notification")
 	retries := &durationsFlag{d: reference.DefaultRetrySchedule}
 	fs.Var(retries, "retry-schedule", "waits before each retry of an unanswered notification, comma-separated; 'none' disables retries")
-	return func() (*reference.Server, error) {
+	maxDeliveries := fs.Int("max-deliveries", reference.DefaultMaxDeliveries, "notifications sent at once; the others wait in a queue (GET /_sandbox/queue)")
+	return func() (*reference.Server, map[string]bool, error) {
 		p, err := sh.profile()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		cfg := reference.DemoConfig()
 		if *merchants != "" {
 			if cfg, err = reference.LoadConfig(*merchants); err != nil {
-				return nil, usageError("%v", err)
+				return nil, nil, usageError("%v", err)
 			}
 		}
-		if *webhook != "" {
-			if err := cfg.SetWebhook("merchant_demo", *webhook); err != nil {
-				return nil, usageError("--webhook-url: %v", err)
-			}
+		set, err := webhooks.apply(cfg)
+		if err != nil {
+			return nil, nil, err
 		}
 		if *delay < 0 {
-			return nil, usageError("--demo-delay must not be negative")
+			return nil, nil, usageError("--demo-delay must not be negative")
+		}
+		if *maxDeliveries < 1 {
+			return nil, nil, usageError("--max-deliveries must be at least 1")
 		}
 		log, err := sh.logger()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		return &reference.Server{Addr: *addr, Profile: p, Config: cfg, PublicURL: *publicURL, DemoDelay: *delay,
-			RetrySchedule: retries.d, Logger: log}, nil
+			RetrySchedule: retries.d, MaxDeliveries: *maxDeliveries, Logger: log}, set, nil
 	}
+}
+
+// webhooksFlag is --webhook-url: merchant_id=URL, repeatable; a bare URL
+// is the default merchant's (reference.Config.DefaultMerchant). A value
+// from the environment may hold several, comma-separated: a comma starts a
+// new one only before "id=http" or "http", so that a URL may hold commas.
+type webhooksFlag []string
+
+func (f *webhooksFlag) String() string { return strings.Join(*f, ",") }
+
+func (f *webhooksFlag) Set(v string) error {
+	for i, part := range strings.Split(v, ",") {
+		if i > 0 && !startsWebhook(part) {
+			(*f)[len(*f)-1] += "," + part
+			continue
+		}
+		*f = append(*f, strings.TrimSpace(part))
+	}
+	return nil
+}
+
+// startsWebhook tells whether s begins a --webhook-url value.
+func startsWebhook(s string) bool {
+	s = strings.TrimSpace(s)
+	if id, rest, ok := strings.Cut(s, "="); ok && !strings.Contains(id, "/") {
+		s = rest
+	}
+	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://")
+}
+
+// apply points the merchants' webhooks as the flag says and returns the
+// merchants it set; every refusal is a usage error that says what to write.
+func (f webhooksFlag) apply(cfg *reference.Config) (map[string]bool, error) {
+	set := map[string]bool{}
+	for _, v := range f {
+		id, u, named := strings.Cut(v, "=")
+		if !named || strings.HasPrefix(v, "http://") || strings.HasPrefix(v, "https://") {
+			m, err := cfg.DefaultMerchant()
+			if err != nil {
+				return nil, usageError("--webhook-url %s names no merchant, and %v: write merchant_id=URL", v, err)
+			}
+			id, u = m.ID, v
+		}
+		switch {
+		case id == "":
+			return nil, usageError("--webhook-url %q: want merchant_id=URL, or a URL for the default merchant", v)
+		case cfg.Merchant(id) == nil:
+			return nil, usageError("--webhook-url %s: no merchant %q in the configuration", v, id)
+		case set[id]:
+			return nil, usageError("--webhook-url: merchant %s is given twice", id)
+		}
+		if err := cfg.SetWebhook(id, u); err != nil {
+			return nil, usageError("--webhook-url %s: %v", v, err)
+		}
+		set[id] = true
+	}
+	return set, nil
 }
 
 func (m *Main) serveCommand() command {
 	return command{name: "serve", summary: "run the reference server of the merchant API",
-		usage: "firmakit serve [--addr 127.0.0.1:8080] [--merchants FILE] [--webhook-url URL] [--profile FILE] [--fault NAME,... | --fault list]",
+		usage: "firmakit serve [--addr 127.0.0.1:8080] [--merchants FILE] [--webhook-url [MERCHANT=]URL ...] [--max-deliveries 64] [--profile FILE] [--fault NAME,... | --fault list]",
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			newServer := m.referenceFlags(fs, reference.DefaultAddr, m.sharedFlags(fs, "info"))
 			var faults faultsFlag
@@ -95,7 +157,7 @@ func (m *Main) serveCommand() command {
 					printFaults(m.Stdout)
 					return nil
 				}
-				s, err := newServer()
+				s, _, err := newServer()
 				if err != nil {
 					return err
 				}
@@ -109,8 +171,10 @@ func (m *Main) serveCommand() command {
 				if len(faults) > 0 {
 					warnFaulty(m.Stderr, faults)
 				}
-				fmt.Fprintf(m.Stdout, "firmakit reference server on %s (demo merchant merchant_demo, key test_key_demo)\n", s.URL())
-				fmt.Fprintf(m.Stdout, "try: firmakit sign --url %s/v1/check/merchant_demo --curl | sh\n", s.URL())
+				fmt.Fprintf(m.Stdout, "firmakit reference server on %s\n", s.URL())
+				if try := trySign(s); try != "" {
+					fmt.Fprintln(m.Stdout, try)
+				}
 				if m.Ready != nil {
 					m.Ready(map[string]string{"reference": s.URL()})
 				}
@@ -126,6 +190,28 @@ func (m *Main) serveCommand() command {
 				}
 			}
 		}}
+}
+
+// trySign is the line that shows how to call a server: a signed check
+// request of its default merchant (or its first one), with the secret only
+// when it is the published demo secret.
+func trySign(s *reference.Server) string {
+	mc, err := s.Config.DefaultMerchant()
+	if err != nil {
+		if len(s.Config.Merchants) == 0 {
+			return ""
+		}
+		mc = s.Config.Merchants[0]
+	}
+	cred, ok := mc.EnabledCredential()
+	if !ok {
+		return fmt.Sprintf("merchant %s has no enabled credential", mc.ID)
+	}
+	line := fmt.Sprintf("try: firmakit sign --url %s/%s/check/%s", s.URL(), s.Config.APIVersions[0], mc.ID)
+	if demo := reference.Demo(); cred.Key != demo.Credential.Key || cred.Secret != demo.Credential.Secret {
+		line += " --key " + cred.Key + " --secret <its secret>"
+	}
+	return fmt.Sprintf("merchant %s, key %s\n%s --curl | sh", mc.ID, cred.Key, line)
 }
 
 // faultsFlag is a repeatable flag of comma-separated fault names.

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -100,4 +102,121 @@ func TestServeRefusesAnUnknownFault(t *testing.T) {
 	code, out = serve(map[string]string{"FIRMAKIT_FAULT": "notification-late,notification-twise"})
 	assert.Equal(t, ExitUsage, code, out)
 	assert.Contains(t, out, `unknown fault "notification-twise"; did you mean notification-twice`)
+}
+
+func TestServeMaxDeliveries(t *testing.T) {
+	urls := startInProcess(t, nil, "serve", "--addr", "127.0.0.1:0", "--max-deliveries", "3", "--log-level", "warn")
+	resp, err := http.Get(urls["reference"] + "/_sandbox/queue")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var q reference.DeliveryStats
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&q))
+	assert.Equal(t, 3, q.MaxDeliveries)
+
+	code, _, errOut := run(t, nil, "serve", "--addr", "127.0.0.1:0", "--max-deliveries", "0")
+	assert.Equal(t, ExitUsage, code)
+	assert.Contains(t, errOut, "--max-deliveries must be at least 1")
+}
+
+// shopsConfig is a merchants file of two merchants, neither the demo one.
+const shopsConfig = `merchants:
+  - id: shop_a
+    sender: {name: A, email: a@shop.test}
+    credentials: [{key: key_a, secret: secret_a}]
+    templates: [{name: t, signers: [signer_1]}]
+  - id: shop_b
+    sender: {name: B, email: b@shop.test}
+    credentials: [{key: key_b, secret: secret_b}]
+    templates: [{name: t, signers: [signer_1]}]
+`
+
+func TestWebhookURLFlag(t *testing.T) {
+	const hook = "http://127.0.0.1:9/hooks/x"
+	parse := func(y string) func() *reference.Config {
+		return func() *reference.Config {
+			cfg, err := reference.ParseConfig([]byte(y), "")
+			require.NoError(t, err)
+			return cfg
+		}
+	}
+	shops, demo := parse(shopsConfig), reference.DemoConfig
+	one := parse(strings.SplitN(shopsConfig, "  - id: shop_b", 2)[0])
+	for _, tc := range []struct {
+		name   string
+		cfg    func() *reference.Config
+		values []string
+		want   map[string]string // merchant: webhook
+		err    string
+	}{
+		{"named", shops, []string{"shop_b=" + hook}, map[string]string{"shop_b": hook}, ""},
+		{"two named", shops, []string{"shop_a=" + hook, "shop_b=" + hook + "?b"}, map[string]string{"shop_a": hook, "shop_b": hook + "?b"}, ""},
+		{"bare, the demo configuration", demo, []string{hook}, map[string]string{"merchant_demo": hook}, ""},
+		{"bare, one merchant", one, []string{hook}, map[string]string{"shop_a": hook}, ""},
+		{"a URL with = in its query is still bare", one, []string{hook + "?a=b"}, map[string]string{"shop_a": hook + "?a=b"}, ""},
+		{"bare, several merchants and no demo one", shops, []string{hook}, nil,
+			"--webhook-url " + hook + " names no merchant, and no default merchant: the configuration has 2 merchants (shop_a, shop_b) and none is merchant_demo: write merchant_id=URL"},
+		{"unknown merchant", shops, []string{"shop_c=" + hook}, nil, `--webhook-url shop_c=` + hook + `: no merchant "shop_c" in the configuration`},
+		{"no merchant before =", shops, []string{"=" + hook}, nil, `--webhook-url "=` + hook + `": want merchant_id=URL, or a URL for the default merchant`},
+		{"a merchant twice", shops, []string{"shop_a=" + hook, "shop_a=" + hook}, nil, "--webhook-url: merchant shop_a is given twice"},
+		{"not a URL", shops, []string{"shop_a=ftp://x"}, nil, `--webhook-url shop_a=ftp://x: signature_webhook "ftp://x" is not an http(s) URL`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := tc.cfg()
+			var f webhooksFlag
+			for _, v := range tc.values {
+				require.NoError(t, f.Set(v))
+			}
+			set, err := f.apply(cfg)
+			if tc.err != "" {
+				var ee *exitError
+				require.ErrorAs(t, err, &ee)
+				assert.Equal(t, ExitUsage, ee.code)
+				assert.Equal(t, tc.err, ee.Error())
+				return
+			}
+			require.NoError(t, err)
+			got := map[string]string{}
+			for id := range set {
+				got[id] = cfg.Merchant(id).SignatureWebhook
+			}
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
+func TestWebhookURLFlagSplitsTheEnvironmentAtEntries(t *testing.T) {
+	var f webhooksFlag
+	require.NoError(t, f.Set("shop_a=http://h/a?x=1,2, shop_b=https://h/b,http://h/demo"))
+	assert.Equal(t, webhooksFlag{"shop_a=http://h/a?x=1,2", "shop_b=https://h/b", "http://h/demo"}, f)
+}
+
+// TestServeWebhookURLWithoutTheDemoMerchant: a merchants file without
+// merchant_demo used to make any --webhook-url fail.
+func TestServeWebhookURLWithoutTheDemoMerchant(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "merchants.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(shopsConfig), 0o600))
+	const hook = "http://127.0.0.1:9/hooks/shop_b"
+	url, out := serveInProcess(t, nil, "--addr", "127.0.0.1:0", "--merchants", file, "--webhook-url", "shop_b="+hook, "--log-level", "error")
+	assert.Contains(t, out.String(), "merchant shop_a, key key_a\ntry: firmakit sign --url "+url+"/v1/check/shop_a --key key_a --secret <its secret> --curl | sh")
+	assert.NotContains(t, out.String(), "secret_a", "no secret is printed")
+
+	body, _ := json.Marshal(firmakit.NewCreateRequest(firmakit.Template{Name: "t", Signers: []string{"signer_1"}}, nil, "DEMO_SIGNED x"))
+	req, err := http.NewRequest(http.MethodPost, url+"/v1/signature/shop_b", strings.NewReader(string(body)))
+	require.NoError(t, err)
+	req.Header = firmakit.BundledProfile().SignedHeaders("key_b", "secret_b", "POST", "/v1/signature/shop_b", body, time.Now())
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, 201, resp.StatusCode)
+	resp, err = http.Get(url + "/_sandbox/deliveries")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var listed struct{ Deliveries []reference.Delivery }
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&listed))
+	require.Len(t, listed.Deliveries, 1)
+	assert.Equal(t, hook, listed.Deliveries[0].URL, "shop_b's notification goes to the URL given for it")
+
+	code, _, errOut := run(t, nil, "serve", "--addr", "127.0.0.1:0", "--merchants", file, "--webhook-url", hook)
+	assert.Equal(t, ExitUsage, code)
+	assert.Contains(t, errOut, "names no merchant")
 }

@@ -12,18 +12,20 @@ import (
 	"time"
 
 	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/reference"
 )
 
 func (m *Main) signCommand() command {
 	return command{name: "sign", summary: "print the signed headers (or a curl line) for a request",
 		usage: "firmakit sign --url URL [--body JSON | --body-file FILE] [--key K --secret S] [--curl]",
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
-			rawURL := fs.String("url", "", "full URL of the request, e.g. http://127.0.0.1:8080/v1/check/merchant_demo")
+			demo := reference.Demo()
+			rawURL := fs.String("url", "", "full URL of the request, e.g. http://127.0.0.1:8080/"+demo.APIVersion+"/check/"+demo.MerchantID)
 			method := fs.String("method", "POST", "HTTP method")
 			body := fs.String("body", "{}", "request body, sent and signed byte for byte")
 			bodyFile := fs.String("body-file", "", "read the body from this file ('-' for standard input)")
-			key := fs.String("key", "test_key_demo", "credential key id")
-			secret := fs.String("secret", "test_secret_demo", "credential secret (never printed)")
+			key := fs.String("key", demo.Credential.Key, "credential key id")
+			secret := fs.String("secret", demo.Credential.Secret, "credential secret (never printed)")
 			ts := fs.Int64("timestamp", 0, "Unix time to sign with; default now")
 			curl := fs.Bool("curl", false, "print a ready curl command instead of the headers")
 			profile := profileFlag(fs)

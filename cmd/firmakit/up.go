@@ -24,7 +24,7 @@ func (m *Main) upCommand() command {
 				if len(args) > 0 {
 					return usageError("unexpected argument %q", args[0])
 				}
-				ref, err := newServer()
+				ref, named, err := newServer()
 				if err != nil {
 					return err
 				}
@@ -43,27 +43,47 @@ func (m *Main) upCommand() command {
 					return err
 				}
 				defer rv.Close()
-				if err := ref.Config.SetWebhook("merchant_demo", rv.HookURL("merchant_demo")); err != nil {
-					return err
+				// Every merchant whose webhook --webhook-url does not name
+				// gets its notifications on the receiver, on its own channel.
+				var onReceiver []string
+				for _, mc := range ref.Config.Merchants {
+					if !named[mc.ID] {
+						if err := ref.Config.SetWebhook(mc.ID, rv.HookURL(mc.ID)); err != nil {
+							return err
+						}
+						onReceiver = append(onReceiver, mc.ID)
+					}
 				}
 				if err := ref.Open(); err != nil {
 					return &exitError{ExitUnreachable, err}
 				}
 				defer ref.Close()
-				demo := ref.Config.Merchant("merchant_demo")
-				rv.Demo = func(ctx context.Context, st firmakit.State) (*firmakit.Envelope, error) {
-					env, err := createDemoOn(ctx, ref.URL(), ref.Profile, demo, st, "desde el panel")
-					if err == nil {
-						_ = rv.NoteContract(ctx, env.SignatureID, env.CreatedAt)
+				demo, err := ref.Config.DefaultMerchant()
+				if err != nil && len(ref.Config.Merchants) > 0 {
+					demo = ref.Config.Merchants[0]
+				}
+				if demo != nil {
+					rv.Demo = func(ctx context.Context, st firmakit.State) (*firmakit.Envelope, error) {
+						env, err := createDemoOn(ctx, ref.URL(), ref.Profile, demo, st, "desde el panel")
+						if err == nil {
+							_ = rv.NoteContract(ctx, env.SignatureID, env.CreatedAt)
+						}
+						return env, err
 					}
-					return env, err
 				}
 				dash := rv.URL() + "/"
 				if rv.Token != "" {
 					dash += "?token=" + rv.Token
 				}
-				fmt.Fprintf(m.Stdout, "reference server: %s (merchant_demo, key test_key_demo)\n", ref.URL())
-				fmt.Fprintf(m.Stdout, "receiver:         %s, merchant_demo's signature_webhook\n", rv.HookURL("merchant_demo"))
+				if demo != nil {
+					cred, _ := demo.EnabledCredential()
+					fmt.Fprintf(m.Stdout, "reference server: %s (demo contracts for %s, key %s)\n", ref.URL(), demo.ID, cred.Key)
+				} else {
+					fmt.Fprintf(m.Stdout, "reference server: %s\n", ref.URL())
+				}
+				if len(onReceiver) > 0 {
+					fmt.Fprintf(m.Stdout, "receiver:         %s, the signature_webhook of %s\n", rv.HookURL("{merchant_id}"), strings.Join(onReceiver, ", "))
+				}
 				fmt.Fprintf(m.Stdout, "dashboard:        %s\n", dash)
 				if rv.ForwardTo != "" {
 					fmt.Fprintf(m.Stdout, "forwarding:       each notification to %s, whose answer is the service's\n", rv.ForwardTo)
@@ -79,37 +99,29 @@ func (m *Main) upCommand() command {
 }
 
 // createDemoOn creates a demo contract for merchant mc of a reference's
-// configuration, with its first enabled credential and first template.
+// configuration, with its first enabled credential and its first template,
+// filled with the template's example data.
 func createDemoOn(ctx context.Context, url string, p *firmakit.Profile, mc *reference.Merchant, st firmakit.State, text string) (*firmakit.Envelope, error) {
-	var key, secret string
-	for _, c := range mc.Credentials {
-		if !c.Disabled {
-			key, secret = c.Key, c.Secret
-			break
-		}
-	}
-	if key == "" || len(mc.Templates) == 0 {
+	cred, ok := mc.EnabledCredential()
+	if !ok || len(mc.Templates) == 0 {
 		return nil, fmt.Errorf("merchant %s has no enabled credential or no template", mc.ID)
 	}
-	t := mc.Templates[0].Template
-	data := map[string]string{}
-	for _, k := range t.Data {
-		data[k] = "demo"
-	}
-	return reference.CreateDemo(ctx, reference.DemoRequest{URL: url, MerchantID: mc.ID, Key: key, Secret: secret,
-		Profile: p, Template: t, Data: data, State: st, Title: text})
+	t := mc.Templates[0]
+	return reference.CreateDemo(ctx, reference.DemoRequest{URL: url, MerchantID: mc.ID, Key: cred.Key, Secret: cred.Secret,
+		Profile: p, Template: t.Template, Data: t.ExampleData(), State: st, Title: text})
 }
 
 func (m *Main) demoCommand() command {
 	return command{name: "demo", summary: "create a demo contract that triggers a notification of a state",
 		usage: "firmakit demo CREATED|BOUNCED|REJECTED|CANCELED|SIGNED [--target URL] [--title TEXT]",
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
-			target := fs.String("target", "http://127.0.0.1:8080", "base URL of the service")
-			merchant := fs.String("merchant", "merchant_demo", "merchant id")
-			key := fs.String("key", "test_key_demo", "credential key")
-			secret := fs.String("secret", "test_secret_demo", "credential secret")
-			template := fs.String("template", "contrato_arriendo", "template name")
-			signers := fs.String("template-signers", "signer_1,signer_2", "the template's signer keys")
+			demo := reference.Demo()
+			target := fs.String("target", "http://"+reference.DefaultAddr, "base URL of the service")
+			merchant := fs.String("merchant", demo.MerchantID, "merchant id")
+			key := fs.String("key", demo.Credential.Key, "credential key")
+			secret := fs.String("secret", demo.Credential.Secret, "credential secret")
+			template := fs.String("template", demo.Template.Name, "template name")
+			signers := fs.String("template-signers", strings.Join(demo.Template.Signers, ","), "the template's signer keys")
 			data := &listFlag{}
 			fs.Var(data, "template-data", "data value, key=value (repeatable); default the demo template's")
 			title := fs.String("title", "contrato de prueba", "free text after the prefix")
@@ -126,7 +138,7 @@ func (m *Main) demoCommand() command {
 				if err != nil {
 					return err
 				}
-				values := map[string]string{"nombre_arrendatario": "Ana Pérez", "monto_mensual": "450000"}
+				values := demo.Data
 				if len(*data) > 0 {
 					values = map[string]string{}
 				}

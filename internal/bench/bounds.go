@@ -30,7 +30,7 @@ func benchMemory(bin string, d time.Duration, senders int) error {
 	prof := firmakit.BundledProfile()
 	// One 1 MiB notification (the default --max-body), signed once: the
 	// senders spend their time sending, not signing.
-	n := firmakit.Notification{EventID: "memory", Type: firmakit.NotificationType, MerchantID: "merchant_demo",
+	n := firmakit.Notification{EventID: "memory", Type: firmakit.NotificationType, MerchantID: demoMerchant.MerchantID,
 		SignatureID: "memory", Status: firmakit.StateSigned, Demo: true, CreatedAt: firmakit.FormatTime(time.Now())}
 	b, _ := prof.EncodeNotification(n)
 	var body []byte
@@ -42,7 +42,7 @@ func benchMemory(bin string, d time.Duration, senders int) error {
 		}
 		pad -= len(body) - 1<<20
 	}
-	sig := prof.WebhookSignature([]string{"whsec_test_demo"}, time.Now(), body)
+	sig := prof.WebhookSignature(demoMerchant.WebhookSecrets, time.Now(), body)
 	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: senders, MaxConnsPerHost: senders}}
 	var ok, failed atomic.Int64
 	deadline := time.Now().Add(d)
@@ -53,7 +53,7 @@ func benchMemory(bin string, d time.Duration, senders int) error {
 		go func() {
 			defer wg.Done()
 			for time.Now().Before(deadline) {
-				req, _ := http.NewRequest("POST", p.base+"/hooks/merchant_demo", bytes.NewReader(body))
+				req, _ := http.NewRequest("POST", p.base+"/hooks/"+demoMerchant.MerchantID, bytes.NewReader(body))
 				req.Header.Set("Content-Type", "application/json")
 				req.Header.Set("X-Service-Signature", sig)
 				resp, err := client.Do(req)
@@ -129,7 +129,7 @@ func benchIdle(bin string, conns int, wait time.Duration) error {
 	held := sockets(p.cmd.Process.Pid)
 	prof := firmakit.BundledProfile()
 	b, sig := notification1KiB(prof, "idle-round", "idle-round")
-	req, _ := http.NewRequest("POST", p.base+"/hooks/merchant_demo", bytes.NewReader(b))
+	req, _ := http.NewRequest("POST", p.base+"/hooks/"+demoMerchant.MerchantID, bytes.NewReader(b))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X-Service-Signature", sig)
 	t0 := time.Now()

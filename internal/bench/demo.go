@@ -53,7 +53,7 @@ func runDemo(args []string) error {
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(*bin, "serve", "--addr", addr, "--webhook-url", "http://"+sinkLn.Addr().String()+"/hooks/merchant_demo", "--log-level", "warn")
+	cmd := exec.Command(*bin, "serve", "--addr", addr, "--webhook-url", "http://"+sinkLn.Addr().String()+"/hooks/"+demoMerchant.MerchantID, "--log-level", "warn")
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start %s: %w (run make build first)", *bin, err)
@@ -77,10 +77,10 @@ func runDemo(args []string) error {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			body := []byte(fmt.Sprintf(`{"title":"DEMO_SIGNED bench %d","documents":["contrato_arriendo"],"signers":[{"key":"signer_1","name":"Ana","email":"ana@example.com"},{"key":"signer_2","name":"Luis","email":"luis@example.com"}],"data":{"nombre_arrendatario":"Ana","monto_mensual":"1"}}`, i))
-			req, _ := http.NewRequest("POST", base+"/v1/signature/merchant_demo", bytes.NewReader(body))
+			body, _ := json.Marshal(firmakit.NewCreateRequest(demoMerchant.Template, demoMerchant.Data, fmt.Sprintf("DEMO_SIGNED bench %d", i)))
+			req, _ := http.NewRequest("POST", base+"/v1/signature/"+demoMerchant.MerchantID, bytes.NewReader(body))
 			req.Header.Set("Content-Type", "application/json")
-			for k, v := range p.SignedHeaders("test_key_demo", "test_secret_demo", "POST", "/v1/signature/merchant_demo", body, time.Now()) {
+			for k, v := range p.SignedHeaders(demoMerchant.Credential.Key, demoMerchant.Credential.Secret, "POST", "/v1/signature/"+demoMerchant.MerchantID, body, time.Now()) {
 				req.Header[k] = v
 			}
 			resp, err := client.Do(req)

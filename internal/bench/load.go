@@ -54,7 +54,7 @@ func runLoad(args []string) error {
 	results := map[string][]float64{}
 	for r := 0; r < *rounds; r++ {
 		for _, t := range targets {
-			rps, errs, err := loadRound(t.url+"/v1/check/merchant_demo", *conns, *duration)
+			rps, errs, err := loadRound(t.url+"/v1/check/"+demoMerchant.MerchantID, *conns, *duration)
 			if err != nil {
 				return err
 			}
@@ -82,7 +82,7 @@ func loadRound(url string, conns int, d time.Duration) (float64, int64, error) {
 	p := firmakit.BundledProfile()
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conns, MaxConnsPerHost: conns}}
 	body := []byte(`{"ping":"bench"}`)
-	const target = "/v1/check/merchant_demo"
+	target := "/v1/check/" + demoMerchant.MerchantID
 	var ok, bad atomic.Int64
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
@@ -95,7 +95,7 @@ func loadRound(url string, conns int, d time.Duration) (float64, int64, error) {
 			for ctx.Err() == nil {
 				req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 				req.Header.Set("Content-Type", "application/json")
-				for k, v := range p.SignedHeaders("test_key_demo", "test_secret_demo", "POST", target, body, time.Now()) {
+				for k, v := range p.SignedHeaders(demoMerchant.Credential.Key, demoMerchant.Credential.Secret, "POST", target, body, time.Now()) {
 					req.Header[k] = v
 				}
 				resp, err := client.Do(req)

@@ -6,16 +6,22 @@
 //	go run ./internal/bench demo  [--bin bin/firmakit] [--n 1000] [--rate 200]
 //	go run ./internal/bench receiver [--bin bin/firmakit] ...
 //	go run ./internal/bench verdict [--bin bin/firmakit] [--hogs 4] [--runs 20] [--faults …]
+//	go run ./internal/bench reference [--bin bin/firmakit] [--only blackhole|burst]
 package main
 
 import (
 	"fmt"
 	"os"
+
+	"github.com/firmakit/firmakit/reference"
 )
+
+// demoMerchant is the bundled demo merchant every round talks as.
+var demoMerchant = reference.Demo()
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: bench load|demo|receiver|verdict [flags]")
+		fmt.Fprintln(os.Stderr, "usage: bench load|demo|receiver|reference|verdict [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -28,6 +34,8 @@ func main() {
 		err = runReceiver(os.Args[2:])
 	case "verdict":
 		err = runVerdict(os.Args[2:])
+	case "reference":
+		err = runReference(os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown benchmark %q", os.Args[1])
 	}

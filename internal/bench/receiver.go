@@ -98,11 +98,11 @@ func (p *proc) stop() { p.cmd.Process.Signal(os.Interrupt); p.cmd.Wait() }
 
 // notification1KiB returns a signed notification of about 1 KiB.
 func notification1KiB(prof *firmakit.Profile, eventID, sigID string) ([]byte, string) {
-	n := firmakit.Notification{EventID: eventID, Type: firmakit.NotificationType, MerchantID: "merchant_demo",
+	n := firmakit.Notification{EventID: eventID, Type: firmakit.NotificationType, MerchantID: demoMerchant.MerchantID,
 		SignatureID: sigID, Title: "DEMO_CANCELED " + strings.Repeat("x", 700), Status: firmakit.StateCanceled,
 		Reason: "El comercio canceló la solicitud de firma antes de completarse (demo)", Demo: true, CreatedAt: firmakit.FormatTime(time.Now())}
 	b, _ := prof.EncodeNotification(n)
-	return b, prof.WebhookSignature([]string{"whsec_test_demo"}, time.Now(), b)
+	return b, prof.WebhookSignature(demoMerchant.WebhookSecrets, time.Now(), b)
 }
 
 // sender posts signed notifications; it returns the received id.
@@ -119,7 +119,7 @@ func newSender(base string, conns int) *sender {
 
 func (s *sender) send(eventID, sigID string) (int64, error) {
 	body, sig := notification1KiB(s.prof, eventID, sigID)
-	req, _ := http.NewRequest("POST", s.base+"/hooks/merchant_demo", bytes.NewReader(body))
+	req, _ := http.NewRequest("POST", s.base+"/hooks/"+demoMerchant.MerchantID, bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X-Service-Signature", sig)
 	resp, err := s.client.Do(req)

@@ -85,7 +85,7 @@ func certifyFault(ctx context.Context, bin, fault string) (string, int, error) {
 		return "", 0, err
 	}
 	srv := exec.CommandContext(ctx, bin, "serve", "--addr", addr, "--fault", fault,
-		"--webhook-url", "http://"+hook+"/hooks/merchant_demo", "--log-level", "error")
+		"--webhook-url", "http://"+hook+"/hooks/"+demoMerchant.MerchantID, "--log-level", "error")
 	if err := srv.Start(); err != nil {
 		return "", 0, fmt.Errorf("start %s: %w (run make build first)", bin, err)
 	}
@@ -93,8 +93,9 @@ func certifyFault(ctx context.Context, bin, fault string) (string, int, error) {
 	if err := waitUp("http://" + addr + "/healthz"); err != nil {
 		return "", 0, err
 	}
-	return runCmd(ctx, bin, "certify", "--target", "http://"+addr, "--key", "test_key_demo", "--secret", "test_secret_demo",
-		"--webhook-secret", "whsec_test_demo", "--listen", hook, "--lang", "en", "--tags", "@DEMO-NOTIFICATION,@DEMO-FREE-TEXT,@DEMO-PAYLOAD")
+	d := demoMerchant
+	return runCmd(ctx, bin, "certify", "--target", "http://"+addr, "--merchant", d.MerchantID, "--key", d.Credential.Key, "--secret", d.Credential.Secret,
+		"--webhook-secret", d.WebhookSecrets[0], "--listen", hook, "--lang", "en", "--tags", "@DEMO-NOTIFICATION,@DEMO-FREE-TEXT,@DEMO-PAYLOAD")
 }
 
 func runCmd(ctx context.Context, bin string, args ...string) (string, int, error) {
