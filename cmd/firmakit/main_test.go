@@ -145,13 +145,30 @@ func (b *syncBuffer) String() string {
 
 func TestServeAndSignedCurl(t *testing.T) {
 	url, _ := serveInProcess(t, nil, "--addr", "127.0.0.1:0")
-	code, line, errOut := run(t, nil, "sign", "--url", url+"/v1/check/merchant_demo", "--curl", "--body", `{"ping":"pong's"}`)
-	require.Equal(t, ExitOK, code, errOut)
 	curl, err := exec.LookPath("curl")
 	require.NoError(t, err, "curl is needed to run the printed line")
-	out, err := exec.Command("sh", "-c", line).CombinedOutput()
-	require.NoError(t, err, string(out))
-	assert.Equal(t, `{"status_code":200,"message":"Authenticated"}`+"\n", string(out), curl)
+	bodyFile := filepath.Join(t.TempDir(), "body.json")
+	// Bytes a shell argument or a re-encoder would change: a newline, a
+	// non-ASCII character, spaces.
+	require.NoError(t, os.WriteFile(bodyFile, []byte("{\n  \"ñandú\" : 1 }\n"), 0o600))
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"a body with a quote", []string{"--url", url + "/v1/check/merchant_demo", "--body", `{"ping":"pong's"}`}},
+		// Without --globoff curl would read [a] and {x,y} as patterns.
+		{"a query curl would glob", []string{"--url", url + "/v1/check/merchant_demo?filter[a]={x,y}&q=%C3%B1"}},
+		{"a body file sent as its bytes", []string{"--url", url + "/v1/check/merchant_demo", "--body-file", bodyFile}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, line, errOut := run(t, nil, append([]string{"sign", "--curl"}, tc.args...)...)
+			require.Equal(t, ExitOK, code, errOut)
+			assert.Contains(t, line, "--globoff --path-as-is")
+			out, err := exec.Command("sh", "-c", line).CombinedOutput()
+			require.NoError(t, err, string(out))
+			assert.Equal(t, `{"status_code":200,"message":"Authenticated"}`+"\n", string(out), curl+": "+line)
+		})
+	}
 }
 
 func TestConfigPrecedence(t *testing.T) {

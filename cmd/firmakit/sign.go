@@ -78,18 +78,25 @@ func (m *Main) signCommand() command {
 				}
 				sort.Strings(names)
 				if *curl {
-					line := "curl -sS -X " + strings.ToUpper(*method) + " " + shellQuote(*rawURL) + " -H 'Content-Type: application/json'"
+					// --globoff and --path-as-is: curl sends the URL exactly as
+					// signed (no [] or {} globbing, no ./ or ../ folding); a body
+					// file is sent as its bytes, whatever they hold.
+					line := "curl -sS --globoff --path-as-is -X " + strings.ToUpper(*method) + " " + shellQuote(*rawURL) + " -H 'Content-Type: application/json'"
 					for _, k := range names {
 						line += " -H " + shellQuote(k+": "+h.Get(k))
 					}
-					line += " --data-binary " + shellQuote(string(b))
+					if *bodyFile != "" && *bodyFile != "-" {
+						line += " --data-binary " + shellQuote("@"+*bodyFile)
+					} else {
+						line += " --data-binary " + shellQuote(string(b))
+					}
 					fmt.Fprintln(m.Stdout, line)
 					return nil
 				}
 				for _, k := range names {
 					fmt.Fprintf(m.Stdout, "%s: %s\n", k, h.Get(k))
 				}
-				sts := p.StringToSign(firmakit.RequestParts{Timestamp: h.Get(p.Request.TimestampHeader), Method: *method, Target: target, KeyID: *key, Body: b})
+				sts := p.StringToSign(firmakit.RequestParts{Timestamp: h.Get(p.Request.TimestampHeader), Method: strings.ToUpper(*method), Target: target, KeyID: *key, Body: b})
 				fmt.Fprintf(m.Stderr, "string to sign (%d bytes, %s over %s): %s\n", len(sts), p.Request.Hash, p.Request.Encoding, strconv.Quote(string(sts)))
 				return nil
 			}
