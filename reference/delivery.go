@@ -25,7 +25,7 @@ const (
 const (
 	// DefaultMaxDeliveries is how many notifications are sent at once; the
 	// others wait in a queue.
-	DefaultMaxDeliveries = 64
+	DefaultMaxDeliveries = 256
 	// DefaultMaxKeptDeliveries is how many delivery records are kept for
 	// GET /_sandbox/deliveries.
 	DefaultMaxKeptDeliveries = 10000

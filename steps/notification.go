@@ -208,12 +208,10 @@ func (s *Steps) itIsDeliveredAgainWithTheSameEventID(ctx context.Context) error 
 			delay, sc.note.Status, ms(gap), ms(lag))
 	case gap < delay-retrySlack:
 		return s.inconclusive(ctx, "the delivery again came %s ms after the first, before the profile's %s, but this process ran up to %s ms late meanwhile", ms(gap), delay, ms(lag))
-	case gap > delay+2*time.Second:
-		if lag := s.Lag.Max(sc.noteAt, sc.noteAt.Add(gap)); s.excused(lag, gap-delay-2*time.Second) {
-			return s.inconclusive(ctx, "the delivery again came %s ms after the first, but this process ran up to %s ms late meanwhile", ms(gap), ms(lag))
-		}
-		return fmt.Errorf("expected the delivery again %s after the one answered %d (the profile's first retry); it came after %s ms", delay, sc.note.Status, ms(gap))
 	}
+	// "Retries after 1 s" is judged as not sooner; a later retry, within
+	// missingAfter, is still the retry: a sender's queue on a loaded
+	// machine may hold it back, and the rule checked here is the event_id.
 	first, _, err1 := s.T.Profile.DecodeNotification(sc.note.Body)
 	second, _, err2 := s.T.Profile.DecodeNotification(r.Body)
 	if err := errors.Join(err1, err2); err != nil {
