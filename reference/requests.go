@@ -119,15 +119,25 @@ func (l *RequestLog) Last() uint64 {
 	return l.last
 }
 
-// Requests returns the server's log of received requests (after Open).
-func (s *Server) Requests() *RequestLog { return s.requests }
+// Requests returns the server's log of received requests, to read or to
+// follow (RequestLog.Changed). It may be called before Open, once
+// MaxRequests is set.
+func (s *Server) Requests() *RequestLog {
+	s.requestsOnce.Do(func() {
+		if s.MaxRequests <= 0 {
+			s.MaxRequests = DefaultMaxRequests
+		}
+		s.requests = NewRequestLog(s.MaxRequests)
+	})
+	return s.requests
+}
 
 func (s *Server) handleRequests(c echo.Context) error {
 	q, err := firmakit.ParseRequestsQuery(c.QueryParam("after"), c.QueryParam("limit"))
 	if err != nil {
 		return bad(err.Error())
 	}
-	return c.JSON(http.StatusOK, q.Page(s.requests))
+	return c.JSON(http.StatusOK, q.Page(s.Requests()))
 }
 
 // apiMerchant tells whether a decoded path is one of the API's routes
@@ -195,7 +205,7 @@ func (s *Server) recordRequests(next echo.HandlerFunc) echo.HandlerFunc {
 				e.BodyBytes = int64(*d.BodyBytes)
 			}
 		}
-		s.requests.Add(e)
+		s.Requests().Add(e)
 		return nil
 	}
 }

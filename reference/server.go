@@ -112,9 +112,12 @@ type Server struct {
 	deliveries *dispatcher
 	signatures *signatureStore
 	requests   *RequestLog
-	closeOnce  sync.Once
-	conns      httpserve.Tracker
-	faultOn    faultSet
+	// requestsOnce makes requests, at Open or at the first call of
+	// Requests, whichever comes first.
+	requestsOnce sync.Once
+	closeOnce    sync.Once
+	conns        httpserve.Tracker
+	faultOn      faultSet
 }
 
 // Open starts listening synchronously, so that URL is known when it
@@ -165,9 +168,6 @@ func (s *Server) Open() error {
 	if s.MaxConns <= 0 {
 		s.MaxConns = DefaultMaxConns
 	}
-	if s.MaxRequests <= 0 {
-		s.MaxRequests = DefaultMaxRequests
-	}
 	if s.HTTPClient == nil {
 		s.HTTPClient = &http.Client{Timeout: s.DeliveryTimeout, Transport: &http.Transport{
 			MaxIdleConnsPerHost: s.MaxDeliveries, IdleConnTimeout: 30 * time.Second,
@@ -186,7 +186,7 @@ func (s *Server) Open() error {
 	}
 	s.PublicURL = strings.TrimRight(s.PublicURL, "/")
 	s.signatures = newSignatureStore(10000)
-	s.requests = NewRequestLog(s.MaxRequests)
+	s.Requests()
 	s.deliveries = newDispatcher(s)
 	s.echo = s.routes()
 	s.handler = apierror.DecodePaths(s.echo, errorBody)
