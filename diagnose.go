@@ -29,9 +29,12 @@ func EscapeStringToSign(b []byte) string { return strconv.Quote(string(b)) }
 // truncated, with its full length in StringToSignBytes.
 const MaxDiagnosticStringToSign = 16 << 10
 
-// maxDiagnosticHeader is how many bytes of a header's value a diagnostic
-// shows.
-const maxDiagnosticHeader = 512
+// How many bytes of a header's value, and of the target, a diagnostic
+// shows, so that a server that keeps diagnostics keeps little.
+const (
+	maxDiagnosticHeader = 512
+	maxDiagnosticTarget = 2048
+)
 
 // Diagnostic tells a merchant's developer why a request was refused
 // authentication, from what the server received. It holds nothing secret:
@@ -105,7 +108,8 @@ type RequestSeen struct {
 // the signature sent; neither the secret nor any signature it computes
 // appears in the result. lookup is the verifier's.
 func (p *Profile) DiagnoseRequest(req RequestSeen, verifyErr error, lookup CredentialLookup, now time.Time) *Diagnostic {
-	d := &Diagnostic{Method: req.Method, Target: req.Target, ServerTime: now.Unix(), BodyRead: req.BodyRead, BodyNote: req.BodyNote}
+	d := &Diagnostic{Method: textclip.Bytes(req.Method, maxDiagnosticHeader), Target: textclip.Bytes(req.Target, maxDiagnosticTarget),
+		ServerTime: now.Unix(), BodyRead: req.BodyRead, BodyNote: req.BodyNote}
 	f := &findings{profile: p, err: verifyErr, req: req, now: now}
 	f.auth, _ = p.RequestAuthFrom(req.Header)
 	for _, name := range []string{p.Request.KeyHeader, p.Request.TimestampHeader, p.Request.SignatureHeader} {
