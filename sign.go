@@ -186,13 +186,15 @@ func RequestTarget(r *http.Request) string {
 // StringToSign returns the exact bytes a request signature covers, for
 // showing to a merchant who debugs its own signing code.
 func (p *Profile) StringToSign(rp RequestParts) []byte {
-	return p.appendSigned(nil, &rp, func(buf []byte) []byte { return append(buf, rp.Body...) })
+	return p.appendSigned(nil, &rp, func(buf []byte) []byte { return append(buf, rp.Body...) }, false)
 }
 
 // appendSigned appends the string to sign to buf. At the body part it
 // calls atBody with what it has gathered and goes on with what atBody
 // returns, so that a MAC can take the body in place instead of a copy.
-func (p *Profile) appendSigned(buf []byte, rp *RequestParts, atBody func([]byte) []byte) []byte {
+// keepMethod writes the method as given instead of upper case, as a
+// client that forgets to upper-case it signs (DiagnoseRequest tries it).
+func (p *Profile) appendSigned(buf []byte, rp *RequestParts, atBody func([]byte) []byte, keepMethod bool) []byte {
 	for i, name := range p.Request.StringToSign {
 		if i > 0 {
 			buf = append(buf, p.Request.Separator...)
@@ -203,7 +205,7 @@ func (p *Profile) appendSigned(buf []byte, rp *RequestParts, atBody func([]byte)
 		case PartMethod:
 			for j := 0; j < len(rp.Method); j++ {
 				c := rp.Method[j]
-				if 'a' <= c && c <= 'z' {
+				if 'a' <= c && c <= 'z' && !keepMethod {
 					c -= 'a' - 'A'
 				}
 				buf = append(buf, c)
@@ -246,7 +248,7 @@ func (p *Profile) requestMAC(m mac, secret string, rp *RequestParts, s *scratch)
 		h.Write(buf)
 		h.Write(rp.Body)
 		return buf[:0]
-	})
+	}, false)
 	h.Write(buf)
 	s.parts = buf
 	s.sum = h.Sum(s.sum[:0])

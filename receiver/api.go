@@ -62,6 +62,8 @@ func (rv *Receiver) routes() *echo.Echo {
 	change("DELETE", "/api/events/:id", rv.handleDelete)
 	change("POST", "/api/events/:id/replay", rv.handleReplay)
 	change("GET", "/api/stream", rv.handleStream)
+	read("GET", "/api/requests", rv.handleRequests)
+	change("GET", "/api/requests/stream", rv.handleRequestStream)
 	read("GET", "/api/channels/:channel/responses", rv.handleGetAnswer)
 	change("POST", "/api/channels/:channel/responses", rv.handleSetAnswer)
 	change("DELETE", "/api/channels/:channel/responses", rv.handleClearAnswer)
@@ -95,7 +97,7 @@ func (rv *Receiver) handleInfo(c echo.Context) error {
 		channels = append(channels, ch)
 	}
 	return c.JSON(http.StatusOK, map[string]any{
-		"hooks_url": rv.PublicURL + "/hooks/{channel}", "strict": rv.Strict, "demo": rv.Demo != nil, "forward_to": rv.ForwardTo,
+		"hooks_url": rv.PublicURL + "/hooks/{channel}", "strict": rv.Strict, "demo": rv.Demo != nil, "forward_to": rv.ForwardTo, "requests": rv.Requests != nil,
 		"channels_with_secrets": channels, "states": firmakit.States, "max_body": rv.MaxBody,
 		"max_events": rv.MaxEvents, "max_bytes": max(rv.MaxBytes, 0), "max_age": rv.MaxAge.String(),
 		"max_conns": rv.MaxConns, "idle_timeout": rv.IdleTimeout.String(), "dropped": rv.store.dropped.Load(),
@@ -505,22 +507,11 @@ func (rv *Receiver) handleStream(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	// Streams may take half the connections; the rest stay for hooks.
-	if rv.nstreams.Add(1) > int64(rv.MaxConns/2) {
-		rv.nstreams.Add(-1)
-		return apiError(http.StatusServiceUnavailable, fmt.Sprintf("too many streams open (%d); close one and reconnect", rv.MaxConns/2))
+	conn, release, err := rv.openStream(c)
+	if conn == nil {
+		return err
 	}
-	defer rv.nstreams.Add(-1)
-	upgrader := websocket.Upgrader{ReadBufferSize: 1024, WriteBufferSize: 16 << 10,
-		// refuseCrossSite has checked the Origin already.
-		CheckOrigin: func(r *http.Request) bool { o := r.Header.Get("Origin"); return o == "" || rv.ownOrigin(o, r.Host) }}
-	conn, err := upgrader.Upgrade(c.Response(), c.Request(), nil)
-	if err != nil {
-		return nil // the upgrader has answered
-	}
-	rv.streams.Add(1)
-	defer rv.streams.Done()
-	defer conn.Close()
+	defer release()
 
 	match := f
 	match.AfterID = 0
@@ -554,31 +545,8 @@ func (rv *Receiver) handleStream(c echo.Context) error {
 	}
 
 	// The reader handles pongs and notices the client leaving.
-	gone := make(chan struct{})
-	conn.SetReadLimit(4096)
-	conn.SetReadDeadline(time.Now().Add(3 * rv.PingInterval))
-	conn.SetPongHandler(func(string) error {
-		conn.SetReadDeadline(time.Now().Add(3 * rv.PingInterval))
-		return nil
-	})
-	go func() {
-		defer close(gone)
-		for {
-			if _, _, err := conn.ReadMessage(); err != nil {
-				return
-			}
-		}
-	}()
-	// A shutdown unblocks any write this stream is stuck in.
-	ended := make(chan struct{})
-	defer close(ended)
-	go func() {
-		select {
-		case <-rv.stop:
-			conn.Close()
-		case <-ended:
-		}
-	}()
+	gone, ended := rv.watchPeer(conn)
+	defer ended()
 	ping := time.NewTicker(rv.PingInterval)
 	defer ping.Stop()
 	for {

@@ -132,8 +132,21 @@ func (c *Client) Ping(ctx context.Context) error {
 // many rules) or the transport's error.
 func (c *Client) FailNext(ctx context.Context, channel, signatureID string, status, count int) error {
 	body, _ := json.Marshal(map[string]any{"status": status, "count": count, "signature_id": signatureID})
-	u := strings.TrimRight(c.URL, "/") + "/api/channels/" + url.PathEscape(channel) + "/responses"
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
+	return c.post(ctx, "/api/channels/"+url.PathEscape(channel)+"/responses", body, http.StatusOK)
+}
+
+// NoteContract tells the remote receiver when a contract was created, as
+// Receiver.NoteContract does, so that it shows each notification's delay
+// since then. It returns the receiver's refusal or the transport's error.
+func (c *Client) NoteContract(ctx context.Context, signatureID, createdAt string) error {
+	body, _ := json.Marshal(map[string]string{"signature_id": signatureID, "created_at": createdAt})
+	return c.post(ctx, "/api/contracts", body, http.StatusNoContent)
+}
+
+// post sends a JSON body to a path of the receiver's API and expects the
+// status want.
+func (c *Client) post(ctx context.Context, path string, body []byte, want int) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(c.URL, "/")+path, bytes.NewReader(body))
 	if err != nil {
 		return err
 	}
@@ -147,7 +160,7 @@ func (c *Client) FailNext(ctx context.Context, channel, signatureID string, stat
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	if resp.StatusCode != http.StatusOK {
+	if resp.StatusCode != want {
 		return fmt.Errorf("receiver answered %d: %s", resp.StatusCode, strings.TrimSpace(string(b)))
 	}
 	return nil

@@ -135,6 +135,10 @@ type Receiver struct {
 	// (FailNext) still replaces the status answered. Strict cannot be set
 	// with it: the endpoint decides. A body over MaxBody is not forwarded.
 	ForwardTo string
+	// Requests, when set, is the log of the requests a service received,
+	// shown on GET /api/requests and /api/requests/stream ('firmakit up'
+	// sets the reference server's).
+	Requests RequestFeed
 
 	store     *store
 	hub       *hub

@@ -24,6 +24,11 @@ type AuthConfig struct {
 	MaxBody int64
 	// MerchantParam is the path parameter naming the merchant; default "merchant_id".
 	MerchantParam string
+	// Explain adds a firmakit.Diagnostic to the context of a request
+	// refused by checks 1 to 4 (Diagnostic returns it), for the error
+	// handler to add to the answer. It never changes the answer's status
+	// nor its message.
+	Explain bool
 }
 
 type ctxKey string
@@ -31,6 +36,8 @@ type ctxKey string
 const (
 	bodyKey       ctxKey = "firmakit.body"
 	credentialKey ctxKey = "firmakit.credential"
+	diagnosticKey ctxKey = "firmakit.diagnostic"
+	authRanKey    ctxKey = "firmakit.auth_ran"
 )
 
 // Auth returns echo middleware that runs checks 1 to 4 of defaults.md A
@@ -54,14 +61,19 @@ func Auth(cfg AuthConfig) echo.MiddlewareFunc {
 		return func(c echo.Context) error {
 			r := c.Request()
 			var body []byte
+			bodyRead := false
 			read := func() ([]byte, error) {
 				b, err := readBody(c.Response(), r, cfg.MaxBody)
-				body = b
+				body, bodyRead = b, err == nil
 				return b, err
 			}
+			now := cfg.Now()
 			cred, err := cfg.Profile.VerifyRequest(r.Method, firmakit.RequestTarget(r), c.Param(cfg.MerchantParam),
-				r.Header, cfg.Lookup, cfg.Now(), read)
+				r.Header, cfg.Lookup, now, read)
 			if err != nil {
+				if cfg.Explain {
+					cfg.explain(c, err, now, body, bodyRead)
+				}
 				return authError(err)
 			}
 			c.Set(string(bodyKey), body)

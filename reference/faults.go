@@ -9,7 +9,6 @@ import (
 	"io"
 	"math"
 	"net/http"
-	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -593,7 +592,7 @@ func (s *Server) faultyAuth(next echo.HandlerFunc) echo.HandlerFunc {
 				}
 				target := firmakit.RequestTarget(r)
 				if s.fault(faultAuthTargetDecoded) {
-					target = decodedTarget(target)
+					target = firmakit.DecodeTarget(target)
 				}
 				signed := body
 				if s.fault(faultAuthBodyReserialised) {
@@ -724,21 +723,6 @@ func (s *Server) faultySameSignature(want, got string) bool {
 		w, g = w[:16], g[:16]
 	}
 	return subtle.ConstantTimeCompare([]byte(w), []byte(g)) == 1
-}
-
-// decodedTarget percent-decodes a request target, path and query.
-func decodedTarget(target string) string {
-	path, query, hasQuery := strings.Cut(target, "?")
-	if p, err := url.PathUnescape(path); err == nil {
-		path = p
-	}
-	if q, err := url.QueryUnescape(query); err == nil {
-		query = q
-	}
-	if hasQuery {
-		return path + "?" + query
-	}
-	return path
 }
 
 // reserialised decodes a JSON body and encodes it again; a body that is

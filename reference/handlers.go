@@ -153,9 +153,17 @@ func (s *Server) handleCreateSignature(c echo.Context) error {
 	} else {
 		err = c.JSON(http.StatusCreated, firmakit.APIResponse{StatusCode: http.StatusCreated, Message: "Signature request created", Data: &env})
 	}
-	if state, ok := s.demoState(req.Title); ok && err == nil {
+	state, demo := s.demoState(req.Title)
+	if demo && err == nil {
 		// The delay runs from the 201 on the wire, not from the handler.
 		c.Response().Flush()
+	}
+	if s.OnCreated != nil && err == nil {
+		// Before the notification is scheduled, so that whoever is told
+		// knows the contract when its notification arrives.
+		s.OnCreated(m.ID, env.SignatureID, env.CreatedAt)
+	}
+	if demo && err == nil {
 		s.deliveries.scheduleDemo(m, env, state)
 		if s.fault(faultNotificationTwice) {
 			s.deliveries.scheduleDemo(m, env, state)

@@ -85,6 +85,20 @@ type Server struct {
 	ShutdownGrace time.Duration
 	// HTTPClient sends the notifications.
 	HTTPClient *http.Client
+	// Explain adds a "diagnostic" object (firmakit.Diagnostic) to the
+	// answers of requests refused by authentication, checks 1 to 4 of
+	// defaults.md A: what the server received, the string to sign it
+	// built and the most likely cause. Status and message are unchanged.
+	// The deliberate faults of the verifier take no diagnostic.
+	Explain bool
+	// MaxRequests is how many received requests the log keeps (default
+	// DefaultMaxRequests); see Requests.
+	MaxRequests int
+	// OnCreated, when set, is told of each contract created, once its 201
+	// is written: 'firmakit up' passes it to the receiver, which then
+	// knows each notification's delay. It runs on the request's goroutine
+	// and must return soon.
+	OnCreated func(merchantID, signatureID, createdAt string)
 	// Faults names deliberate faults to switch on (see Faults), for
 	// measuring whether the conformance suite catches them; Open refuses
 	// an unknown name with ErrUnknownFault. Empty for a correct server.
@@ -97,9 +111,13 @@ type Server struct {
 	limited    *connlimit.Listener
 	deliveries *dispatcher
 	signatures *signatureStore
-	closeOnce  sync.Once
-	conns      httpserve.Tracker
-	faultOn    faultSet
+	requests   *RequestLog
+	// requestsOnce makes requests, at Open or at the first call of
+	// Requests, whichever comes first.
+	requestsOnce sync.Once
+	closeOnce    sync.Once
+	conns        httpserve.Tracker
+	faultOn      faultSet
 }
 
 // Open starts listening synchronously, so that URL is known when it
@@ -168,6 +186,7 @@ func (s *Server) Open() error {
 	}
 	s.PublicURL = strings.TrimRight(s.PublicURL, "/")
 	s.signatures = newSignatureStore(10000)
+	s.Requests()
 	s.deliveries = newDispatcher(s)
 	s.echo = s.routes()
 	s.handler = apierror.DecodePaths(s.echo, errorBody)
@@ -228,14 +247,15 @@ func (s *Server) DeliveryStats() DeliveryStats { return s.deliveries.stats() }
 func (s *Server) routes() *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	e.HTTPErrorHandler = apierror.Handler(apierror.Config{Shape: errorBody, Logger: s.Logger, Echo: s.echoError, Write: s.faultErrorBody})
-	e.Use(s.recoverer)
-	auth := Auth(AuthConfig{Profile: s.Profile, Lookup: s.Config.Credential, Now: s.Now, MaxBody: s.MaxBody})
-	auth = s.faultAuth(auth)
+	e.HTTPErrorHandler = apierror.Handler(apierror.Config{Shape: errorBody, Logger: s.Logger, Echo: s.echoError, Write: s.writeError})
+	e.Use(s.recordRequests, s.recoverer)
+	auth := Auth(AuthConfig{Profile: s.Profile, Lookup: s.Config.Credential, Now: s.Now, MaxBody: s.MaxBody, Explain: s.Explain})
+	auth = markAuth(s.faultAuth(auth))
 	e.POST("/:api_version/check/:merchant_id", s.handleCheck, s.requireVersion, requireMerchantSegment, auth)
 	e.POST("/v1/signature/:merchant_id", s.handleCreateSignature, requireMerchantSegment, auth)
 	e.GET("/demo/documents/:file", s.handleDemoDocument)
 	e.GET("/_sandbox/deliveries", s.handleDeliveries)
+	e.GET("/_sandbox/requests", s.handleRequests)
 	e.GET("/_sandbox/queue", func(c echo.Context) error { return c.JSON(http.StatusOK, s.deliveries.stats()) })
 	e.GET("/healthz", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
 	return e

@@ -55,6 +55,8 @@ func (m *Main) referenceFlags(fs *flag.FlagSet, defaultAddr string, sh shared) f
 	retries := &durationsFlag{d: reference.DefaultRetrySchedule}
 	fs.Var(retries, "retry-schedule", "waits before each retry of an unanswered notification, comma-separated; 'none' disables retries")
 	maxDeliveries := fs.Int("max-deliveries", reference.DefaultMaxDeliveries, "notifications sent at once; the others wait in a queue (GET /_sandbox/queue)")
+	explain := fs.Bool("explain", false, "add a diagnostic to each authentication refusal (400 Missing headers, 401): what the server received, its string to sign and the likely cause")
+	maxRequests := fs.Int("max-requests", reference.DefaultMaxRequests, "received requests kept in the log (GET /_sandbox/requests)")
 	return func() (*reference.Server, map[string]bool, error) {
 		p, err := sh.profile()
 		if err != nil {
@@ -76,12 +78,15 @@ func (m *Main) referenceFlags(fs *flag.FlagSet, defaultAddr string, sh shared) f
 		if *maxDeliveries < 1 {
 			return nil, nil, usageError("--max-deliveries must be at least 1")
 		}
+		if *maxRequests < 1 {
+			return nil, nil, usageError("--max-requests must be at least 1")
+		}
 		log, err := sh.logger()
 		if err != nil {
 			return nil, nil, err
 		}
 		return &reference.Server{Addr: *addr, Profile: p, Config: cfg, PublicURL: *publicURL, DemoDelay: *delay,
-			RetrySchedule: retries.d, MaxDeliveries: *maxDeliveries, Logger: log}, set, nil
+			RetrySchedule: retries.d, MaxDeliveries: *maxDeliveries, Logger: log, Explain: *explain, MaxRequests: *maxRequests}, set, nil
 	}
 }
 
@@ -144,7 +149,7 @@ func (f webhooksFlag) apply(cfg *reference.Config) (map[string]bool, error) {
 
 func (m *Main) serveCommand() command {
 	return command{name: "serve", summary: "run the reference server of the merchant API",
-		usage: "firmakit serve [--addr 127.0.0.1:8080] [--merchants FILE] [--webhook-url [MERCHANT=]URL ...] [--max-deliveries 256] [--profile FILE] [--fault NAME,... | --fault list]",
+		usage: "firmakit serve [--addr 127.0.0.1:8080] [--merchants FILE] [--webhook-url [MERCHANT=]URL ...] [--max-deliveries 256] [--explain] [--profile FILE] [--fault NAME,... | --fault list]",
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			newServer := m.referenceFlags(fs, reference.DefaultAddr, m.sharedFlags(fs, "info"))
 			var faults faultsFlag

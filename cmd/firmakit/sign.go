@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"os"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -97,7 +96,9 @@ func (m *Main) signCommand() command {
 					fmt.Fprintf(m.Stdout, "%s: %s\n", k, h.Get(k))
 				}
 				sts := p.StringToSign(firmakit.RequestParts{Timestamp: h.Get(p.Request.TimestampHeader), Method: strings.ToUpper(*method), Target: target, KeyID: *key, Body: b})
-				fmt.Fprintf(m.Stderr, "string to sign (%d bytes, %s over %s): %s\n", len(sts), p.Request.Hash, p.Request.Encoding, strconv.Quote(string(sts)))
+				// Escaped as a diagnostic of 'firmakit serve --explain' shows
+				// it (string_to_sign, string_to_sign_bytes), to compare.
+				fmt.Fprintf(m.Stderr, "string to sign (%d bytes, %s over %s): %s\n", len(sts), p.Request.Hash, p.Request.Encoding, firmakit.EscapeStringToSign(sts))
 				return nil
 			}
 		}}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 
@@ -15,7 +16,7 @@ import (
 
 func (m *Main) upCommand() command {
 	return command{name: "up", summary: "run the reference server and the receiver together, with the live dashboard",
-		usage: "firmakit up [--addr 127.0.0.1:8080] [--listen 127.0.0.1:8090] [--db :memory:]",
+		usage: "firmakit up [--addr 127.0.0.1:8080] [--listen 127.0.0.1:8090] [--db :memory:] [--explain]",
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			sh := m.sharedFlags(fs, "info")
 			newServer := m.referenceFlags(fs, reference.DefaultAddr, sh)
@@ -38,6 +39,12 @@ func (m *Main) upCommand() command {
 					for _, mc := range ref.Config.Merchants {
 						rv.Secrets[mc.ID] = mc.WebhookSecrets
 					}
+				}
+				// The dashboard shows the requests the reference received,
+				// and the delay of every contract it creates, whoever asked.
+				rv.Requests = ref.Requests()
+				ref.OnCreated = func(_, signatureID, createdAt string) {
+					_ = rv.NoteContract(context.Background(), signatureID, createdAt)
 				}
 				if err := openReceiver(rv); err != nil {
 					return err
@@ -64,11 +71,7 @@ func (m *Main) upCommand() command {
 				}
 				if demo != nil {
 					rv.Demo = func(ctx context.Context, st firmakit.State) (*firmakit.Envelope, error) {
-						env, err := createDemoOn(ctx, ref.URL(), ref.Profile, demo, st, "desde el panel")
-						if err == nil {
-							_ = rv.NoteContract(ctx, env.SignatureID, env.CreatedAt)
-						}
-						return env, err
+						return createDemoOn(ctx, ref.URL(), ref.Profile, demo, st, "desde el panel")
 					}
 				}
 				dash := rv.URL() + "/"
@@ -113,7 +116,7 @@ func createDemoOn(ctx context.Context, url string, p *firmakit.Profile, mc *refe
 
 func (m *Main) demoCommand() command {
 	return command{name: "demo", summary: "create a demo contract that triggers a notification of a state",
-		usage: "firmakit demo CREATED|BOUNCED|REJECTED|CANCELED|SIGNED [--target URL] [--title TEXT]",
+		usage: "firmakit demo CREATED|BOUNCED|REJECTED|CANCELED|SIGNED [--target URL] [--title TEXT] [--receiver URL [--receiver-token T]]",
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			demo := reference.Demo()
 			target := fs.String("target", "http://"+reference.DefaultAddr, "base URL of the service")
@@ -125,6 +128,8 @@ func (m *Main) demoCommand() command {
 			data := &listFlag{}
 			fs.Var(data, "template-data", "data value, key=value (repeatable); default the demo template's")
 			title := fs.String("title", "contrato de prueba", "free text after the prefix")
+			rcv := fs.String("receiver", "", "base URL of a receiver ('firmakit receive') to tell of the contract, so that its dashboard shows the notification's delay")
+			rcvToken := fs.String("receiver-token", "", "the token of that receiver, when it has one")
 			profile := profileFlag(fs)
 			return func(ctx context.Context, args []string) error {
 				if len(args) != 1 {
@@ -163,6 +168,16 @@ func (m *Main) demoCommand() command {
 				fmt.Fprintf(m.Stdout, "created %q: signature_id %s, status %s, in %s\n", env.Title, env.SignatureID, env.Status,
 					time.Since(start).Round(time.Millisecond))
 				fmt.Fprintf(m.Stdout, "a %s notification should reach the merchant's signature_webhook in about 500 ms\n", st)
+				if *rcv != "" {
+					// The contract exists whatever the receiver says: a
+					// failure here is a warning, not a failed demo.
+					rc := &receiver.Client{URL: *rcv, Token: *rcvToken, HTTP: &http.Client{Timeout: 10 * time.Second}}
+					if err := rc.NoteContract(ctx, env.SignatureID, env.CreatedAt); err != nil {
+						fmt.Fprintf(m.Stderr, "warning: the receiver at %s was not told of the contract, so it shows no delay: %v\n", *rcv, err)
+					} else {
+						fmt.Fprintf(m.Stdout, "told the receiver at %s when the contract was created\n", *rcv)
+					}
+				}
 				return nil
 			}
 		}}

@@ -1,0 +1,199 @@
+package firmakit
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/firmakit/firmakit/internal/textclip"
+)
+
+// Cause codes of a Diagnostic: one per most likely cause of a refusal.
+// They are stable; the English text beside them may change.
+const (
+	CauseMissingHeaders        = "missing_headers"
+	CauseTimestampMilliseconds = "timestamp_milliseconds"
+	CauseTimestampNotSeconds   = "timestamp_not_seconds"
+	CauseClockSkew             = "clock_skew"
+	CauseUnknownKey            = "unknown_key"
+	CauseDisabledKey           = "disabled_key"
+	CauseOtherMerchantKey      = "other_merchant_key"
+	CauseSignatureEncoding     = "signature_encoding"
+	CauseBodyDiffers           = "body_differs"
+	CauseQueryNotSigned        = "query_not_signed"
+	CausePathDecoded           = "path_decoded"
+	CauseMethodCase            = "method_case"
+	CauseSecretOrBytes         = "secret_or_bytes"
+	CauseOther                 = "other"
+)
+
+// causeRule is one line of the table of causes: the first rule that
+// holds for a refusal names its cause.
+type causeRule struct {
+	code string
+	// refusal is the verifier's outcome the rule explains.
+	refusal error
+	// holds returns the cause in plain English, "" when it does not hold.
+	holds func(f *findings) string
+}
+
+// causeRules are tried in order. Rules that recompute a signature need
+// the credential's secret and the body; without them they do not hold.
+var causeRules = []causeRule{
+	{CauseMissingHeaders, ErrMissingHeaders, func(f *findings) string {
+		return fmt.Sprintf("missing header: %s (absent, empty, or sent twice with different values); send %s, %s and %s on every request",
+			strings.Join(f.missing, ", "), f.profile.Request.KeyHeader, f.profile.Request.TimestampHeader, f.profile.Request.SignatureHeader)
+	}},
+	{CauseTimestampMilliseconds, ErrExpired, func(f *findings) string {
+		tol := int64(f.profile.Request.Tolerance / time.Second)
+		if !f.tsOK || len(f.auth.Timestamp) != 13 || abs(f.ts/1000-f.now.Unix()) > tol {
+			return ""
+		}
+		return fmt.Sprintf("the timestamp %s is in milliseconds: send Unix time in whole seconds (%d)", f.auth.Timestamp, f.ts/1000)
+	}},
+	{CauseTimestampNotSeconds, ErrExpired, func(f *findings) string {
+		if f.tsOK {
+			return ""
+		}
+		return fmt.Sprintf("the timestamp %q is not a Unix time in whole seconds: send base-10 digits only, such as %d", textclip.Bytes(f.auth.Timestamp, 40), f.now.Unix())
+	}},
+	{CauseClockSkew, ErrExpired, func(f *findings) string {
+		diff, tol := f.ts-f.now.Unix(), int64(f.profile.Request.Tolerance/time.Second)
+		way := "behind"
+		if diff > 0 {
+			way = "ahead of"
+		}
+		return fmt.Sprintf("your timestamp is %d s %s the server's clock, beyond the tolerance of %d s: sign just before sending, and keep your clock in time (NTP)", abs(diff), way, tol)
+	}},
+	{CauseUnknownKey, ErrInvalidCredentials, func(f *findings) string {
+		if f.credOK {
+			return ""
+		}
+		return fmt.Sprintf("the key %q is not a credential of this service: check the value of %s", textclip.Bytes(f.auth.KeyID, 80), f.profile.Request.KeyHeader)
+	}},
+	{CauseDisabledKey, ErrInvalidCredentials, func(f *findings) string {
+		if !f.cred.Disabled {
+			return ""
+		}
+		return fmt.Sprintf("the key %q is disabled: sign with an enabled credential", f.auth.KeyID)
+	}},
+	{CauseOtherMerchantKey, ErrInvalidCredentials, func(f *findings) string {
+		return fmt.Sprintf("the key %q belongs to another merchant than %q of the path: use a key of %s, or that merchant's id in the path", f.auth.KeyID, textclip.Bytes(f.req.MerchantID, 80), textclip.Bytes(f.req.MerchantID, 80))
+	}},
+	{CauseSignatureEncoding, ErrInvalidSignature, func(f *findings) string {
+		if f.signatureDecodes() {
+			return ""
+		}
+		m := cachedMAC(f.profile.Request.Hash, f.profile.Request.Encoding)
+		want := len(m.enc.encode(make([]byte, m.size)))
+		return fmt.Sprintf("%s is not %s: it should be the %d characters of %s of HMAC-%s, got %d characters",
+			f.profile.Request.SignatureHeader, f.profile.Request.Encoding, want, f.profile.Request.Encoding,
+			strings.ToUpper(f.profile.Request.Hash), len(f.auth.Signature))
+	}},
+	{CauseBodyDiffers, ErrInvalidSignature, func(f *findings) string {
+		for _, c := range bodyCandidates(f.req.Body) {
+			rp := f.parts()
+			rp.Body = c.body
+			if f.signedWith(rp, false) {
+				return fmt.Sprintf("the body you signed differs from the body you sent: %d bytes received, you signed %d bytes (%s); sign the exact bytes you send",
+					len(f.req.Body), len(c.body), c.what)
+			}
+		}
+		return ""
+	}},
+	{CauseQueryNotSigned, ErrInvalidSignature, func(f *findings) string {
+		path, _, hasQuery := strings.Cut(f.req.Target, "?")
+		rp := f.parts()
+		rp.Target = path
+		if !hasQuery || !f.signedWith(rp, false) {
+			return ""
+		}
+		return fmt.Sprintf("your path includes the query but you did not sign it: sign %q, with the ? and the query", textclip.Bytes(f.req.Target, 200))
+	}},
+	{CausePathDecoded, ErrInvalidSignature, func(f *findings) string {
+		rp := f.parts()
+		rp.Target = DecodeTarget(f.req.Target)
+		if rp.Target == f.req.Target || !f.signedWith(rp, false) {
+			return ""
+		}
+		return fmt.Sprintf("you signed the target percent-decoded (%q); sign it exactly as sent on the wire: %q", textclip.Bytes(rp.Target, 200), textclip.Bytes(f.req.Target, 200))
+	}},
+	{CauseMethodCase, ErrInvalidSignature, func(f *findings) string {
+		rp := f.parts()
+		rp.Method = strings.ToLower(f.req.Method)
+		if !f.signedWith(rp, true) {
+			return ""
+		}
+		return fmt.Sprintf("you signed the method in lower case (%s): sign it in upper case, %s", rp.Method, strings.ToUpper(f.req.Method))
+	}},
+	{CauseSecretOrBytes, ErrInvalidSignature, func(f *findings) string {
+		return "the signature does not match: the secret, or the bytes you sign, differ; compare your string to sign with string_to_sign here and with the one 'firmakit sign' prints"
+	}},
+}
+
+// diagnose returns the code and text of the first rule that holds.
+func diagnose(f *findings) (string, string) {
+	for _, r := range causeRules {
+		if !f.is(r.refusal) {
+			continue
+		}
+		if msg := r.holds(f); msg != "" {
+			return r.code, msg
+		}
+	}
+	return CauseOther, "the request was refused before its signature could be checked (" + textclip.Bytes(f.errText(), 200) + ")"
+}
+
+func (f *findings) errText() string {
+	if f.err == nil {
+		return "no error"
+	}
+	return f.err.Error()
+}
+
+type bodyCandidate struct {
+	what string
+	body []byte
+}
+
+// bodyCandidates are bodies a client may have signed instead of the one it
+// sent: none, an empty object, the body without its final line break, and
+// the body re-encoded as compact JSON.
+func bodyCandidates(sent []byte) []bodyCandidate {
+	out := []bodyCandidate{{"an empty body", nil}, {"{}", []byte("{}")}}
+	if t := bytes.TrimRight(sent, "\r\n"); len(t) < len(sent) {
+		out = append(out, bodyCandidate{"the body without its final line break", t})
+	}
+	var compact bytes.Buffer
+	if json.Compact(&compact, sent) == nil && compact.Len() < len(sent) {
+		out = append(out, bodyCandidate{"the body re-encoded as compact JSON", compact.Bytes()})
+	}
+	return out
+}
+
+// DecodeTarget returns a request target percent-decoded, path and query:
+// what a client (or a server) that signs the decoded URL signs instead of
+// the target as sent. An escape that does not decode is left as it is.
+func DecodeTarget(target string) string {
+	path, query, hasQuery := strings.Cut(target, "?")
+	if p, err := url.PathUnescape(path); err == nil {
+		path = p
+	}
+	if q, err := url.QueryUnescape(query); err == nil {
+		query = q
+	}
+	if hasQuery {
+		return path + "?" + query
+	}
+	return path
+}
+
+func abs(n int64) int64 {
+	if n < 0 {
+		return -n
+	}
+	return n
+}

@@ -1,0 +1,106 @@
+package receiver
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/firmakit/firmakit"
+	"github.com/gorilla/websocket"
+	"github.com/labstack/echo/v4"
+)
+
+// RequestFeed is a service's log of the requests it received, shown by
+// GET /api/requests and streamed by GET /api/requests/stream. 'firmakit
+// up' sets the reference server's (reference.Server.Requests).
+type RequestFeed interface {
+	firmakit.RequestSource
+	// Changed returns a channel closed when the next request is logged;
+	// a reader takes it, reads with Since, then waits on it.
+	Changed() <-chan struct{}
+}
+
+// msgNoRequests answers the request routes of a receiver without a feed.
+const msgNoRequests = "the requests a service received are shown when the receiver runs with a reference server ('firmakit up')"
+
+// requestsPage is how many logged requests a stream reads at once.
+const requestsPage = 100
+
+func (rv *Receiver) handleRequests(c echo.Context) error {
+	if rv.Requests == nil {
+		return apiError(http.StatusNotFound, msgNoRequests)
+	}
+	q, err := firmakit.ParseRequestsQuery(c.QueryParam("after"), c.QueryParam("limit"))
+	if err != nil {
+		return apiError(http.StatusBadRequest, err.Error())
+	}
+	return c.JSON(http.StatusOK, q.Page(rv.Requests))
+}
+
+// handleRequestStream pushes logged requests over a websocket, one JSON
+// entry per text message: first every one held after ?after=ID, then each
+// new one, with no gap and no duplicate. The feed keeps a bounded number
+// of requests and nothing is queued per client: a client so slow that the
+// feed dropped requests it was not sent yet is closed with code 1013 and
+// told the id to reconnect after.
+func (rv *Receiver) handleRequestStream(c echo.Context) error {
+	if rv.Requests == nil {
+		return apiError(http.StatusNotFound, msgNoRequests)
+	}
+	q, err := firmakit.ParseRequestsQuery(c.QueryParam("after"), "")
+	if err != nil {
+		return apiError(http.StatusBadRequest, err.Error())
+	}
+	conn, release, err := rv.openStream(c)
+	if conn == nil {
+		return err
+	}
+	defer release()
+	gone, ended := rv.watchPeer(conn)
+	defer ended()
+	const writeWait = 30 * time.Second
+	closeWith := func(code int, reason string, wait time.Duration) {
+		_ = conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason), time.Now().Add(wait))
+	}
+	ping := time.NewTicker(rv.PingInterval)
+	defer ping.Stop()
+	last, first := q.After, true
+	for {
+		changed := rv.Requests.Changed()
+		news := rv.Requests.Since(last, requestsPage)
+		if len(news) > 0 && !first && news[0].ID != last+1 {
+			closeWith(websocket.CloseTryAgainLater, fmt.Sprintf("too slow; reconnect with after=%d", last), writeWait)
+			return nil
+		}
+		// Only the first read may start past after: the requests before
+		// the oldest held were dropped before this client asked.
+		first = false
+		for _, e := range news {
+			b, err := json.Marshal(e)
+			if err != nil {
+				return err
+			}
+			conn.SetWriteDeadline(time.Now().Add(writeWait))
+			if err := conn.WriteMessage(websocket.TextMessage, b); err != nil {
+				return nil
+			}
+			last = e.ID
+		}
+		if len(news) == requestsPage {
+			continue
+		}
+		select {
+		case <-changed:
+		case <-ping.C:
+			if err := conn.WriteControl(websocket.PingMessage, nil, time.Now().Add(writeWait)); err != nil {
+				return nil
+			}
+		case <-gone:
+			return nil
+		case <-rv.stop:
+			closeWith(websocket.CloseGoingAway, "receiver shutting down", time.Second)
+			return nil
+		}
+	}
+}

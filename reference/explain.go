@@ -1,0 +1,78 @@
+package reference
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/firmakit/firmakit"
+	"github.com/labstack/echo/v4"
+)
+
+// explainedBody is an authentication refusal with its diagnostic: the
+// answer of defaults.md A, status_code and message unchanged, plus
+// "diagnostic" (Server.Explain).
+type explainedBody struct {
+	StatusCode int                  `json:"status_code"`
+	Message    string               `json:"message"`
+	Diagnostic *firmakit.Diagnostic `json:"diagnostic"`
+}
+
+// Diagnostic returns the diagnostic the authentication middleware made of
+// a refused request when AuthConfig.Explain is set, nil otherwise.
+func Diagnostic(c echo.Context) *firmakit.Diagnostic {
+	d, _ := c.Get(string(diagnosticKey)).(*firmakit.Diagnostic)
+	return d
+}
+
+// explain puts the diagnostic of a refusal of checks 1 to 4 on the
+// context. A body the checks did not reach is read now, within MaxBody:
+// the answer is decided already, so reading it cannot change it.
+func (cfg AuthConfig) explain(c echo.Context, err error, now time.Time, body []byte, read bool) {
+	refused := false
+	for _, s := range []error{firmakit.ErrMissingHeaders, firmakit.ErrExpired, firmakit.ErrInvalidCredentials, firmakit.ErrInvalidSignature} {
+		refused = refused || errors.Is(err, s)
+	}
+	if !refused {
+		return // a body too large or unreadable: its own answer says it all
+	}
+	r := c.Request()
+	seen := firmakit.RequestSeen{Method: r.Method, Target: firmakit.RequestTarget(r), MerchantID: c.Param(cfg.MerchantParam),
+		Header: r.Header, Body: body, BodyRead: read}
+	if !read {
+		seen.Body, seen.BodyRead, seen.BodyNote = readForDiagnostic(r.Body, r.ContentLength, cfg.MaxBody)
+	}
+	c.Set(string(diagnosticKey), cfg.Profile.DiagnoseRequest(seen, err, cfg.Lookup, now))
+}
+
+// readForDiagnostic reads a body that authentication did not reach, up to
+// limit bytes, and says how it was read or why it was not.
+func readForDiagnostic(body io.Reader, declared, limit int64) ([]byte, bool, string) {
+	if declared > limit {
+		return nil, false, fmt.Sprintf("not read: its Content-Length, %d bytes, is over the limit of %d bytes", declared, limit)
+	}
+	b, err := io.ReadAll(io.LimitReader(body, limit+1))
+	switch {
+	case err != nil:
+		return nil, false, "not read: " + err.Error()
+	case int64(len(b)) > limit:
+		return nil, false, fmt.Sprintf("not read: over the limit of %d bytes", limit)
+	}
+	return b, true, "read for this diagnostic only: the service reads a body once the headers, the timestamp and the credentials pass (checks 1 to 3)"
+}
+
+// writeError writes an error answer: with the deliberate faults' changes
+// when some are on, else with the diagnostic of an explained refusal;
+// false leaves the plain answer to the error handler.
+func (s *Server) writeError(c echo.Context, api *APIError) bool {
+	if s.faultErrorBody(c, api) {
+		return true
+	}
+	d := Diagnostic(c)
+	if d == nil {
+		return false
+	}
+	_ = c.JSON(api.Status, explainedBody{StatusCode: api.Status, Message: api.Message, Diagnostic: d})
+	return true
+}

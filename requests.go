@@ -1,0 +1,122 @@
+package firmakit
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// Verdicts of a ReceivedRequest: what the authentication of the service
+// (checks 1 to 4 of defaults.md A) made of it.
+const (
+	// VerdictAccepted: authentication passed, whatever was answered after
+	// (a 201, or a 400 of check 5).
+	VerdictAccepted = "accepted"
+	// VerdictRefused: authentication refused the request (400 Missing
+	// headers, 401, or a 413 of a body too large to check).
+	VerdictRefused = "refused"
+	// VerdictNotChecked: the request was answered before authentication
+	// ran (an unknown api version, a wrong method, a malformed path).
+	VerdictNotChecked = "not_checked"
+)
+
+// ReceivedAtFormat is the format of ReceivedRequest.ReceivedAt: UTC with
+// microseconds.
+const ReceivedAtFormat = "2006-01-02T15:04:05.000000Z"
+
+// ReceivedRequest is one request a service received on its API routes and
+// what it answered, as the reference server logs it (GET
+// /_sandbox/requests) and a receiver shows it (GET /api/requests).
+type ReceivedRequest struct {
+	// ID increases with each request and is never reused.
+	ID         uint64 `json:"id"`
+	ReceivedAt string `json:"received_at"`
+	Method     string `json:"method"`
+	// Target is the path as sent plus "?" and the raw query.
+	Target     string `json:"target"`
+	RemoteAddr string `json:"remote_addr"`
+	MerchantID string `json:"merchant_id"`
+	// KeyID is the value of the profile's key header, "" when absent.
+	KeyID string `json:"key_id"`
+	// Status is the HTTP status answered; Message the answer's message.
+	Status  int    `json:"status"`
+	Verdict string `json:"verdict"`
+	Message string `json:"message"`
+	// BodyBytes is the size of the body the service read, or the declared
+	// Content-Length when it did not read it, -1 when neither is known.
+	BodyBytes int64 `json:"body_bytes"`
+	// Diagnostic explains a refusal when the service runs with --explain.
+	Diagnostic *Diagnostic `json:"diagnostic,omitempty"`
+}
+
+// RequestSource is a log of received requests that a page is read from.
+type RequestSource interface {
+	// Since returns up to limit requests with an id above after, oldest first.
+	Since(after uint64, limit int) []ReceivedRequest
+	// Newest returns up to limit of the newest requests, newest first.
+	Newest(limit int) []ReceivedRequest
+	// Len is how many requests the log holds; Last the id of the newest
+	// (0 for none yet).
+	Len() int
+	Last() uint64
+}
+
+// RequestsQuery is the query of a page of received requests:
+// ?after=ID&limit=N.
+type RequestsQuery struct {
+	After    uint64
+	HasAfter bool
+	Limit    int
+}
+
+// Limits of RequestsQuery.Limit.
+const (
+	DefaultRequestsLimit = 100
+	MaxRequestsLimit     = 1000
+)
+
+// ParseRequestsQuery reads the after and limit parameters ("" when not
+// given). Its errors are messages for the client: after must be a whole
+// number, limit one from 1 to MaxRequestsLimit.
+func ParseRequestsQuery(after, limit string) (RequestsQuery, error) {
+	q := RequestsQuery{Limit: DefaultRequestsLimit}
+	if after != "" {
+		n, err := strconv.ParseUint(after, 10, 64)
+		if err != nil {
+			return q, fmt.Errorf("after must be a request id, a whole number such as 0 or 42")
+		}
+		q.After, q.HasAfter = n, true
+	}
+	if limit != "" {
+		n, err := strconv.Atoi(limit)
+		if err != nil || n < 1 || n > MaxRequestsLimit {
+			return q, fmt.Errorf("limit must be a whole number from 1 to %d", MaxRequestsLimit)
+		}
+		q.Limit = n
+	}
+	return q, nil
+}
+
+// RequestsPage is the answer to a page of received requests.
+type RequestsPage struct {
+	// Requests are oldest first after an id (?after=), else newest first.
+	Requests []ReceivedRequest `json:"requests"`
+	Count    int               `json:"count"`
+	// Total is how many requests the log holds; LastID the id of the
+	// newest, to pass as after= to get only what comes next.
+	Total  int    `json:"total"`
+	LastID uint64 `json:"last_id"`
+}
+
+// Page reads the page q asks for from src.
+func (q RequestsQuery) Page(src RequestSource) RequestsPage {
+	var reqs []ReceivedRequest
+	if q.HasAfter {
+		reqs = src.Since(q.After, q.Limit)
+	} else {
+		reqs = src.Newest(q.Limit)
+	}
+	if reqs == nil {
+		reqs = []ReceivedRequest{}
+	}
+	return RequestsPage{Requests: reqs, Count: len(reqs), Total: src.Len(), LastID: src.Last()}
+}
