@@ -159,7 +159,13 @@
     return e;
   }
   function str(v) { return v === undefined || v === null ? "" : String(v); }
-  function rowHeight() { return parseFloat(getComputedStyle(document.documentElement).getPropertyValue("--row")) || 34; }
+  // rowHeight is the CSS row height (it changes with the width: rows
+  // become cards), read again only on resize.
+  var rowH = 0;
+  function rowHeight() {
+    if (!rowH) { rowH = parseFloat(getComputedStyle(document.documentElement).getPropertyValue("--row")) || 34; }
+    return rowH;
+  }
 
   // api calls the receiver and resolves to {ok, status, data}; data.error
   // is the receiver's message when it refused.
@@ -464,7 +470,7 @@
     var oldTop = list.length ? list[0].id : 0;
     list = added.concat(list);
     if (added[added.length - 1].id < oldTop) { list.sort(function (a, b) { return b.id - a.id; }); }
-    added.slice().reverse().forEach(function (r) { noteGroup(r); if (live && added.length <= 50) { fresh.add(r.id); } });
+    added.slice().reverse().forEach(function (r) { noteGroup(r); if (live && added.length <= 2) { fresh.add(r.id); } });
     total += added.length;
     var sc = $("scroller");
     if (sc.scrollTop > 0) { sc.scrollTop += added.length * rowHeight(); }
@@ -890,7 +896,7 @@
       }
     });
     $("scroller").addEventListener("scroll", schedule, { passive: true });
-    window.addEventListener("resize", function () { pool.forEach(function (tr) { tr.fkY = -1; }); schedule(); });
+    window.addEventListener("resize", function () { rowH = 0; pool.forEach(function (tr) { tr.fkY = -1; }); schedule(); });
     $("r-rows").addEventListener("click", function (ev) {
       var tr = ev.target.closest("tr");
       var q = tr && reqById.get(Number(tr.getAttribute("data-id")));
