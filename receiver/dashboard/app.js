@@ -203,7 +203,7 @@
     pool.forEach(function (tr) { tr.remove(); });
     pool.clear();
     render();
-    if (selected !== null && byId.has(selected)) { fillDetail(byId.get(selected)); }
+    if (selected !== null && byId.has(selected)) { fillDetail(byId.get(selected)); loadAttempts(byId.get(selected)); }
     renderRequests(true);
     if (reqSelected !== null && reqById.has(reqSelected)) { fillRequest(reqById.get(reqSelected)); }
   }
@@ -584,7 +584,9 @@
     $("replay-url").value = (info && info.forward_to) || (location.origin + r.path);
     say($("replay-result"), "");
     openOverlay("detail");
-    $("close-detail").focus({ preventScroll: true });
+    // The dialog itself takes the focus, not its close button, which the
+    // key that opened it would otherwise press.
+    $("detail").focus({ preventScroll: true });
     loadAttempts(r);
   }
 
@@ -834,7 +836,7 @@
     opener = q.id;
     fillRequest(q);
     openOverlay("rdetail");
-    $("close-rdetail").focus({ preventScroll: true });
+    $("rdetail").focus({ preventScroll: true });
   }
 
   function fillRequest(q) {
