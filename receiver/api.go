@@ -117,17 +117,26 @@ func (rv *Receiver) handleStats(c echo.Context) error {
 // what to send instead.
 func filterFrom(c echo.Context) (Filter, error) {
 	q := c.QueryParams()
-	f := Filter{Channel: q.Get("channel"), State: q.Get("state"), SignatureID: q.Get("signature_id"),
-		EventID: q.Get("event_id"), Verdict: q.Get("verdict"), Limit: 100, Newest: q.Get("order") != "asc"}
+	f := Filter{Channel: q.Get("channel"), ChannelPrefix: q.Get("channel_prefix"), State: q.Get("state"),
+		SignatureID: q.Get("signature_id"), EventID: q.Get("event_id"), Verdict: q.Get("verdict"), Text: q.Get("q"),
+		Limit: 100, Newest: q.Get("order") != "asc"}
 	if v := q.Get("status"); v != "" && f.State == "" {
 		f.State = v
 	}
-	if v := q.Get("after"); v != "" {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || n < 0 {
-			return f, apiError(http.StatusBadRequest, "after must be a record id (a whole number)")
+	if len(f.Text) > MaxText {
+		return f, apiError(http.StatusBadRequest, fmt.Sprintf("q must be at most %d bytes", MaxText))
+	}
+	for _, p := range []struct {
+		name string
+		to   *int64
+	}{{"after", &f.AfterID}, {"before", &f.BeforeID}} {
+		if v := q.Get(p.name); v != "" {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n < 0 {
+				return f, apiError(http.StatusBadRequest, p.name+" must be a record id (a whole number)")
+			}
+			*p.to = n
 		}
-		f.AfterID = n
 	}
 	if v := q.Get("since"); v != "" {
 		t, err := time.Parse(time.RFC3339Nano, v)
@@ -161,7 +170,11 @@ func (rv *Receiver) handleList(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	out := map[string]any{"events": recs, "count": len(recs)}
+	total, err := rv.store.total(c.Request().Context(), f)
+	if err != nil {
+		return err
+	}
+	out := map[string]any{"events": recs, "count": len(recs), "total": total}
 	if len(recs) == f.Limit || truncated {
 		last := recs[len(recs)-1].ID
 		if f.Newest {
@@ -514,7 +527,7 @@ func (rv *Receiver) handleStream(c echo.Context) error {
 	defer release()
 
 	match := f
-	match.AfterID = 0
+	match.AfterID, match.BeforeID = 0, 0
 	sub := rv.hub.subscribe(rv.StreamBuffer, match.Match)
 	defer rv.hub.unsubscribe(sub)
 
@@ -539,8 +552,9 @@ func (rv *Receiver) handleStream(c echo.Context) error {
 		return nil
 	}
 	// Backlog from storage; live records wait in the subscription.
-	if err := rv.each(c.Request().Context(), Filter{Channel: f.Channel, State: f.State, SignatureID: f.SignatureID,
-		EventID: f.EventID, Verdict: f.Verdict, AfterID: f.AfterID, Since: f.Since}, nil, send); err != nil {
+	backlog := match
+	backlog.AfterID = f.AfterID
+	if err := rv.each(c.Request().Context(), backlog, nil, send); err != nil {
 		return nil
 	}
 

@@ -7,12 +7,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/internal/browser"
 	"github.com/firmakit/firmakit/receiver"
@@ -26,6 +28,17 @@ func text(ctx context.Context, t *testing.T, sel string) string {
 	s, err := chromedp.Run(ctx, chromedp.TextContent(chromedp.CSS(sel)))
 	require.NoError(t, err, sel)
 	return s
+}
+
+// waitRows waits until the ids of the rows in the page, in order, are the
+// JSON array want.
+func waitRows(ctx context.Context, t *testing.T, want string) {
+	t.Helper()
+	_, err := chromedp.Run(ctx, chromedp.Poll[bool](`JSON.stringify([...document.querySelectorAll("#rows tr")].map(r => +r.dataset.id)) === `+strconv.Quote(want),
+		chromedp.WithPollingTimeout(5*time.Second)))
+	if err != nil {
+		t.Fatalf("rows: want %s, got %v", want, eval[[]int](ctx, t, `[...document.querySelectorAll("#rows tr")].map(r => +r.dataset.id)`))
+	}
 }
 
 func eval[T any](ctx context.Context, t *testing.T, js string) T {
@@ -84,7 +97,11 @@ func TestDashboardInABrowser(t *testing.T) {
 	// now (an image's onerror runs later, but the image is there at once).
 	assert.Equal(t, 0, eval[int](ctx, t, `document.querySelectorAll("img, script:not([src]), [onerror]").length`), "no element from the body")
 	assert.True(t, eval[bool](ctx, t, `window.__xss === undefined`), "nothing from the body ran")
-	assert.Equal(t, 0, eval[int](ctx, t, `document.querySelectorAll("main img, main script, #detail *:not(h2):not(h3):not(p):not(pre):not(span):not(button):not(div)").length`))
+	assert.Equal(t, 0, eval[int](ctx, t, `document.querySelectorAll("main img, main script, #detail *:not(h2):not(h3):not(p):not(pre):not(span):not(button):not(div):not(ol):not(li):not(form):not(input)").length`))
+
+	// Esc closes the detail and gives the focus back to the row.
+	require.NoError(t, chromedp.Do(ctx, chromedp.KeyEvent(kb.Escape), chromedp.WaitNotVisible(chromedp.CSS(`#detail`))))
+	assert.Equal(t, "3", eval[string](ctx, t, `document.activeElement.dataset.id`), "the focus is back on the row")
 
 	// Pause holds new rows back; resume shows them.
 	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#pause"))))
@@ -97,9 +114,11 @@ func TestDashboardInABrowser(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`#rows tr[data-id="4"]`))))
 
 	// Filters.
-	eval[chromedp.Void](ctx, t, `(() => { const s = document.getElementById("f-state"); s.value = "SIGNED"; s.dispatchEvent(new Event("input")); })()`)
-	assert.Equal(t, []int{1}, eval[[]int](ctx, t, `[...document.querySelectorAll("#rows tr")].map(r => +r.dataset.id)`))
-	eval[chromedp.Void](ctx, t, `(() => { const s = document.getElementById("f-state"); s.value = ""; s.dispatchEvent(new Event("input")); })()`)
+	// Filters (searched on the server).
+	eval[chromedp.Void](ctx, t, `(() => { const s = document.getElementById("f-state"); s.value = "SIGNED"; s.dispatchEvent(new Event("change")); })()`)
+	waitRows(ctx, t, "[1]")
+	eval[chromedp.Void](ctx, t, `(() => { const s = document.getElementById("f-state"); s.value = ""; s.dispatchEvent(new Event("change")); })()`)
+	waitRows(ctx, t, "[4,3,2,1]")
 
 	// Spanish.
 	eval[chromedp.Void](ctx, t, `(() => { const s = document.getElementById("lang"); s.value = "es"; s.dispatchEvent(new Event("change")); })()`)
@@ -278,7 +297,8 @@ func TestDashboardShowsTheEndpointsAnswer(t *testing.T) {
 	assert.Equal(t, 0, eval[int](ctx, t, `document.querySelectorAll("#injected").length`), "nothing of it became an element")
 	assert.False(t, eval[bool](ctx, t, `!document.getElementById("d-forward-error").hidden`))
 
-	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#rows tr[data-id="2"]`))))
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#close-detail`)), chromedp.WaitNotVisible(chromedp.CSS(`#detail`)),
+		chromedp.Click(chromedp.CSS(`#rows tr[data-id="2"]`))))
 	_, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.getElementById("d-id").textContent === "#2"`, chromedp.WithPollingTimeout(5*time.Second)))
 	require.NoError(t, err)
 	assert.Contains(t, text(ctx, t, "#d-forward-error"), "the endpoint did not answer within 300ms")

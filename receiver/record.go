@@ -5,9 +5,11 @@
 package receiver
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -132,24 +134,36 @@ func (r *Record) UnmarshalJSON(b []byte) error {
 
 // Filter selects records; zero fields match everything.
 type Filter struct {
-	Channel     string
-	State       string
-	SignatureID string
-	EventID     string
-	Verdict     string
-	AfterID     int64     // records with a greater id
-	Since       time.Time // records received at or after
-	Limit       int       // at most this many (default 100, max 1000)
-	Newest      bool      // newest first instead of oldest first
+	Channel       string
+	ChannelPrefix string // channels that start with it
+	State         string
+	SignatureID   string
+	EventID       string
+	Verdict       string
+	// Text is a byte string the stored body contains (case-sensitive; a
+	// record whose body was dropped has none).
+	Text     string
+	AfterID  int64     // records with a greater id
+	BeforeID int64     // records with a smaller id (0: no bound)
+	Since    time.Time // records received at or after
+	Limit    int       // at most this many (default 100, max 1000)
+	Newest   bool      // newest first instead of oldest first
 }
 
-// Match tells whether r passes the filter's field conditions (not paging).
+// MaxText bounds Filter.Text, so that a search costs at most one bounded
+// substring scan of each stored body.
+const MaxText = 200
+
+// Match tells whether r passes the filter's conditions, paging bounds
+// included (AfterID, BeforeID), so that a stream and a list agree.
 func (f Filter) Match(r *Record) bool {
 	return (f.Channel == "" || r.Channel == f.Channel) &&
+		(f.ChannelPrefix == "" || strings.HasPrefix(r.Channel, f.ChannelPrefix)) &&
 		(f.State == "" || r.State == f.State) &&
 		(f.SignatureID == "" || r.SignatureID == f.SignatureID) &&
 		(f.EventID == "" || r.EventID == f.EventID) &&
 		(f.Verdict == "" || r.Verdict == f.Verdict) &&
-		r.ID > f.AfterID &&
+		(f.Text == "" || (!r.BodyDropped && bytes.Contains(r.Body, []byte(f.Text)))) &&
+		r.ID > f.AfterID && (f.BeforeID == 0 || r.ID < f.BeforeID) &&
 		(f.Since.IsZero() || !r.ReceivedAt.Before(f.Since))
 }

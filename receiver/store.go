@@ -615,14 +615,19 @@ func (s *store) get(ctx context.Context, id int64) (*Record, error) {
 	return r, err
 }
 
-// list returns the records matching f, up to f.Limit of them; truncated
-// tells that it stopped early, at listBytes of bodies, with more to come.
-func (s *store) list(ctx context.Context, f Filter) (recs []*Record, truncated bool, err error) {
+// conditions returns the WHERE clause (empty, or " WHERE …") and its
+// arguments for f; paging adds the id bounds (AfterID, BeforeID).
+func conditions(f Filter, paging bool) (string, []any) {
 	var where []string
 	var args []any
-	add := func(cond string, v any) { where = append(where, cond); args = append(args, v) }
+	add := func(cond string, v ...any) { where = append(where, cond); args = append(args, v...) }
 	if f.Channel != "" {
 		add("r.channel = ?", f.Channel)
+	}
+	if f.ChannelPrefix != "" {
+		// A byte-wise range, so the channel index serves it and no LIKE
+		// wildcard or case folding applies: prefix <= channel < prefix+\xff…
+		add("r.channel >= ? AND r.channel < ?", f.ChannelPrefix, f.ChannelPrefix+"\xff\xff\xff\xff")
 	}
 	// With a signature or event id, that index is the selective one: the
 	// unary + keeps the planner off the state and verdict indexes.
@@ -642,16 +647,31 @@ func (s *store) list(ctx context.Context, f Filter) (recs []*Record, truncated b
 	if f.Verdict != "" {
 		add(weak+"r.verdict = ?", f.Verdict)
 	}
-	if f.AfterID > 0 {
+	if f.Text != "" {
+		// instr on two blobs compares bytes: no wildcard to escape, and
+		// the same answer as Filter.Match's bytes.Contains.
+		add("r.body_dropped = 0 AND instr(r.body, ?) > 0", []byte(f.Text))
+	}
+	if paging && f.AfterID > 0 {
 		add("r.id > ?", f.AfterID)
+	}
+	if paging && f.BeforeID > 0 {
+		add("r.id < ?", f.BeforeID)
 	}
 	if !f.Since.IsZero() {
 		add("r.received_at >= ?", f.Since.UnixMicro())
 	}
-	q := `SELECT ` + columns + ` FROM records r LEFT JOIN contracts c ON c.signature_id = r.signature_id AND r.signature_id != ''`
-	if len(where) > 0 {
-		q += " WHERE " + strings.Join(where, " AND ")
+	if len(where) == 0 {
+		return "", nil
 	}
+	return " WHERE " + strings.Join(where, " AND "), args
+}
+
+// list returns the records matching f, up to f.Limit of them; truncated
+// tells that it stopped early, at listBytes of bodies, with more to come.
+func (s *store) list(ctx context.Context, f Filter) (recs []*Record, truncated bool, err error) {
+	where, args := conditions(f, true)
+	q := `SELECT ` + columns + ` FROM records r LEFT JOIN contracts c ON c.signature_id = r.signature_id AND r.signature_id != ''` + where
 	if f.Newest {
 		q += " ORDER BY r.id DESC"
 	} else {
@@ -678,6 +698,14 @@ func (s *store) list(ctx context.Context, f Filter) (recs []*Record, truncated b
 		size += len(r.Body)
 	}
 	return out, false, rows.Err()
+}
+
+// total counts the records matching f's conditions, paging left out.
+func (s *store) total(ctx context.Context, f Filter) (int64, error) {
+	where, args := conditions(f, false)
+	var n int64
+	err := s.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM records r`+where, args...).Scan(&n)
+	return n, err
 }
 
 // last returns the id of the last committed record.

@@ -23,6 +23,9 @@ func TestUpDashboardDemoButton(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`#demo button[data-demo="SIGNED"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`#rows tr[data-id="1"] .badge.state-SIGNED`)),
 	))
+	shown, err := chromedp.Run(ctx, chromedp.TextContent(chromedp.CSS(`#demo-result`)))
+	require.NoError(t, err)
+	assert.Regexp(t, `^SIGNED contract created: [0-9a-f-]{36}$`, shown, "the button says what it did")
 	verdict, err := chromedp.Run(ctx, chromedp.TextContent(chromedp.CSS(`#rows tr[data-id="1"] .verdict`)))
 	require.NoError(t, err)
 	assert.Equal(t, "valid", verdict)

@@ -7,6 +7,7 @@
 //	go run ./internal/bench receiver [--bin bin/firmakit] ...
 //	go run ./internal/bench verdict [--bin bin/firmakit] [--hogs 4] [--runs 20] [--faults …]
 //	go run ./internal/bench reference [--bin bin/firmakit] [--only blackhole|burst]
+//	go run ./internal/bench dashboard [--stored 1000] [--rate 200] [--duration 5s]
 package main
 
 import (
@@ -21,7 +22,7 @@ var demoMerchant = reference.Demo()
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: bench load|demo|receiver|reference|verdict [flags]")
+		fmt.Fprintln(os.Stderr, "usage: bench load|demo|receiver|reference|verdict|dashboard [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -36,6 +37,8 @@ func main() {
 		err = runVerdict(os.Args[2:])
 	case "reference":
 		err = runReference(os.Args[2:])
+	case "dashboard":
+		err = runDashboard(os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown benchmark %q", os.Args[1])
 	}

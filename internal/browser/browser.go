@@ -4,6 +4,8 @@ package browser
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os/exec"
 	"testing"
 	"time"
@@ -16,6 +18,19 @@ import (
 // installs Debian's chromium package.
 func New(t testing.TB) context.Context {
 	t.Helper()
+	ctx, cancel, err := Start(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
+	t.Cleanup(func() { cancelTimeout(); cancel() })
+	return ctx
+}
+
+// Start starts a headless Chromium with its profile in dir and a 1400×900
+// window, for measurement commands; cancel stops it. It fails when
+// Chromium is not installed (`make deps` installs Debian's chromium).
+func Start(dir string) (context.Context, context.CancelFunc, error) {
 	path := ""
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
 		if p, err := exec.LookPath(name); err == nil {
@@ -24,14 +39,14 @@ func New(t testing.TB) context.Context {
 		}
 	}
 	if path == "" {
-		t.Fatal("no Chromium found: install Debian's chromium package (make deps)")
+		return nil, nil, errors.New("no Chromium found: install Debian's chromium package (make deps)")
 	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(path),
 		chromedp.NoSandbox,
 		chromedp.Headless,
 		chromedp.DisableGPU,
-		chromedp.UserDataDir(t.TempDir()),
+		chromedp.UserDataDir(dir),
 		chromedp.Flag("disable-quic", true),
 		chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true),
@@ -41,10 +56,10 @@ func New(t testing.TB) context.Context {
 	)
 	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(alloc)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
-	t.Cleanup(func() { cancelTimeout(); cancel(); cancelAlloc() })
+	stop := func() { cancel(); cancelAlloc() }
 	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("start chromium: %v", err)
+		stop()
+		return nil, nil, fmt.Errorf("start chromium: %w", err)
 	}
-	return ctx
+	return ctx, stop, nil
 }
