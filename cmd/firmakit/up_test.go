@@ -37,6 +37,21 @@ func TestUpDashboardDemoButton(t *testing.T) {
 	require.Equal(t, ExitOK, code, errOut)
 	assert.Contains(t, out, `created "DEMO_CANCELED contrato de prueba"`)
 	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`#rows tr[data-id="2"] .badge.state-CANCELED`))))
+	delay, err = chromedp.Run(ctx, chromedp.TextContent(chromedp.CSS(`#rows tr[data-id="2"] td.delay`)))
+	require.NoError(t, err)
+	assert.Regexp(t, regexp.MustCompile(`^\d+ ms$`), delay, "a contract of 'firmakit demo' gets its delay too")
+
+	// The requests the reference received, live, beside the notifications:
+	// the two creations, then a refused one.
+	code, _, _ = run(t, nil, "demo", "signed", "--target", urls["reference"], "--secret", "wrong")
+	assert.Equal(t, ExitFailed, code)
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`#tab-requests`)),
+		chromedp.WaitVisible(chromedp.CSS(`#r-rows tr[data-id="3"] .badge.rv-refused`)),
+	))
+	accepted, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#r-rows .badge.rv-accepted").length`))
+	require.NoError(t, err)
+	assert.Equal(t, 2, accepted, "the button's creation and 'firmakit demo''s")
 
 	code, _, errOut = run(t, nil, "demo", "PAID", "--target", urls["reference"])
 	assert.Equal(t, ExitUsage, code)

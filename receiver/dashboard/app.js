@@ -62,7 +62,8 @@
       noDiag: "Sin diagnóstico: solo las peticiones rechazadas lo tienen, con --explain.",
       f_cause_code: "código", f_string_to_sign_bytes: "bytes de la cadena", f_body_bytes: "bytes del cuerpo",
       f_body_sha256: "SHA-256 del cuerpo", f_server_time: "hora del servidor", f_timestamp: "timestamp enviado",
-      f_clock_difference_seconds: "diferencia de reloj (s)", f_method: "método", f_target: "destino"
+      f_clock_difference_seconds: "diferencia de reloj (s)", f_method: "método", f_target: "destino",
+      f_body_note: "sobre el cuerpo", f_string_to_sign_note: "sobre la cadena", missingHeader: "(falta)"
     },
     en: {
       subtitle: "signature notifications", connecting: "connecting…", open: "live", closed: "disconnected, retrying…",
@@ -116,7 +117,8 @@
       noDiag: "No diagnostic: only refused requests have one, with --explain.",
       f_cause_code: "code", f_string_to_sign_bytes: "string bytes", f_body_bytes: "body bytes",
       f_body_sha256: "body SHA-256", f_server_time: "server time", f_timestamp: "timestamp sent",
-      f_clock_difference_seconds: "clock difference (s)", f_method: "method", f_target: "target"
+      f_clock_difference_seconds: "clock difference (s)", f_method: "method", f_target: "target",
+      f_body_note: "about the body", f_string_to_sign_note: "about the string", missingHeader: "(missing)"
     }
   };
   var PAGE = 100;          // records a page of the list asks for
@@ -852,14 +854,18 @@
     $("rd-cause").textContent = str(d.cause) || str(d.cause_code);
     var dl = $("rd-fields");
     dl.replaceChildren();
-    ["cause_code", "method", "target", "string_to_sign_bytes", "body_bytes", "body_sha256", "server_time", "timestamp", "clock_difference_seconds"].forEach(function (k) {
+    ["cause_code", "method", "target", "string_to_sign_bytes", "string_to_sign_note", "body_bytes", "body_sha256", "body_note", "server_time", "timestamp", "clock_difference_seconds"].forEach(function (k) {
       if (d[k] === undefined || d[k] === null || d[k] === "") { return; }
       dl.appendChild(el("dt", null, t("f_" + k)));
       dl.appendChild(el("dd", null, d[k]));
     });
     $("rd-sts").textContent = str(d.string_to_sign);
-    var h = d.headers && typeof d.headers === "object" ? d.headers : {};
-    $("rd-headers").textContent = Object.keys(h).sort().map(function (k) { return k + ": " + str(h[k]); }).join("\n");
+    // headers: [{name, value, missing}], in the profile's order.
+    var h = Array.isArray(d.headers) ? d.headers : [];
+    $("rd-headers").textContent = h.map(function (x) {
+      x = x && typeof x === "object" ? x : {};
+      return str(x.name) + ": " + (x.missing && !x.value ? t("missingHeader") : str(x.value));
+    }).join("\n");
   }
 
   function focusRequest(id) {
