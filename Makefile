@@ -41,7 +41,7 @@ lint:
 	@test -z "$$(gofmt -l .)" || { gofmt -l .; echo "gofmt would change the files above"; exit 1; }
 	$(GO) vet ./...
 
-bench: bench-verify bench-load bench-demo bench-receiver bench-suite
+bench: bench-verify bench-load bench-demo bench-receiver bench-suite bench-dashboard
 
 bench-verify:
 	$(GO) test -run - -bench 'HMAC|Verify' -benchmem -count 5 .
