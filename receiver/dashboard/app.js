@@ -207,6 +207,8 @@
     render();
     if (selected !== null && byId.has(selected)) { fillDetail(byId.get(selected)); loadAttempts(byId.get(selected)); }
     renderRequests(true);
+    if (!$("clear-confirm").hidden) { askClear(); }
+    if (!$("answers").hidden) { loadRules(); }
     if (reqSelected !== null && reqById.has(reqSelected)) { fillRequest(reqById.get(reqSelected)); }
   }
 
@@ -497,6 +499,7 @@
       var batch = incoming;
       incoming = [];
       if (paused) { waiting = waiting.concat(batch); } else { prepend(batch, true); }
+      rulesUsed(batch);
     }
     render();
   }
@@ -679,9 +682,10 @@
 
   // ----- actions -----
 
+  // showRules lists a channel's rules: data.rules holds every one, the
+  // channel-wide rule (also in data.rule) first.
   function showRules(data, channel) {
-    var rules = (data.rules || []).slice();
-    if (data.rule) { rules.unshift(data.rule); }
+    var rules = Array.isArray(data.rules) ? data.rules : (data.rule ? [data.rule] : []);
     if (!rules.length) { say($("a-rules"), t("answersNone", { ch: channel })); return; }
     say($("a-rules"), rules.map(function (r) {
       return t("answerRule", { status: r.status, delay: r.delay ? " +" + r.delay : "",
@@ -689,19 +693,46 @@
     }).join("; "));
   }
 
+  // rulesCall numbers the calls about rules: only the latest one's answer
+  // is shown, however the answers come back.
+  var rulesCall = 0;
+  function rulesAPI(method, ch, body) {
+    var n = ++rulesCall;
+    return api(method, "/api/channels/" + encodeURIComponent(ch) + "/responses", body).then(function (res) {
+      if (n !== rulesCall) { return; }
+      if (res.ok) { showRules(method === "DELETE" ? {} : res.data, ch); } else { say($("a-rules"), t("failed", { msg: errorOf(res) }), true); }
+    });
+  }
+
   function loadRules() {
     var ch = $("a-channel").value.trim();
-    if (!ch) { return; }
-    api("GET", "/api/channels/" + encodeURIComponent(ch) + "/responses").then(function (res) {
-      if (res.ok) { showRules(res.data, ch); } else { say($("a-rules"), t("failed", { msg: errorOf(res) }), true); }
-    });
+    if (ch) { rulesAPI("GET", ch); }
+  }
+
+  // rulesUsed shows the form's channel's rules again when one of its
+  // notifications arrived, which may have used one up.
+  function rulesUsed(recs) {
+    if ($("answers").hidden) { return; }
+    var ch = $("a-channel").value.trim();
+    if (recs.some(function (r) { return r.channel === ch; })) { loadRules(); }
+  }
+
+  // askClear shows the question of "Clear all" with the number of records
+  // stored, which it deletes whatever the filter shows.
+  var clearCount = null;
+  function askClear() {
+    $("clear-question").textContent = t("clearQuestion", { n: clearCount });
   }
 
   function bindActions() {
     $("clear-all").addEventListener("click", function () {
-      $("clear-question").textContent = t("clearQuestion", { n: total });
-      $("clear-confirm").hidden = false;
-      $("clear-no").focus();
+      api("GET", "/api/stats").then(function (res) {
+        if (!res.ok) { say($("action-result"), t("failed", { msg: errorOf(res) }), true); return; }
+        clearCount = Number(res.data.count) || 0;
+        askClear();
+        $("clear-confirm").hidden = false;
+        $("clear-no").focus();
+      });
     });
     $("clear-no").addEventListener("click", function () { $("clear-confirm").hidden = true; $("clear-all").focus(); });
     $("clear-yes").addEventListener("click", function () {
@@ -724,16 +755,9 @@
       var ch = $("a-channel").value.trim();
       var body = { status: Number($("a-status").value), count: Number($("a-count").value) || 0 };
       if ($("a-delay").value.trim()) { body.delay = $("a-delay").value.trim(); }
-      api("POST", "/api/channels/" + encodeURIComponent(ch) + "/responses", body).then(function (res) {
-        if (res.ok) { showRules(res.data, ch); } else { say($("a-rules"), t("failed", { msg: errorOf(res) }), true); }
-      });
+      rulesAPI("POST", ch, body);
     });
-    $("a-clear").addEventListener("click", function () {
-      var ch = $("a-channel").value.trim();
-      api("DELETE", "/api/channels/" + encodeURIComponent(ch) + "/responses").then(function (res) {
-        if (res.ok) { showRules({}, ch); } else { say($("a-rules"), t("failed", { msg: errorOf(res) }), true); }
-      });
-    });
+    $("a-clear").addEventListener("click", function () { rulesAPI("DELETE", $("a-channel").value.trim()); });
     document.querySelectorAll("[data-demo]").forEach(function (b) {
       b.addEventListener("click", function () {
         var state = b.getAttribute("data-demo");
