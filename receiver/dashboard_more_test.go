@@ -131,6 +131,11 @@ func TestDashboardSearchesTheServer(t *testing.T) {
 	// Reloading keeps the filter.
 	require.NoError(t, chromedp.Do(ctx, chromedp.Reload()))
 	poll(ctx, t, `document.getElementById("counts").textContent.startsWith("131 match · 100 loaded")`, "the filter survives a reload")
+	// A state no select offers (a typo in a shared link) is left out, not
+	// searched for behind a blank choice.
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(rv.URL()+"/#q=aguja&state=SIGND")))
+	poll(ctx, t, `document.getElementById("counts").textContent.startsWith("132 match")`, "the typo left out: every match of the text")
+	assert.Equal(t, "", eval[string](ctx, t, `document.getElementById("f-state").value`))
 }
 
 // TestDashboardShowsWhatTheReceiverDid: attempts of one event grouped with

@@ -361,7 +361,14 @@
 
   function filterFromHash() {
     var p = new URLSearchParams(location.hash.slice(1)), f = {};
-    FILTERS.forEach(function (kv) { var v = p.get(kv[0]); if (v) { f[kv[0]] = v; } $(kv[1]).value = v || ""; });
+    FILTERS.forEach(function (kv) {
+      var v = p.get(kv[0]) || "", input = $(kv[1]);
+      input.value = v;
+      // A value a select does not offer (a typo in a shared link) is
+      // left out rather than searched for and shown as a blank choice.
+      if (input.tagName === "SELECT" && input.value !== v) { input.value = ""; v = ""; }
+      if (v) { f[kv[0]] = v; }
+    });
     return f;
   }
 
