@@ -61,3 +61,45 @@ func BenchmarkVerifyWebhook1KiB(b *testing.B) {
 		}
 	}
 }
+
+// body1MiB is a JSON object of 1 MiB with spaces and a final line break,
+// the body that makes a diagnostic try every variant it knows.
+func body1MiB() []byte {
+	b := []byte(`{"items": [`)
+	for len(b) < 1<<20-64 {
+		b = append(b, `{"n": 1, "text": "abcdefghijklmnopqrstuvwxyz"}, `...)
+	}
+	return append(b, "{}]}\n"...)
+}
+
+// A refusal under --explain against the verification it explains: compare
+// `go test -run - -bench '1MiB' -benchmem .`.
+func BenchmarkVerify1MiB(b *testing.B) {
+	p := firmakit.BundledProfile()
+	body := body1MiB()
+	now := time.Now()
+	h := p.SignedHeaders("test_key_demo", "not_the_secret", "POST", "/v1/check/merchant_demo", body, now)
+	read := func() ([]byte, error) { return body, nil }
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := p.VerifyRequest("POST", "/v1/check/merchant_demo", "merchant_demo", h, lookup, now, read); err == nil {
+			b.Fatal("accepted")
+		}
+	}
+}
+
+func BenchmarkDiagnose1MiB(b *testing.B) {
+	p := firmakit.BundledProfile()
+	body := body1MiB()
+	now := time.Now()
+	h := p.SignedHeaders("test_key_demo", "not_the_secret", "POST", "/v1/check/merchant_demo", body, now)
+	seen := firmakit.RequestSeen{Method: "POST", Target: "/v1/check/merchant_demo", MerchantID: "merchant_demo", Header: h, Body: body, BodyRead: true}
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if d := p.DiagnoseRequest(seen, firmakit.ErrInvalidSignature, lookup, now); d.CauseCode != firmakit.CauseSecretOrBytes {
+			b.Fatal(d.CauseCode)
+		}
+	}
+}

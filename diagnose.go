@@ -1,13 +1,16 @@
 package firmakit
 
 import (
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/firmakit/firmakit/internal/textclip"
 )
@@ -17,24 +20,102 @@ import (
 // double-quoted string syntax (strconv.Quote), surrounding quotes
 // included. A line feed is written \n, a carriage return \r, a tab \t, a
 // backslash \\ and a double quote \"; other control characters and
-// non-printable runes are \xNN, \uNNNN or \UNNNNNNNN, and a byte that is
-// not valid UTF-8 is \xNN; printable characters, non-ASCII ones included,
-// stay as they are. strconv.Unquote (or a JSON decoder, for text without
-// \x escapes) gives the bytes back. 'firmakit sign' prints the string to
-// sign this way, and so does the diagnostic of a refused request.
+// non-printable runes are \a, \v, \xNN, \uNNNN or \UNNNNNNNN, and a byte
+// that is not valid UTF-8 is \xNN; printable characters, non-ASCII ones
+// included, stay as they are. strconv.Unquote gives the bytes back; a JSON
+// decoder does not (JSON has no \a, \v, \x nor \U escapes). 'firmakit
+// sign' prints the string to sign this way, and so does the diagnostic of a
+// refused request.
 func EscapeStringToSign(b []byte) string { return strconv.Quote(string(b)) }
 
-// MaxDiagnosticStringToSign is how many bytes of the string to sign a
-// diagnostic shows; a longer one (a large body) is cut there and marked
-// truncated, with its full length in StringToSignBytes.
+// escapeClip is EscapeStringToSign of the longest prefix of b whose
+// escaped form, quotes left out, has at most n bytes: it cuts between two
+// escapes, never inside one, and never inside a UTF-8 character. cut tells
+// whether b was longer. Only the prefix is copied, so a large b costs what
+// is shown, not its size.
+func escapeClip(b []byte, n int) (quoted string, cut bool) {
+	width := 0
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if width += escapedWidth(r, size); width > n {
+			return strconv.Quote(string(b[:i])), true
+		}
+		i += size
+	}
+	return strconv.Quote(string(b)), false
+}
+
+// escapedWidth is how many bytes strconv.Quote writes for one rune of
+// size bytes (r is utf8.RuneError with size 1 for a byte that is not
+// UTF-8).
+func escapedWidth(r rune, size int) int {
+	switch {
+	case r == utf8.RuneError && size == 1:
+		return 4 // \xNN
+	case r == '"' || r == '\\':
+		return 2
+	case r < utf8.RuneSelf && strconv.IsPrint(r):
+		return 1
+	case r < ' ' || r == 0x7f:
+		if strings.ContainsRune("\a\b\f\n\r\t\v", r) {
+			return 2
+		}
+		return 4
+	case strconv.IsPrint(r):
+		return size
+	case r < 0x10000:
+		return 6 // \uNNNN
+	}
+	return 10 // \UNNNNNNNN
+}
+
+// needsEscape tells whether s holds a byte that is not UTF-8 or a
+// character that is not printable: what a JSON string would turn into
+// U+FFFD or hide from a reader.
+func needsEscape(s string) bool {
+	if !utf8.ValidString(s) {
+		return true
+	}
+	for _, r := range s {
+		if !strconv.IsPrint(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// escapedField is EscapeStringToSign of s cut at n escaped bytes, for a
+// field that shows s as received, or "" when s needs no escape.
+func escapedField(s string, n int) string {
+	if !needsEscape(s) {
+		return ""
+	}
+	q, _ := escapeClip([]byte(s), n)
+	return q
+}
+
+// MaxDiagnosticStringToSign is how many bytes of the escaped string to
+// sign a diagnostic shows, quotes left out; a longer one (a large body)
+// is cut there, between two escapes, and marked truncated, with its full
+// length in StringToSignBytes.
 const MaxDiagnosticStringToSign = 16 << 10
 
+// MaxLoggedStringToSign is how many bytes of the escaped string to sign,
+// up to the body, the logged copy of a diagnostic keeps (Diagnostic.Logged).
+const MaxLoggedStringToSign = 2 << 10
+
 // How many bytes of a header's value, and of the target, a diagnostic
-// shows, so that a server that keeps diagnostics keeps little.
+// shows, so that a server that keeps diagnostics keeps little; their
+// escaped forms are cut at as many escaped bytes.
 const (
 	maxDiagnosticHeader = 512
 	maxDiagnosticTarget = 2048
 )
+
+// BodyVariantsMax is the largest body whose variants (without its final
+// line break, re-encoded as compact JSON) a diagnostic signs to tell
+// whether the client signed one of them: each costs a pass over the body.
+const BodyVariantsMax = 64 << 10
 
 // Diagnostic tells a merchant's developer why a request was refused
 // authentication, from what the server received. It holds nothing secret:
@@ -48,8 +129,12 @@ type Diagnostic struct {
 	Cause     string `json:"cause"`
 	// Method and Target are the request's method and target as received
 	// (the path exactly as sent, plus "?" and the raw query).
-	Method string `json:"method"`
-	Target string `json:"target"`
+	// TargetEscaped is the target written by EscapeStringToSign, present
+	// only when the target holds bytes that are not UTF-8 or characters
+	// that are not printable, which a JSON string cannot show as sent.
+	Method        string `json:"method"`
+	Target        string `json:"target"`
+	TargetEscaped string `json:"target_escaped,omitempty"`
 	// Headers are the profile's authentication headers, in the profile's
 	// names, with their values as received.
 	Headers []HeaderSeen `json:"headers"`
@@ -70,20 +155,72 @@ type Diagnostic struct {
 	// StringToSign is what the server signs for this request, written by
 	// EscapeStringToSign, and StringToSignBytes its length in bytes. It is
 	// absent when the request lacks a part of it, and then
-	// StringToSignNote says which.
+	// StringToSignNote says which. The logged copy (Logged) stops before
+	// the body, and StringToSignNote says so.
 	StringToSign          string `json:"string_to_sign,omitempty"`
 	StringToSignBytes     int    `json:"string_to_sign_bytes,omitempty"`
 	StringToSignTruncated bool   `json:"string_to_sign_truncated,omitempty"`
 	StringToSignNote      string `json:"string_to_sign_note,omitempty"`
+
+	// beforeBody is the escaped string to sign up to the body, for the
+	// logged copy; cutBeforeBody tells that something follows it.
+	beforeBody    string
+	cutBeforeBody bool
+	// signatureHeader names the header whose value the logged copy
+	// replaces by its length in characters, signatureLength.
+	signatureHeader string
+	signatureLength int
+}
+
+// CauseInvalidCredentials is the one cause code of a check 3 refusal in
+// the logged copy of a diagnostic (Logged), which does not say whether
+// the key is unknown, disabled or another merchant's.
+const CauseInvalidCredentials = "invalid_credentials"
+
+// Logged returns the copy of d that a server may keep and show to others
+// than the client it answered (GET /_sandbox/requests, a receiver's
+// dashboard): it must not let a reader replay the request, nor read its
+// body, nor learn which keys exist. So the signature header's value is
+// replaced by its length, the string to sign stops before the body (the
+// body is told by body_bytes and body_sha256 only), and the causes of
+// check 3 become CauseInvalidCredentials.
+func (d *Diagnostic) Logged() *Diagnostic {
+	if d == nil {
+		return nil
+	}
+	l := *d
+	l.beforeBody, l.cutBeforeBody = "", false
+	l.Headers = append([]HeaderSeen(nil), d.Headers...)
+	for i, h := range l.Headers {
+		if h.Name == d.signatureHeader && h.Value != "" {
+			l.Headers[i] = HeaderSeen{Name: h.Name, Value: fmt.Sprintf("(%d characters, not logged)", d.signatureLength), Missing: h.Missing}
+		}
+	}
+	switch d.CauseCode {
+	case CauseUnknownKey, CauseDisabledKey, CauseOtherMerchantKey:
+		l.CauseCode = CauseInvalidCredentials
+		l.Cause = "the key is unknown, disabled, or another merchant's than the one of the path (the answer to the client says which; the log does not)"
+	}
+	if d.StringToSign != "" {
+		l.StringToSign, l.StringToSignTruncated = d.beforeBody, d.cutBeforeBody
+		if d.cutBeforeBody {
+			l.StringToSignNote = "logged up to the body only: the body is not logged (body_bytes and body_sha256 tell it), the client's answer has it all"
+		}
+	}
+	return &l
 }
 
 // HeaderSeen is one authentication header as a server received it.
 // Missing is true when it is absent, empty, or sent several times with
 // different values (then Value joins them with ", ").
+// ValueEscaped is Value written by EscapeStringToSign, present only when
+// the value holds bytes that are not UTF-8 or characters that are not
+// printable.
 type HeaderSeen struct {
-	Name    string `json:"name"`
-	Value   string `json:"value"`
-	Missing bool   `json:"missing,omitempty"`
+	Name         string `json:"name"`
+	Value        string `json:"value"`
+	ValueEscaped string `json:"value_escaped,omitempty"`
+	Missing      bool   `json:"missing,omitempty"`
 }
 
 // RequestSeen is what a server received of a refused request, for
@@ -109,12 +246,12 @@ type RequestSeen struct {
 // appears in the result. lookup is the verifier's.
 func (p *Profile) DiagnoseRequest(req RequestSeen, verifyErr error, lookup CredentialLookup, now time.Time) *Diagnostic {
 	d := &Diagnostic{Method: textclip.Bytes(req.Method, maxDiagnosticHeader), Target: textclip.Bytes(req.Target, maxDiagnosticTarget),
-		ServerTime: now.Unix(), BodyRead: req.BodyRead, BodyNote: req.BodyNote}
+		TargetEscaped: escapedField(req.Target, maxDiagnosticTarget), ServerTime: now.Unix(), BodyRead: req.BodyRead, BodyNote: req.BodyNote}
 	f := &findings{profile: p, err: verifyErr, req: req, now: now}
 	f.auth, _ = p.RequestAuthFrom(req.Header)
 	for _, name := range []string{p.Request.KeyHeader, p.Request.TimestampHeader, p.Request.SignatureHeader} {
-		vals := req.Header.Values(name)
-		h := HeaderSeen{Name: name, Value: textclip.Bytes(strings.Join(vals, ", "), maxDiagnosticHeader)}
+		joined := strings.Join(req.Header.Values(name), ", ")
+		h := HeaderSeen{Name: name, Value: textclip.Bytes(joined, maxDiagnosticHeader), ValueEscaped: escapedField(joined, maxDiagnosticHeader)}
 		switch name {
 		case p.Request.KeyHeader:
 			h.Missing = f.auth.KeyID == ""
@@ -122,6 +259,7 @@ func (p *Profile) DiagnoseRequest(req RequestSeen, verifyErr error, lookup Crede
 			h.Missing = f.auth.Timestamp == ""
 		default:
 			h.Missing = f.auth.Signature == ""
+			d.signatureHeader, d.signatureLength = name, utf8.RuneCountInString(joined)
 		}
 		if h.Missing {
 			f.missing = append(f.missing, name)
@@ -142,18 +280,44 @@ func (p *Profile) DiagnoseRequest(req RequestSeen, verifyErr error, lookup Crede
 	if note := p.missingPart(f); note != "" {
 		d.StringToSignNote = note
 	} else {
-		sts := p.StringToSign(f.parts())
-		d.StringToSignBytes = len(sts)
-		if len(sts) > MaxDiagnosticStringToSign {
-			sts, d.StringToSignTruncated = sts[:MaxDiagnosticStringToSign], true
+		rp := f.parts()
+		// Only what is shown is copied: at most one raw byte per escaped
+		// byte, plus the rest of a character.
+		prefix, total, bodyAt := p.signedPrefix(&rp, MaxDiagnosticStringToSign+utf8.UTFMax)
+		d.StringToSignBytes = total
+		d.StringToSign, d.StringToSignTruncated = escapeClip(prefix, MaxDiagnosticStringToSign)
+		d.StringToSignTruncated = d.StringToSignTruncated || len(prefix) < total
+		before := prefix
+		if bodyAt >= 0 {
+			before = prefix[:bodyAt]
 		}
-		d.StringToSign = EscapeStringToSign(sts)
+		d.beforeBody, d.cutBeforeBody = escapeClip(before, MaxLoggedStringToSign)
+		d.cutBeforeBody = d.cutBeforeBody || len(before) < total
 	}
 	if lookup != nil && f.auth.KeyID != "" {
 		f.cred, f.credOK = lookup(f.auth.KeyID)
 	}
 	d.CauseCode, d.Cause = diagnose(f)
 	return d
+}
+
+// signedPrefix returns the start of rp's string to sign: all of it when
+// it has at most limit bytes, else at least limit bytes of it. It also
+// returns the full length, and where the body starts (-1 when the profile
+// signs no body). The body is copied only as far as the prefix goes.
+func (p *Profile) signedPrefix(rp *RequestParts, limit int) (prefix []byte, total, bodyAt int) {
+	bodyAt, kept := -1, 0
+	buf := p.appendSigned(nil, rp, func(buf []byte) []byte {
+		bodyAt = len(buf)
+		kept = min(len(rp.Body), max(limit-len(buf), 0))
+		return append(buf, rp.Body[:kept]...)
+	}, false)
+	total = len(buf)
+	if bodyAt >= 0 && kept < len(rp.Body) {
+		total += len(rp.Body) - kept
+		buf = buf[:bodyAt+kept] // what follows the body is past the limit
+	}
+	return buf, total, bodyAt
 }
 
 // missingPart says which part of the string to sign the request lacks,
@@ -215,8 +379,14 @@ func (f *findings) signedWith(rp RequestParts, keepMethod bool) bool {
 	}
 	p := f.profile
 	m := cachedMAC(p.Request.Hash, p.Request.Encoding)
-	sts := p.appendSigned(nil, &rp, func(buf []byte) []byte { return append(buf, rp.Body...) }, keepMethod)
-	return m.equal(m.sum([]byte(f.cred.Secret), "", sts), f.auth.Signature)
+	h := hmac.New(m.newHash, []byte(f.cred.Secret))
+	rest := p.appendSigned(nil, &rp, func(buf []byte) []byte {
+		h.Write(buf)
+		h.Write(rp.Body) // in place: a large body is never copied
+		return buf[:0]
+	}, keepMethod)
+	h.Write(rest)
+	return m.equal(h.Sum(nil), f.auth.Signature)
 }
 
 // signatureDecodes tells whether the signature sent is in the profile's

@@ -2,9 +2,14 @@ package firmakit
 
 import (
 	"bytes"
+	"crypto/sha1"
+	"crypto/sha256"
+	"crypto/sha512"
 	"encoding/json"
 	"fmt"
+	"iter"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -16,6 +21,8 @@ import (
 const (
 	CauseMissingHeaders        = "missing_headers"
 	CauseTimestampMilliseconds = "timestamp_milliseconds"
+	CauseTimestampMicroseconds = "timestamp_microseconds"
+	CauseTimestampNanoseconds  = "timestamp_nanoseconds"
 	CauseTimestampNotSeconds   = "timestamp_not_seconds"
 	CauseClockSkew             = "clock_skew"
 	CauseUnknownKey            = "unknown_key"
@@ -47,13 +54,9 @@ var causeRules = []causeRule{
 		return fmt.Sprintf("missing header: %s (absent, empty, or sent twice with different values); send %s, %s and %s on every request",
 			strings.Join(f.missing, ", "), f.profile.Request.KeyHeader, f.profile.Request.TimestampHeader, f.profile.Request.SignatureHeader)
 	}},
-	{CauseTimestampMilliseconds, ErrExpired, func(f *findings) string {
-		tol := int64(f.profile.Request.Tolerance / time.Second)
-		if !f.tsOK || len(f.auth.Timestamp) != 13 || abs(f.ts/1000-f.now.Unix()) > tol {
-			return ""
-		}
-		return fmt.Sprintf("the timestamp %s is in milliseconds: send Unix time in whole seconds (%d)", f.auth.Timestamp, f.ts/1000)
-	}},
+	{CauseTimestampMilliseconds, ErrExpired, func(f *findings) string { return f.timestampUnit(1e3, "milliseconds") }},
+	{CauseTimestampMicroseconds, ErrExpired, func(f *findings) string { return f.timestampUnit(1e6, "microseconds") }},
+	{CauseTimestampNanoseconds, ErrExpired, func(f *findings) string { return f.timestampUnit(1e9, "nanoseconds") }},
 	{CauseTimestampNotSeconds, ErrExpired, func(f *findings) string {
 		if f.tsOK {
 			return ""
@@ -87,14 +90,18 @@ var causeRules = []causeRule{
 		if f.signatureDecodes() {
 			return ""
 		}
-		m := cachedMAC(f.profile.Request.Hash, f.profile.Request.Encoding)
+		rq := f.profile.Request
+		m := cachedMAC(rq.Hash, rq.Encoding)
 		want := len(m.enc.encode(make([]byte, m.size)))
+		if b, err := m.enc.decode(f.auth.Signature); err == nil {
+			return fmt.Sprintf("%s has the wrong length: %d %s characters, the profile's HMAC-%s in %s has %d%s",
+				rq.SignatureHeader, len(f.auth.Signature), rq.Encoding, strings.ToUpper(rq.Hash), rq.Encoding, want, hashOfSize(len(b)))
+		}
 		return fmt.Sprintf("%s is not %s: it should be the %d characters of %s of HMAC-%s, got %d characters",
-			f.profile.Request.SignatureHeader, f.profile.Request.Encoding, want, f.profile.Request.Encoding,
-			strings.ToUpper(f.profile.Request.Hash), len(f.auth.Signature))
+			rq.SignatureHeader, rq.Encoding, want, rq.Encoding, strings.ToUpper(rq.Hash), len(f.auth.Signature))
 	}},
 	{CauseBodyDiffers, ErrInvalidSignature, func(f *findings) string {
-		for _, c := range bodyCandidates(f.req.Body) {
+		for c := range bodyCandidates(f.req.Body) {
 			rp := f.parts()
 			rp.Body = c.body
 			if f.signedWith(rp, false) {
@@ -130,7 +137,11 @@ var causeRules = []causeRule{
 		return fmt.Sprintf("you signed the method in lower case (%s): sign it in upper case, %s", rp.Method, strings.ToUpper(f.req.Method))
 	}},
 	{CauseSecretOrBytes, ErrInvalidSignature, func(f *findings) string {
-		return "the signature does not match: the secret, or the bytes you sign, differ; compare your string to sign with string_to_sign here and with the one 'firmakit sign' prints"
+		msg := "the signature does not match: the secret, or the bytes you sign, differ; compare your string to sign with string_to_sign here and with the one 'firmakit sign' prints"
+		if len(f.req.Body) > BodyVariantsMax {
+			msg += fmt.Sprintf(" (the body is over %d KiB, so the variants a client may have signed instead, without its final line break or re-encoded as compact JSON, were not tried)", BodyVariantsMax>>10)
+		}
+		return msg
 	}},
 }
 
@@ -159,19 +170,70 @@ type bodyCandidate struct {
 	body []byte
 }
 
-// bodyCandidates are bodies a client may have signed instead of the one it
-// sent: none, an empty object, the body without its final line break, and
-// the body re-encoded as compact JSON.
-func bodyCandidates(sent []byte) []bodyCandidate {
-	out := []bodyCandidate{{"an empty body", nil}, {"{}", []byte("{}")}}
-	if t := bytes.TrimRight(sent, "\r\n"); len(t) < len(sent) {
-		out = append(out, bodyCandidate{"the body without its final line break", t})
+// bodyCandidates yields bodies a client may have signed instead of the one
+// it sent, cheapest first, each built only when the one before did not
+// match: none, an empty object, and, for a body of at most
+// BodyVariantsMax bytes, the body without its final line break and the
+// body re-encoded as compact JSON.
+func bodyCandidates(sent []byte) iter.Seq[bodyCandidate] {
+	return func(yield func(bodyCandidate) bool) {
+		if !yield(bodyCandidate{"an empty body", nil}) || !yield(bodyCandidate{"{}", []byte("{}")}) {
+			return
+		}
+		if len(sent) > BodyVariantsMax {
+			return
+		}
+		if t := bytes.TrimRight(sent, "\r\n"); len(t) < len(sent) {
+			if !yield(bodyCandidate{"the body without its final line break", t}) {
+				return
+			}
+		}
+		var compact bytes.Buffer
+		if json.Compact(&compact, sent) == nil && compact.Len() < len(sent) {
+			yield(bodyCandidate{"the body re-encoded as compact JSON", compact.Bytes()})
+		}
 	}
-	var compact bytes.Buffer
-	if json.Compact(&compact, sent) == nil && compact.Len() < len(sent) {
-		out = append(out, bodyCandidate{"the body re-encoded as compact JSON", compact.Bytes()})
+}
+
+// timestampUnit tells, for a timestamp sent in a unit perSecond times
+// finer than seconds, that it is in that unit: the digits, read as that
+// unit, are within a factor of two of the server's clock. It holds
+// whatever the tolerance, since such a value is never a time in seconds.
+func (f *findings) timestampUnit(perSecond uint64, unit string) string {
+	ts := f.auth.Timestamp
+	if ts == "" || len(ts) > 20 || strings.TrimLeft(ts, "0123456789") != "" {
+		return ""
 	}
-	return out
+	v, err := strconv.ParseUint(ts, 10, 64)
+	now := f.now.Unix()
+	if err != nil || now <= 0 {
+		return ""
+	}
+	sec := int64(v / perSecond)
+	if sec < now/2 || sec > now*2 {
+		return ""
+	}
+	msg := fmt.Sprintf("the timestamp %s is in %s: send Unix time in whole seconds (%d)", ts, unit, sec)
+	if tol := int64(f.profile.Request.Tolerance / time.Second); abs(sec-now) > tol {
+		msg += fmt.Sprintf("; in seconds it is %d, %d s away from the server's clock, beyond the tolerance of %d s too", sec, abs(sec-now), tol)
+	}
+	return msg
+}
+
+// hashOfSize names the HMAC whose output has n bytes, for a signature of
+// the wrong length: a client that signs with another hash.
+func hashOfSize(n int) string {
+	switch n {
+	case sha1.Size:
+		return " (the length of an HMAC-SHA1)"
+	case sha256.Size:
+		return " (the length of an HMAC-SHA256)"
+	case sha512.Size384:
+		return " (the length of an HMAC-SHA384)"
+	case sha512.Size:
+		return " (the length of an HMAC-SHA512)"
+	}
+	return ""
 }
 
 // DecodeTarget returns a request target percent-decoded, path and query:

@@ -1,6 +1,7 @@
 package firmakit_test
 
 import (
+	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/firmakit/firmakit"
 	"github.com/stretchr/testify/assert"
@@ -91,13 +93,25 @@ func TestDiagnoseCauses(t *testing.T) {
 	}{
 		{"missing signature", func(r *diagRequest) { r.drop = "X-Service-Signature" }, firmakit.CauseMissingHeaders, "missing header: X-Service-Signature"},
 		{"timestamp in milliseconds", func(r *diagRequest) { r.ts = ts + "123" }, firmakit.CauseTimestampMilliseconds, "in milliseconds: send Unix time in whole seconds (1763805600)"},
+		{"timestamp in milliseconds, an hour behind", func(r *diagRequest) { r.ts = strconv.FormatInt((now.Unix()-3600)*1000, 10) }, firmakit.CauseTimestampMilliseconds,
+			"the timestamp 1763802000000 is in milliseconds: send Unix time in whole seconds (1763802000); in seconds it is 1763802000, 3600 s away"},
+		{"timestamp in milliseconds, skewed ahead", func(r *diagRequest) { r.ts = "1762045394400" }, firmakit.CauseTimestampMilliseconds, "is in milliseconds"},
+		{"timestamp in microseconds", func(r *diagRequest) { r.ts = ts + "123456" }, firmakit.CauseTimestampMicroseconds, "is in microseconds: send Unix time in whole seconds (1763805600)"},
+		{"timestamp in microseconds, skewed", func(r *diagRequest) { r.ts = "1763800000000000" }, firmakit.CauseTimestampMicroseconds, "5600 s away"},
+		{"timestamp in nanoseconds", func(r *diagRequest) { r.ts = ts + "123456789" }, firmakit.CauseTimestampNanoseconds, "is in nanoseconds: send Unix time in whole seconds (1763805600)"},
+		{"timestamp in nanoseconds, skewed", func(r *diagRequest) { r.ts = "1700000000000000000" }, firmakit.CauseTimestampNanoseconds, "(1700000000)"},
 		{"timestamp not a number", func(r *diagRequest) { r.ts = "2026-11-22T10:00:00Z" }, firmakit.CauseTimestampNotSeconds, "not a Unix time in whole seconds"},
+		{"timestamp of 20 digits", func(r *diagRequest) { r.ts = "99999999999999999999" }, firmakit.CauseTimestampNotSeconds, "not a Unix time in whole seconds"},
 		{"clock behind", func(r *diagRequest) { r.ts = strconv.FormatInt(now.Unix()-412, 10) }, firmakit.CauseClockSkew, "412 s behind the server's clock, beyond the tolerance of 300 s"},
 		{"clock ahead", func(r *diagRequest) { r.ts = strconv.FormatInt(now.Unix()+301, 10) }, firmakit.CauseClockSkew, "301 s ahead of the server's clock"},
 		{"unknown key", func(r *diagRequest) { r.key = "test_key_nope" }, firmakit.CauseUnknownKey, `the key "test_key_nope" is not a credential`},
 		{"disabled key", func(r *diagRequest) { r.key, r.secret = "test_key_disabled", "test_secret_disabled" }, firmakit.CauseDisabledKey, "is disabled"},
 		{"another merchant's key", func(r *diagRequest) { r.key, r.secret = "test_key_other", "test_secret_other" }, firmakit.CauseOtherMerchantKey, `belongs to another merchant than "merchant_demo"`},
-		{"signature in base64", func(r *diagRequest) { r.signature = ptr("k7ovr15ezsrzM1PDXNf6hqJqbGqRUtyVUXaoU5cYjFs=") }, firmakit.CauseSignatureEncoding, "should be the 64 characters of hex of HMAC-SHA256, got 44"},
+		{"signature in base64", func(r *diagRequest) { r.signature = ptr("k7ovr15ezsrzM1PDXNf6hqJqbGqRUtyVUXaoU5cYjFs=") }, firmakit.CauseSignatureEncoding, "is not hex: it should be the 64 characters of hex of HMAC-SHA256, got 44"},
+		{"signature of 40 hex characters", func(r *diagRequest) { r.signature = ptr(strings.Repeat("ab", 20)) }, firmakit.CauseSignatureEncoding,
+			"X-Service-Signature has the wrong length: 40 hex characters, the profile's HMAC-SHA256 in hex has 64 (the length of an HMAC-SHA1)"},
+		{"signature of 128 hex characters", func(r *diagRequest) { r.signature = ptr(strings.Repeat("AB", 64)) }, firmakit.CauseSignatureEncoding,
+			"wrong length: 128 hex characters, the profile's HMAC-SHA256 in hex has 64 (the length of an HMAC-SHA512)"},
 		{"signed an empty body", func(r *diagRequest) { r.signBody = ptr("") }, firmakit.CauseBodyDiffers, "the body you signed differs from the body you sent: 8 bytes received, you signed 0 bytes (an empty body)"},
 		{"signed {}", func(r *diagRequest) { r.signBody = ptr("{}") }, firmakit.CauseBodyDiffers, "8 bytes received, you signed 2 bytes ({})"},
 		{"signed compact JSON", func(r *diagRequest) { r.signBody = ptr(`{"a":1}`) }, firmakit.CauseBodyDiffers, "you signed 7 bytes (the body re-encoded as compact JSON)"},
@@ -195,4 +209,128 @@ func hmacHex(secret, s string) string {
 	h := hmac.New(sha256.New, []byte(secret))
 	h.Write([]byte(s))
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// TestLoggedDiagnosticCannotBeReplayed: a client signs {} and sends
+// {"a":1}; the answer tells it so, with everything it needs, while the
+// copy a server logs for others to read holds neither the signature, which
+// is valid for the message it signed, nor the body.
+func TestLoggedDiagnosticCannotBeReplayed(t *testing.T) {
+	now := time.Unix(1763805600, 0)
+	ts := strconv.FormatInt(now.Unix(), 10)
+	body := `{"a":"secret personal data 12345"}`
+	d, sig := diagnoseOf(t, diagRequest{method: "POST", target: "/v1/check/merchant_demo", body: body, signBody: ptr("{}"),
+		key: "test_key_demo", secret: "test_secret_demo", ts: ts}, now)
+	require.Equal(t, firmakit.CauseBodyDiffers, d.CauseCode)
+	answer, err := json.Marshal(d)
+	require.NoError(t, err)
+	assert.Contains(t, string(answer), sig, "the client's own answer keeps its signature")
+	assert.Contains(t, d.StringToSign, `secret personal data`, "and its body")
+
+	l := d.Logged()
+	logged, err := json.Marshal(l)
+	require.NoError(t, err)
+	assert.NotContains(t, string(logged), sig, "no signature to replay")
+	assert.NotContains(t, string(logged), sig[:16])
+	assert.NotContains(t, string(logged), "secret personal data", "no body")
+	assert.Equal(t, firmakit.HeaderSeen{Name: "X-Service-Signature", Value: "(64 characters, not logged)"}, l.Headers[2])
+	assert.Equal(t, `"1763805600\nPOST\n/v1/check/merchant_demo\n"`, l.StringToSign, "up to the body")
+	assert.Equal(t, d.StringToSignBytes, l.StringToSignBytes, "the whole length still told")
+	assert.True(t, l.StringToSignTruncated)
+	assert.Contains(t, l.StringToSignNote, "the body is not logged")
+	assert.Equal(t, d.BodySHA256, l.BodySHA256)
+	assert.Equal(t, d.Cause, l.Cause, "the cause names no byte of the body")
+	assert.Equal(t, sig, d.Headers[2].Value, "the original is unchanged")
+
+	// Check 3's causes tell which keys exist: the answer to the client
+	// says which, the log one code for all.
+	for _, key := range []string{"test_key_nope", "test_key_disabled", "test_key_other"} {
+		d, _ := diagnoseOf(t, diagRequest{method: "POST", target: "/v1/check/merchant_demo", body: "{}", key: key, secret: "x", ts: ts}, now)
+		assert.NotEqual(t, firmakit.CauseInvalidCredentials, d.CauseCode)
+		l := d.Logged()
+		assert.Equal(t, firmakit.CauseInvalidCredentials, l.CauseCode, key)
+		assert.NotContains(t, l.Cause, key)
+		assert.NotContains(t, l.Cause, "disabled key")
+	}
+	var none *firmakit.Diagnostic
+	assert.Nil(t, none.Logged())
+}
+
+// TestDiagnosticCutsEscapedText: the string to sign is cut at 16 KiB of
+// escaped text, between two escapes and never inside a character, so a
+// body that escapes to four times its size takes no more room, and what is
+// shown is what 'firmakit sign' prints, up to the cut.
+func TestDiagnosticCutsEscapedText(t *testing.T) {
+	now := time.Unix(1763805600, 0)
+	p := firmakit.BundledProfile()
+	h := p.SignedHeaders("test_key_demo", "not_the_secret", "POST", "/v1/check/merchant_demo", nil, now)
+	diagnose := func(body []byte) *firmakit.Diagnostic {
+		return p.DiagnoseRequest(firmakit.RequestSeen{Method: "POST", Target: "/v1/check/merchant_demo", MerchantID: "merchant_demo",
+			Header: h, Body: body, BodyRead: true}, firmakit.ErrInvalidSignature, diagLookup, now)
+	}
+	const prefix = len("1763805600\nPOST\n/v1/check/merchant_demo\n")
+	for name, body := range map[string][]byte{
+		"control bytes":    bytes.Repeat([]byte{0}, 20<<10),
+		"invalid UTF-8":    bytes.Repeat([]byte{0xff}, 20<<10),
+		"ñ across the cut": []byte(strings.Repeat("x", firmakit.MaxDiagnosticStringToSign-prefix-7) + strings.Repeat("ñ", 100)),
+		"U+10FFFF":         []byte(strings.Repeat("\U0010ffff", 5<<10)),
+	} {
+		t.Run(name, func(t *testing.T) {
+			d := diagnose(body)
+			assert.True(t, d.StringToSignTruncated)
+			assert.Equal(t, prefix+len(body), d.StringToSignBytes)
+			assert.LessOrEqual(t, len(d.StringToSign), firmakit.MaxDiagnosticStringToSign+2, "quotes aside")
+			assert.Greater(t, len(d.StringToSign), firmakit.MaxDiagnosticStringToSign-10, "cut near the limit")
+			shown, err := strconv.Unquote(d.StringToSign)
+			require.NoError(t, err, "a whole escape at the end")
+			full := string(p.StringToSign(firmakit.RequestParts{Timestamp: "1763805600", Method: "POST", Target: "/v1/check/merchant_demo", KeyID: "test_key_demo", Body: body}))
+			assert.True(t, strings.HasPrefix(full, shown), "a prefix of the string signed")
+			assert.True(t, strings.HasPrefix(firmakit.EscapeStringToSign([]byte(full)), strings.TrimSuffix(d.StringToSign, `"`)),
+				"written as 'firmakit sign' writes it")
+			if utf8.ValidString(full) {
+				assert.True(t, utf8.ValidString(shown), "no character split")
+			}
+		})
+	}
+}
+
+// TestDiagnosticEscapesTargetAndHeaders: a target or header value with
+// bytes that are not UTF-8 is also given escaped, so that a JSON reader
+// sees the bytes that were sent instead of U+FFFD.
+func TestDiagnosticEscapesTargetAndHeaders(t *testing.T) {
+	now := time.Unix(1763805600, 0)
+	p := firmakit.BundledProfile()
+	h := p.SignedHeaders("test_key_\xff", "x", "POST", "/v1/check/merchant_demo", nil, now)
+	d := p.DiagnoseRequest(firmakit.RequestSeen{Method: "POST", Target: "/v1/check/m\xe9rchant?q=\xc3", MerchantID: "merchant_demo",
+		Header: h, Body: []byte("{}"), BodyRead: true}, firmakit.ErrInvalidCredentials, diagLookup, now)
+	assert.Equal(t, `"/v1/check/m\xe9rchant?q=\xc3"`, d.TargetEscaped)
+	assert.Equal(t, `"test_key_\xff"`, d.Headers[0].ValueEscaped)
+	assert.Empty(t, d.Headers[1].ValueEscaped, "only when needed")
+	b, err := json.Marshal(d)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"target_escaped":"\"/v1/check/m\\xe9rchant?q=\\xc3\""`)
+	d = p.DiagnoseRequest(firmakit.RequestSeen{Method: "POST", Target: "/v1/check/merchant_demo?ñ=1", Header: h}, firmakit.ErrInvalidCredentials, diagLookup, now)
+	assert.Empty(t, d.TargetEscaped, "printable UTF-8 needs no escape")
+}
+
+// TestDiagnoseLargeBodyTriesNoVariants: the variants of a body (without
+// its final line break, compact JSON) cost a pass over the body each; over
+// BodyVariantsMax they are not tried, and the cause says so.
+func TestDiagnoseLargeBodyTriesNoVariants(t *testing.T) {
+	now := time.Unix(1763805600, 0)
+	ts := strconv.FormatInt(now.Unix(), 10)
+	for _, tc := range []struct {
+		size int
+		code string
+		says string
+	}{
+		{firmakit.BodyVariantsMax - 1, firmakit.CauseBodyDiffers, "without its final line break"},
+		{firmakit.BodyVariantsMax + 100, firmakit.CauseSecretOrBytes, "the body is over 64 KiB, so the variants"},
+	} {
+		signed := `{"s":"` + strings.Repeat("x", tc.size-9) + `"}`
+		d, _ := diagnoseOf(t, diagRequest{method: "POST", target: "/v1/check/merchant_demo", body: signed + "\n", signBody: &signed,
+			key: "test_key_demo", secret: "test_secret_demo", ts: ts}, now)
+		assert.Equal(t, tc.code, d.CauseCode, tc.size)
+		assert.Contains(t, d.Cause, tc.says)
+	}
 }

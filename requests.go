@@ -1,6 +1,7 @@
 package firmakit
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 )
@@ -74,6 +75,12 @@ const (
 	MaxRequestsLimit     = 1000
 )
 
+// MaxRequestsPageBytes bounds a page of received requests: past about
+// this many bytes of JSON, a page holds fewer entries than its limit (at
+// least one). Count says how many it holds; the client pages on with
+// after= the id of the last one it got.
+const MaxRequestsPageBytes = 2 << 20
+
 // ParseRequestsQuery reads the after and limit parameters ("" when not
 // given). Its errors are messages for the client: after must be a whole
 // number, limit one from 1 to MaxRequestsLimit.
@@ -107,13 +114,22 @@ type RequestsPage struct {
 	LastID uint64 `json:"last_id"`
 }
 
-// Page reads the page q asks for from src.
+// Page reads the page q asks for from src, at most MaxRequestsPageBytes
+// of its entries' JSON (always one at least).
 func (q RequestsQuery) Page(src RequestSource) RequestsPage {
 	var reqs []ReceivedRequest
 	if q.HasAfter {
 		reqs = src.Since(q.After, q.Limit)
 	} else {
 		reqs = src.Newest(q.Limit)
+	}
+	size := 0
+	for i, e := range reqs {
+		b, err := json.Marshal(e)
+		if size += len(b) + 1; err != nil || size > MaxRequestsPageBytes && i > 0 {
+			reqs = reqs[:i]
+			break
+		}
 	}
 	if reqs == nil {
 		reqs = []ReceivedRequest{}

@@ -19,7 +19,8 @@ import (
 // received, as under 'firmakit up --explain': a real reference server
 // explains its refusals and logs every request, and the receiver shows
 // the log live. One request is accepted, one refused because the body
-// sent differs from the body signed (and carries hostile text).
+// sent differs from the body signed, with hostile text in its query (the
+// log shows the string to sign up to the body, never the body).
 func TestDashboardRequestsPanel(t *testing.T) {
 	ref := &reference.Server{Addr: "127.0.0.1:0", Explain: true}
 	require.NoError(t, ref.Open())
@@ -45,12 +46,13 @@ func TestDashboardRequestsPanel(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`#r-rows tr[data-id="1"]`)),
 	))
 	// The refused one arrives live.
-	send("/v1/check/merchant_demo?x=1", `{}`, `{"a":"<img src=x onerror=\"window.__xss=1\">"}`)
+	const hostile = "/v1/check/merchant_demo?x=<img/src=x/onerror=window.__xss=1>"
+	send(hostile, `{}`, `{"a":"bodytext"}`)
 	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`#r-rows tr[data-id="2"]`))))
 	assert.Equal(t, []int{2, 1}, eval[[]int](ctx, t, `[...document.querySelectorAll("#r-rows tr")].map(r => +r.dataset.id)`))
 	assert.Equal(t, "refused", text(ctx, t, `#r-rows tr[data-id="2"] .badge.rv-refused`))
 	assert.Equal(t, "accepted", text(ctx, t, `#r-rows tr[data-id="1"] .badge.rv-accepted`))
-	assert.Equal(t, "/v1/check/merchant_demo?x=1", eval[string](ctx, t, `document.querySelector('#r-rows tr[data-id="2"] td.target').title`))
+	assert.Equal(t, hostile, eval[string](ctx, t, `document.querySelector('#r-rows tr[data-id="2"] td.target').title`))
 	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#r-rows tr[data-id="2"]`)), chromedp.WaitVisible(chromedp.CSS(`#rdetail`))))
 	var logged firmakit.RequestsPage
 	getJSON(t, rv.URL()+"/api/requests?after=1", &logged)
@@ -60,7 +62,9 @@ func TestDashboardRequestsPanel(t *testing.T) {
 	assert.Equal(t, d.Cause, text(ctx, t, "#rd-cause"))
 	assert.Contains(t, d.Cause, "body", "the cause the server found: the body differs")
 	assert.Equal(t, d.StringToSign, text(ctx, t, "#rd-sts"), "the string to sign shown exactly as the server wrote it")
-	assert.Contains(t, text(ctx, t, "#rd-sts"), `<img src=x onerror=`, "hostile bytes shown as text")
+	assert.Contains(t, text(ctx, t, "#rd-sts"), `?x=<img/src=x/onerror=window.__xss=1>\n"`, "hostile bytes shown as text, the body left out")
+	assert.NotContains(t, text(ctx, t, "#rdetail"), "bodytext", "the body is not in the log")
+	assert.Contains(t, text(ctx, t, "#rd-headers"), "X-Service-Signature: (64 characters, not logged)")
 	assert.Contains(t, text(ctx, t, "#rd-fields"), d.CauseCode)
 	assert.Contains(t, text(ctx, t, "#rd-headers"), "X-Service-Key: test_key_demo")
 	assert.Equal(t, "Invalid signature", text(ctx, t, "#rd-message"))

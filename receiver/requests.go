@@ -43,7 +43,9 @@ func (rv *Receiver) handleRequests(c echo.Context) error {
 // new one, with no gap and no duplicate. The feed keeps a bounded number
 // of requests and nothing is queued per client: a client so slow that the
 // feed dropped requests it was not sent yet is closed with code 1013 and
-// told the id to reconnect after.
+// told the id to reconnect after. An after greater than the id of the
+// newest request held (the service restarted, its ids start at 1 again)
+// starts at the oldest held, as if after were 0.
 func (rv *Receiver) handleRequestStream(c echo.Context) error {
 	if rv.Requests == nil {
 		return apiError(http.StatusNotFound, msgNoRequests)
@@ -66,6 +68,10 @@ func (rv *Receiver) handleRequestStream(c echo.Context) error {
 	ping := time.NewTicker(rv.PingInterval)
 	defer ping.Stop()
 	last, first := q.After, true
+	if last > rv.Requests.Last() {
+		// Ids from before a restart: the log held now is another one.
+		last = 0
+	}
 	for {
 		changed := rv.Requests.Changed()
 		news := rv.Requests.Since(last, requestsPage)

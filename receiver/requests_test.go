@@ -125,12 +125,19 @@ func readRequest(t *testing.T, c *websocket.Conn) firmakit.ReceivedRequest {
 	return e
 }
 
-func TestRequestStreamCatchesUpThenGoesLive(t *testing.T) {
-	log := reference.NewRequestLog(1000)
+// streamedLog is a log of size entries shown by a receiver, holding
+// requests 1 to 3.
+func streamedLog(t *testing.T, size int) (*reference.RequestLog, *receiver.Receiver) {
+	log := reference.NewRequestLog(size)
 	rv := MustOpenReceiver(t, func(r *receiver.Receiver) { r.Requests = log })
 	for i := 1; i <= 3; i++ {
 		log.Add(firmakit.ReceivedRequest{Target: fmt.Sprint("/", i)})
 	}
+	return log, rv
+}
+
+func TestRequestStreamCatchesUpThenGoesLive(t *testing.T) {
+	log, rv := streamedLog(t, 1000)
 	c := dialRequests(t, rv, "?after=1")
 	// More are logged while the stream catches up, from another goroutine.
 	const total = 400
@@ -189,4 +196,22 @@ func TestRequestStreamClosesASlowClient(t *testing.T) {
 	// Reconnecting after that id gets what the log still holds.
 	c2 := dialRequests(t, rv, fmt.Sprintf("?after=%d", last))
 	assert.Equal(t, uint64(61-7), readRequest(t, c2).ID)
+}
+
+// TestRequestStreamAfterARestart: a dashboard reconnects with the last id
+// it saw, but the service restarted and its ids start at 1 again: the
+// stream starts at the oldest held instead of waiting for id 501.
+func TestRequestStreamAfterARestart(t *testing.T) {
+	log, rv := streamedLog(t, 10)
+	c := dialRequests(t, rv, "?after=500")
+	// Only to end the test if nothing comes; not a measure.
+	c.SetReadDeadline(time.Now().Add(time.Minute))
+	for want := uint64(1); want <= 3; want++ {
+		assert.Equal(t, want, readRequest(t, c).ID)
+	}
+	log.Add(firmakit.ReceivedRequest{Target: "/live"})
+	assert.Equal(t, "/live", readRequest(t, c).Target)
+	// An after within the log still means what it says.
+	c2 := dialRequests(t, rv, "?after=3")
+	assert.Equal(t, "/live", readRequest(t, c2).Target)
 }

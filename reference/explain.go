@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"time"
 
 	"github.com/firmakit/firmakit"
@@ -41,23 +43,41 @@ func (cfg AuthConfig) explain(c echo.Context, err error, now time.Time, body []b
 	seen := firmakit.RequestSeen{Method: r.Method, Target: firmakit.RequestTarget(r), MerchantID: c.Param(cfg.MerchantParam),
 		Header: r.Header, Body: body, BodyRead: read}
 	if !read {
-		seen.Body, seen.BodyRead, seen.BodyNote = readForDiagnostic(r.Body, r.ContentLength, cfg.MaxBody)
+		seen.Body, seen.BodyRead, seen.BodyNote = readForDiagnostic(c.Response(), r.Body, r.ContentLength, cfg.MaxBody)
 	}
 	c.Set(string(diagnosticKey), cfg.Profile.DiagnoseRequest(seen, err, cfg.Lookup, now))
 }
 
+// DiagnosticReadWait bounds the read of a body that authentication did
+// not reach, for a diagnostic: a client that sends its headers and stalls
+// gets its refusal after this wait, not after the server's read timeout.
+const DiagnosticReadWait = 2 * time.Second
+
 // readForDiagnostic reads a body that authentication did not reach, up to
-// limit bytes, and says how it was read or why it was not.
-func readForDiagnostic(body io.Reader, declared, limit int64) ([]byte, bool, string) {
+// limit bytes and within DiagnosticReadWait, and says how it was read or
+// why it was not. When the body came whole, the connection's read
+// deadline is lifted again (net/http sets the next request's); otherwise
+// the short one stays, so that nothing waits long on that client again
+// (net/http then closes the connection after the answer).
+func readForDiagnostic(w http.ResponseWriter, body io.Reader, declared, limit int64) ([]byte, bool, string) {
 	if declared > limit {
 		return nil, false, fmt.Sprintf("not read: its Content-Length, %d bytes, is over the limit of %d bytes", declared, limit)
 	}
+	rc := http.NewResponseController(w)
+	deadlineSet := rc.SetReadDeadline(time.Now().Add(DiagnosticReadWait)) == nil
 	b, err := io.ReadAll(io.LimitReader(body, limit+1))
+	var ne net.Error
 	switch {
+	case errors.As(err, &ne) && ne.Timeout():
+		return nil, false, fmt.Sprintf("not read: the client did not send it within %s", DiagnosticReadWait)
 	case err != nil:
 		return nil, false, "not read: " + err.Error()
-	case int64(len(b)) > limit:
+	}
+	if int64(len(b)) > limit {
 		return nil, false, fmt.Sprintf("not read: over the limit of %d bytes", limit)
+	}
+	if deadlineSet {
+		_ = rc.SetReadDeadline(time.Time{})
 	}
 	return b, true, "read for this diagnostic only: the service reads a body once the headers, the timestamp and the credentials pass (checks 1 to 3)"
 }

@@ -112,8 +112,23 @@ func TestExplainAddsADiagnosticOnly(t *testing.T) {
 				assert.Equal(t, len(sts), d.StringToSignBytes)
 			}
 			logged := s.Requests().Newest(1)[0]
-			assert.Equal(t, d, logged.Diagnostic, "the log keeps the same diagnostic")
 			assert.Equal(t, firmakit.VerdictRefused, logged.Verdict)
+			// The log keeps the copy anyone may read: the same but for the
+			// signature, the body and which of check 3's causes.
+			ld := logged.Diagnostic
+			require.NotNil(t, ld)
+			assert.Equal(t, d.Target, ld.Target)
+			assert.Equal(t, d.BodySHA256, ld.BodySHA256)
+			assert.Equal(t, d.StringToSignBytes, ld.StringToSignBytes)
+			assert.True(t, strings.HasPrefix(d.StringToSign, strings.TrimSuffix(ld.StringToSign, `"`)), ld.StringToSign)
+			if sig := tc.call.header.Get("X-Service-Signature"); sig != "" {
+				assert.Equal(t, fmt.Sprintf("(%d characters, not logged)", len(sig)), ld.Headers[2].Value)
+			}
+			if tc.cause == firmakit.CauseUnknownKey {
+				assert.Equal(t, firmakit.CauseInvalidCredentials, ld.CauseCode)
+			} else {
+				assert.Equal(t, d.CauseCode, ld.CauseCode)
+			}
 		})
 	}
 
@@ -137,6 +152,37 @@ func TestExplainAddsADiagnosticOnly(t *testing.T) {
 	status, b = signed(check, big).raw(t, s.URL())
 	assert.Equal(t, 413, status)
 	assert.NotContains(t, string(b), "diagnostic")
+}
+
+// TestRequestLogCannotBeReplayed: a client signs {} and sends {"a":1};
+// anyone may read the log, and must not find there a signature to send
+// again with the message it is valid for, nor the body.
+func TestRequestLogCannotBeReplayed(t *testing.T) {
+	s := MustOpenServer(t, func(s *reference.Server) { s.Explain = true })
+	const check = "/v1/check/merchant_demo"
+	victim := signedWith("test_key_demo", "test_secret_demo", check, "{}")
+	victim.body = []byte(`{"a":"personal data 4111"}`)
+	status, b := victim.raw(t, s.URL())
+	require.Equal(t, 401, status, string(b))
+	var got explained
+	require.NoError(t, json.Unmarshal(b, &got))
+	require.Equal(t, firmakit.CauseBodyDiffers, got.Diagnostic.CauseCode)
+	assert.Equal(t, victim.header.Get("X-Service-Signature"), got.Diagnostic.Headers[2].Value, "the client itself gets all")
+
+	status, pg, raw := page(t, s, "?limit=1")
+	require.Equal(t, 200, status)
+	require.Len(t, pg.Requests, 1)
+	assert.NotContains(t, raw, victim.header.Get("X-Service-Signature"))
+	assert.NotContains(t, raw, "personal data")
+	d := pg.Requests[0].Diagnostic
+	require.NotNil(t, d)
+	// The attacker copies what the log shows and sends the message signed.
+	replay := call{method: "POST", path: pg.Requests[0].Target, body: []byte("{}"), header: http.Header{}}
+	for _, h := range d.Headers {
+		replay.header.Set(h.Name, h.Value)
+	}
+	status, b = replay.raw(t, s.URL())
+	assert.Equal(t, 401, status, "replayed from the log: %s", b)
 }
 
 func TestRequestLogRecordsEveryAPIRequest(t *testing.T) {

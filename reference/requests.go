@@ -28,7 +28,8 @@ const (
 
 // RequestLog keeps the last requests a server received on its API routes,
 // in a ring: past its size the oldest is dropped. Ids increase by one per
-// request and are never reused. It is safe for concurrent use; the
+// request and are never reused. A refusal's diagnostic is kept as
+// firmakit.Diagnostic.Logged writes it: no signature, no body. It is safe for concurrent use; the
 // entries it returns are copies, their Diagnostic shared and never changed.
 type RequestLog struct {
 	mu      sync.Mutex
@@ -73,10 +74,14 @@ func (l *RequestLog) at(i int) firmakit.ReceivedRequest {
 	return l.ring[(l.next-l.n+i+len(l.ring))%len(l.ring)]
 }
 
-// Since returns up to limit entries with an id above after, oldest first.
+// Since returns up to limit entries with an id above after, oldest first
+// (none for a limit under 1).
 // When the entries right after it were dropped already, it starts at the
 // oldest held: the caller sees the gap in the ids.
 func (l *RequestLog) Since(after uint64, limit int) []firmakit.ReceivedRequest {
+	if limit <= 0 {
+		return nil
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	oldest := l.last - uint64(l.n) + 1
@@ -94,8 +99,12 @@ func (l *RequestLog) Since(after uint64, limit int) []firmakit.ReceivedRequest {
 	return out
 }
 
-// Newest returns up to limit of the newest entries, newest first.
+// Newest returns up to limit of the newest entries, newest first (none
+// for a limit under 1).
 func (l *RequestLog) Newest(limit int) []firmakit.ReceivedRequest {
+	if limit <= 0 {
+		return nil
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	out := make([]firmakit.ReceivedRequest, 0, min(limit, l.n))
@@ -200,7 +209,9 @@ func (s *Server) recordRequests(next echo.HandlerFunc) echo.HandlerFunc {
 			}
 		}
 		if d, ok := c.Get(string(diagnosticKey)).(*firmakit.Diagnostic); ok {
-			e.Diagnostic = d
+			// Anyone may read the log: it keeps the copy that cannot be
+			// replayed and holds no body.
+			e.Diagnostic = d.Logged()
 			if d.BodyBytes != nil {
 				e.BodyBytes = int64(*d.BodyBytes)
 			}

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"regexp"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/firmakit/firmakit/internal/browser"
@@ -56,4 +58,29 @@ func TestUpDashboardDemoButton(t *testing.T) {
 	code, _, errOut = run(t, nil, "demo", "PAID", "--target", urls["reference"])
 	assert.Equal(t, ExitUsage, code)
 	assert.Contains(t, errOut, `state "PAID"`)
+}
+
+// noterFunc is a receiver that notes contracts as f says.
+type noterFunc func(ctx context.Context, signatureID, createdAt string) error
+
+func (f noterFunc) NoteContract(ctx context.Context, signatureID, createdAt string) error {
+	return f(ctx, signatureID, createdAt)
+}
+
+// TestUpNotesContractsWithinAWait: 'firmakit up' tells the receiver of
+// each contract on the request's goroutine, before a 201; a receiver that
+// does not answer holds it for the wait only.
+func TestUpNotesContractsWithinAWait(t *testing.T) {
+	var hadDeadline bool
+	var got []string
+	stuck := noterFunc(func(ctx context.Context, id, at string) error {
+		_, hadDeadline = ctx.Deadline()
+		got = append(got, id, at)
+		<-ctx.Done() // a store that never answers
+		return ctx.Err()
+	})
+	noteContracts(stuck, time.Millisecond)("merchant_demo", "sig-1", "2026-11-22T10:00:00Z")
+	assert.True(t, hadDeadline, "the note has a deadline")
+	assert.Equal(t, []string{"sig-1", "2026-11-22T10:00:00Z"}, got)
+	assert.Equal(t, 2*time.Second, noteContractWait)
 }
