@@ -78,4 +78,15 @@ func TestDashboardRequestsPanel(t *testing.T) {
 	assert.Equal(t, "rechazada", text(ctx, t, `#r-rows tr[data-id="2"] .badge`))
 	assert.Equal(t, "Peticiones recibidas", text(ctx, t, `#tab-requests`))
 	assert.Contains(t, text(ctx, t, "#rd-nodiag"), "Sin diagnóstico")
+
+	// A key header that is not UTF-8 is shown as its exact bytes, escaped.
+	eval[chromedp.Void](ctx, t, `document.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape" }))`)
+	req, _ := http.NewRequest("POST", ref.URL()+"/v1/check/merchant_demo", strings.NewReader("{}"))
+	req.Header = profile.SignedHeaders("key\xff", "x", "POST", "/v1/check/merchant_demo", []byte("{}"), time.Now())
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`#r-rows tr[data-id="3"]`)),
+		chromedp.Click(chromedp.CSS(`#r-rows tr[data-id="3"]`)), chromedp.WaitVisible(chromedp.CSS(`#rd-headers`))))
+	assert.Contains(t, text(ctx, t, "#rd-headers"), `X-Service-Key: "key\xff"`)
 }

@@ -63,7 +63,7 @@
       f_cause_code: "código", f_string_to_sign_bytes: "bytes de la cadena", f_body_bytes: "bytes del cuerpo",
       f_body_sha256: "SHA-256 del cuerpo", f_server_time: "hora del servidor", f_timestamp: "timestamp enviado",
       f_clock_difference_seconds: "diferencia de reloj (s)", f_method: "método", f_target: "destino",
-      f_body_note: "sobre el cuerpo", f_string_to_sign_note: "sobre la cadena", missingHeader: "(falta)"
+      f_body_note: "sobre el cuerpo", f_target_escaped: "destino, bytes exactos", f_string_to_sign_note: "sobre la cadena", missingHeader: "(falta)"
     },
     en: {
       subtitle: "signature notifications", connecting: "connecting…", open: "live", closed: "disconnected, retrying…",
@@ -118,7 +118,7 @@
       f_cause_code: "code", f_string_to_sign_bytes: "string bytes", f_body_bytes: "body bytes",
       f_body_sha256: "body SHA-256", f_server_time: "server time", f_timestamp: "timestamp sent",
       f_clock_difference_seconds: "clock difference (s)", f_method: "method", f_target: "target",
-      f_body_note: "about the body", f_string_to_sign_note: "about the string", missingHeader: "(missing)"
+      f_body_note: "about the body", f_target_escaped: "target, exact bytes", f_string_to_sign_note: "about the string", missingHeader: "(missing)"
     }
   };
   var PAGE = 100;          // records a page of the list asks for
@@ -885,7 +885,7 @@
     $("rd-cause").textContent = str(d.cause) || str(d.cause_code);
     var dl = $("rd-fields");
     dl.replaceChildren();
-    ["cause_code", "method", "target", "string_to_sign_bytes", "string_to_sign_note", "body_bytes", "body_sha256", "body_note", "server_time", "timestamp", "clock_difference_seconds"].forEach(function (k) {
+    ["cause_code", "method", "target", "target_escaped", "string_to_sign_bytes", "string_to_sign_note", "body_bytes", "body_sha256", "body_note", "server_time", "timestamp", "clock_difference_seconds"].forEach(function (k) {
       if (d[k] === undefined || d[k] === null || d[k] === "") { return; }
       dl.appendChild(el("dt", null, t("f_" + k)));
       dl.appendChild(el("dd", null, d[k]));
@@ -895,7 +895,8 @@
     var h = Array.isArray(d.headers) ? d.headers : [];
     $("rd-headers").textContent = h.map(function (x) {
       x = x && typeof x === "object" ? x : {};
-      return str(x.name) + ": " + (x.missing && !x.value ? t("missingHeader") : str(x.value));
+      // value_escaped: the exact bytes, when they are not printable UTF-8.
+      return str(x.name) + ": " + (x.missing && !x.value ? t("missingHeader") : str(x.value_escaped || x.value));
     }).join("\n");
   }
 
