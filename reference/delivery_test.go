@@ -187,7 +187,7 @@ func (c *fakeClock) nextArmed(t *testing.T) time.Duration {
 	select {
 	case d := <-c.armed:
 		return d
-	case <-time.After(5 * time.Second):
+	case <-time.After(30 * time.Second):
 		t.Fatal("no delivery was scheduled")
 		return 0
 	}
@@ -199,7 +199,7 @@ type observed chan reference.Delivery
 // next returns the next record that satisfies ok.
 func (o observed) next(t *testing.T, ok func(reference.Delivery) bool) reference.Delivery {
 	t.Helper()
-	deadline := time.After(5 * time.Second)
+	deadline := time.After(30 * time.Second)
 	for {
 		select {
 		case d := <-o:
@@ -506,7 +506,7 @@ func TestDeliveriesAreSentAtMostMaxAtOnce(t *testing.T) {
 	for i := 0; i < 2; i++ {
 		select {
 		case <-entered:
-		case <-time.After(5 * time.Second):
+		case <-time.After(30 * time.Second):
 			t.Fatal("the first two notifications were not sent")
 		}
 	}
