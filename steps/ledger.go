@@ -2,6 +2,7 @@ package steps
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
@@ -23,6 +24,9 @@ type Ledger struct {
 	start     time.Time
 	contracts map[string]*ledgerEntry
 	last      time.Time
+	// unsure are the titles of create requests that may have reached the
+	// target without their answer coming back (see Unsure), by title.
+	unsure map[string]int
 }
 
 type ledgerEntry struct {
@@ -43,6 +47,22 @@ func (l *Ledger) Created(signatureID, title string, sent, answered time.Time) {
 	l.contracts[signatureID] = &ledgerEntry{title: title, sent: sent, answered: answered}
 	if answered.After(l.last) {
 		l.last = answered
+	}
+}
+
+// Unsure records a create request with title that may have created a
+// contract whose answer was lost (a gateway's 502, a broken connection):
+// a notification of a contract the run does not know, with that title,
+// is then not a stray. Each such request excuses one contract.
+func (l *Ledger) Unsure(title string, at time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.unsure == nil {
+		l.unsure = map[string]int{}
+	}
+	l.unsure[title]++
+	if at.After(l.last) {
+		l.last = at
 	}
 }
 
@@ -109,13 +129,27 @@ func (l *Ledger) Check(ctx context.Context, t *Target, lag *LagMonitor, strays b
 		}
 	}
 	sort.Strings(res.EventIDs)
-	var problems, excusedLate []string
+	var problems, excusedLate, unknown []string
 	type event struct{ deliveries []*receiver.Record }
+	// Contracts a lost answer may have created, each excused once.
+	excused := map[string]bool{}
+	left := map[string]int{}
+	for title, n := range l.unsure {
+		left[title] = n
+	}
 	byContract := map[string]map[string]*event{}
 	eventOwner := map[string]string{}
 	for _, r := range recs {
 		entry, ok := l.contracts[r.SignatureID]
 		if !ok {
+			if title := notificationTitle(t.Profile, r.Body); !excused[r.SignatureID] && left[title] > 0 {
+				excused[r.SignatureID] = true
+				left[title]--
+				unknown = append(unknown, fmt.Sprintf("%s %q", r.SignatureID, clip(title, 60)))
+			}
+			if excused[r.SignatureID] {
+				continue
+			}
 			if strays {
 				problems = append(problems, fmt.Sprintf("stray notification #%d (%s, event %q, signature_id %q): no contract of this run", r.ID, r.State, r.EventID, r.SignatureID))
 			}
@@ -196,6 +230,21 @@ func (l *Ledger) Check(ctx context.Context, t *Target, lag *LagMonitor, strays b
 		if len(excusedLate) > 0 {
 			res.Error += "; not judged: " + strings.Join(excusedLate, "; ")
 		}
+		if len(unknown) > 0 {
+			res.Error += "; not judged, as a create request's answer was lost on the way: " + strings.Join(unknown, ", ")
+		}
 	}
 	return res
+}
+
+// notificationTitle reads the title of a notification's body ("" when it
+// has none).
+func notificationTitle(p *firmakit.Profile, body []byte) string {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(body, &m) != nil {
+		return ""
+	}
+	var title string
+	_ = json.Unmarshal(m[p.Notification.Title], &title)
+	return title
 }

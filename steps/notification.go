@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -506,19 +506,22 @@ func (s *Steps) theDocumentURLOpensAPDF(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, n.DocumentURL, nil)
-	if err != nil {
+	if _, err := url.ParseRequestURI(n.DocumentURL); err != nil {
 		return fmt.Errorf("document_url %q: %w", n.DocumentURL, err)
 	}
-	resp, err := s.T.client().Do(req)
-	if err != nil {
+	ex, err := s.T.do(ctx, func(int) (*http.Request, error) {
+		return http.NewRequestWithContext(ctx, http.MethodGet, n.DocumentURL, nil)
+	}, nil)
+	var rt *retryable
+	switch {
+	case errors.As(err, &rt):
+		return s.inconclusive(ctx, "document_url %q: %v", n.DocumentURL, rt)
+	case err != nil:
 		return fmt.Errorf("document_url %q does not open: %w", n.DocumentURL, err)
 	}
-	defer resp.Body.Close()
-	head := make([]byte, 5)
-	_, _ = io.ReadFull(resp.Body, head)
-	if resp.StatusCode != 200 || string(head) != "%PDF-" {
-		return fmt.Errorf("expected document_url %q to answer 200 with a PDF, got %d %q (%s)", n.DocumentURL, resp.StatusCode, head, resp.Header.Get("Content-Type"))
+	head := ex.body[:min(5, len(ex.body))]
+	if ex.status != 200 || string(head) != "%PDF-" {
+		return fmt.Errorf("expected document_url %q to answer 200 with a PDF, got %d %q (%s)", n.DocumentURL, ex.status, head, ex.header.Get("Content-Type"))
 	}
 	return nil
 }

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -54,7 +54,12 @@ func (sc *scenario) bodyBytes() ([]byte, error) {
 	return json.Marshal(sc.body)
 }
 
-// send signs and sends the scenario's request and keeps the answer.
+// send signs and sends the scenario's request and keeps the answer. A
+// transient answer (a rate limit, a gateway's 502, a broken connection:
+// see Target.do) is not judged: the request is signed again with a fresh
+// timestamp (an offset under test stays the same offset from the new
+// now) and sent again; when no answer of the target's own comes, the
+// scenario is inconclusive, never failed.
 func (s *Steps) send(ctx context.Context, sc *scenario) error {
 	body, err := sc.bodyBytes()
 	if err != nil {
@@ -65,19 +70,54 @@ func (s *Steps) send(ctx context.Context, sc *scenario) error {
 	if sc.query != "" {
 		target += "?" + sc.query
 	}
-	now := time.Now()
-	if sc.offset != 0 {
-		// Send just after a second ticks over, so that the time the
-		// server reads is as close to the offset as the clock allows.
-		if err := sleepUntil(ctx, now.Truncate(time.Second).Add(time.Second+10*time.Millisecond)); err != nil {
-			return err
+	build := func(int) (*http.Request, error) {
+		now := time.Now()
+		if sc.offset != 0 {
+			// Send just after a second ticks over, so that the time the
+			// server reads is as close to the offset as the clock allows.
+			if err := sleepUntil(ctx, now.Truncate(time.Second).Add(time.Second+10*time.Millisecond)); err != nil {
+				return nil, err
+			}
+			now = time.Now()
 		}
-		now = time.Now()
+		req, err := s.signedRequest(ctx, sc, now, target, path, body)
+		if err != nil {
+			return nil, err
+		}
+		sc.sent = describe(req, body, s.T.Profile)
+		sc.sentAt = time.Now()
+		return req, nil
 	}
+	unsure := func() {
+		if sc.endpoint == "signature" && s.Ledger != nil {
+			s.Ledger.Unsure(sc.title(), time.Now())
+		}
+	}
+	ex, err := s.T.do(ctx, build, unsure)
+	var rt *retryable
+	switch {
+	case errors.As(err, &rt):
+		return s.inconclusive(ctx, "%v; sent: %s", rt, sc.sent)
+	case err != nil:
+		return fmt.Errorf("sent %s: %w", sc.sent, err)
+	}
+	sc.sentAt, sc.answered, sc.attempts, sc.persistent = ex.sentAt, ex.answered, ex.attempts, ex.persistent
+	sc.raw, sc.status, sc.header = ex.body, ex.status, ex.header
+	sc.resp = nil
+	_ = json.Unmarshal(sc.raw, &sc.resp)
+	if sc.endpoint == "signature" && sc.status == http.StatusCreated {
+		s.noteCreated(ctx, sc)
+	}
+	return nil
+}
+
+// signedRequest builds the scenario's request signed at now, with every
+// alteration the scenario asked for.
+func (s *Steps) signedRequest(ctx context.Context, sc *scenario, now time.Time, target, path string, body []byte) (*http.Request, error) {
 	sc.stampSent = stampOff(now, sc.offset)
 	ts := strconv.FormatInt(sc.stampSent, 10)
 	if sc.stamp != nil {
-		ts = *sc.stamp
+		ts = sc.stamp(now)
 	}
 	parts := firmakit.RequestParts{Timestamp: ts, Method: http.MethodPost, Target: target, KeyID: sc.cred.Key, Body: body}
 	if sc.signBody != nil {
@@ -95,8 +135,8 @@ func (s *Steps) send(ctx context.Context, sc *scenario) error {
 	if sc.signVerb != "" {
 		parts.Method = sc.signVerb
 	}
-	if sc.signStamp != "" {
-		parts.Timestamp = sc.signStamp
+	if sc.signStamp != nil {
+		parts.Timestamp = sc.signStamp(now)
 	}
 	p := s.T.Profile
 	sig := p.RequestSignature(sc.cred.Secret, parts)
@@ -104,8 +144,9 @@ func (s *Steps) send(ctx context.Context, sc *scenario) error {
 	case sc.badSig != "":
 		sig = sc.badSig
 	case sc.alterSig != "":
+		var err error
 		if sig, err = alterSignature(p, sig, sc.alterSig); err != nil {
-			return err
+			return nil, err
 		}
 	case sc.upperSig:
 		sig = strings.ToUpper(sig)
@@ -128,28 +169,20 @@ func (s *Steps) send(ctx context.Context, sc *scenario) error {
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(s.T.URL, "/")+target, bytes.NewReader(body))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	req.Header = h
-	sc.sent = describe(req, body, p)
-	sc.sentAt = time.Now()
-	resp, err := s.T.client().Do(req)
-	if err != nil {
-		return fmt.Errorf("sent %s: %w", sc.sent, err)
+	return req, nil
+}
+
+// title is the title the scenario's create request carries.
+func (sc *scenario) title() string {
+	if m, ok := sc.body.(map[string]any); ok && sc.rawBody == nil {
+		if t, ok := m["title"].(string); ok {
+			return t
+		}
 	}
-	defer resp.Body.Close()
-	sc.raw, err = io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	sc.answered = time.Now()
-	if err != nil {
-		return fmt.Errorf("sent %s: reading the answer: %w", sc.sent, err)
-	}
-	sc.status, sc.header = resp.StatusCode, resp.Header
-	sc.resp = nil
-	_ = json.Unmarshal(sc.raw, &sc.resp)
-	if sc.endpoint == "signature" && sc.status == http.StatusCreated {
-		s.noteCreated(ctx, sc)
-	}
-	return nil
+	return sc.titleSent
 }
 
 // noteCreated records a contract the target created, for the scenario,
@@ -161,10 +194,7 @@ func (s *Steps) noteCreated(ctx context.Context, sc *scenario) {
 	}
 	sc.created = id
 	NoteSignatureID(ctx, id)
-	title := sc.titleSent
-	if m, ok := sc.body.(map[string]any); ok && sc.rawBody == nil {
-		title, _ = m["title"].(string)
-	}
+	title := sc.title()
 	if s.Ledger != nil {
 		s.Ledger.Created(id, title, sc.sentAt, sc.answered)
 	}
@@ -196,7 +226,11 @@ func describe(r *http.Request, body []byte, p *firmakit.Profile) string {
 func clip(s string, n int) string { return textclip.Bytes(s, n) }
 
 func (sc *scenario) got() string {
-	return fmt.Sprintf("got %d %s\n  sent: %s", sc.status, clip(strings.TrimSpace(string(sc.raw)), 500), sc.sent)
+	again := ""
+	if sc.persistent != "" {
+		again = " (" + sc.persistent + ")"
+	}
+	return fmt.Sprintf("got %d %s%s\n  sent: %s", sc.status, clip(strings.TrimSpace(string(sc.raw)), 500), again, sc.sent)
 }
 
 // stampAmbiguous tells, for a request sent with a timestamp off by an

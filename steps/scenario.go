@@ -27,32 +27,34 @@ type scenario struct {
 	query     string // raw query, without "?"
 	cred      Credential
 	offset    time.Duration
-	stamp     *string // a timestamp sent as is
-	stampSent int64   // the timestamp sent, when made from offset
+	stamp     func(now time.Time) string // the timestamp sent as is, made anew for each attempt
+	stampSent int64                      // the timestamp sent, when made from offset
 	missing   map[string]bool
 	empty     map[string]bool
 	noAuth    bool
 	signBody  []byte
 	signPath  string
 	signVerb  string
-	signStamp string
-	signQuery *string // the query the signature covers, when not the one sent
+	signStamp func(now time.Time) string // the timestamp the signature covers, when not the one sent
+	signQuery *string                    // the query the signature covers, when not the one sent
 	badSig    string
 	upperSig  bool
 	alterSig  string
 	failFirst int // the status the receiver gives the contract's first notification
 
 	// What was sent and what came back.
-	sent      string
-	sentAt    time.Time // just before the request left
-	status    int
-	header    http.Header
-	raw       []byte
-	resp      map[string]any
-	answered  time.Time
-	previous  map[string]any
-	created   string // signature_id of the created contract
-	titleSent string
+	sent       string
+	sentAt     time.Time // just before the request left
+	status     int
+	header     http.Header
+	raw        []byte
+	resp       map[string]any
+	answered   time.Time
+	attempts   int    // how many times the request was sent (see Target.do)
+	persistent string // why a transient-looking 5xx was judged: it came back every time
+	previous   map[string]any
+	created    string // signature_id of the created contract
+	titleSent  string
 
 	// Notifications: the one judged, when it arrived, the earlier one.
 	note        *receiver.Record

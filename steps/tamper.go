@@ -177,13 +177,13 @@ func (s *Steps) theTimestampIsSecondsOff(ctx context.Context, secs int) error {
 // that is not base-10 whole seconds: {now} is the Unix time in seconds,
 // {now-ms} in milliseconds, {now-hex} in hexadecimal.
 func (s *Steps) theTimestampIsTheCurrentTimeWrittenAs(ctx context.Context, form string) error {
-	now := time.Now()
-	ts := strings.NewReplacer(
-		"{now}", strconv.FormatInt(now.Unix(), 10),
-		"{now-ms}", strconv.FormatInt(now.UnixMilli(), 10),
-		"{now-hex}", strconv.FormatInt(now.Unix(), 16),
-	).Replace(form)
-	get(ctx).stamp = &ts
+	get(ctx).stamp = func(now time.Time) string {
+		return strings.NewReplacer(
+			"{now}", strconv.FormatInt(now.Unix(), 10),
+			"{now-ms}", strconv.FormatInt(now.UnixMilli(), 10),
+			"{now-hex}", strconv.FormatInt(now.Unix(), 16),
+		).Replace(form)
+	}
 	return nil
 }
 
@@ -230,10 +230,8 @@ func (s *Steps) theSignatureCoversAnotherMethod(ctx context.Context) error {
 // one sent: both are within the tolerance, only the signature differs.
 func (s *Steps) theSignatureCoversAnotherTimestamp(ctx context.Context) error {
 	sc := get(ctx)
-	ts := strconv.FormatInt(time.Now().Unix(), 10)
-	sc.stamp = &ts
-	n, _ := strconv.ParseInt(ts, 10, 64)
-	sc.signStamp = strconv.FormatInt(n-1, 10)
+	sc.stamp = func(now time.Time) string { return strconv.FormatInt(now.Unix(), 10) }
+	sc.signStamp = func(now time.Time) string { return strconv.FormatInt(now.Unix()-1, 10) }
 	return nil
 }
 

@@ -59,7 +59,16 @@ type Target struct {
 	// ClockAllowance bounds the skew between the target's clock and the
 	// suite's (default DefaultClockAllowance).
 	ClockAllowance time.Duration
-	HTTPClient     *http.Client
+	// HTTPClient sends the requests to the target (default: one with
+	// DefaultRequestTimeout, proxies from the environment, HTTP/2).
+	HTTPClient *http.Client
+	// Pacer spaces the requests to the target and adapts to its rate
+	// limits; nil sends them as fast as the scenarios go (the bundled
+	// reference).
+	Pacer *Pacer
+	// Retries is how many times a request whose answer was transient is
+	// sent again (0: DefaultRetries; negative: never).
+	Retries int
 }
 
 // DemoTarget returns the bundled reference server's demo merchant at url,
@@ -108,8 +117,10 @@ func (t *Target) client() *http.Client {
 	if t.HTTPClient != nil {
 		return t.HTTPClient
 	}
-	return &http.Client{Timeout: 10 * time.Second}
+	return defaultClient
 }
+
+var defaultClient = &http.Client{Timeout: DefaultRequestTimeout}
 
 // DefaultClockAllowance is how far a time the target writes (created_at,
 // a signature's t) may stray from the suite's clock: clock skew between

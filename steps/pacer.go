@@ -1,0 +1,454 @@
+package steps
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Pacer spaces a run's requests to its target, across all scenarios, and
+// slows down when the target (or a gateway before it) says it is limited:
+// a 429, a 503 with Retry-After, or rate-limit headers announcing that
+// little is left.
+//
+// The scheme is TCP's: a slow start that doubles the rate every second in
+// which requests had to wait for it, until the first sign of a limit;
+// then additive increase (1 request/s more each second) and
+// multiplicative decrease (half, at most once a second) on a 429. A
+// Retry-After, or a RateLimit-Reset with nothing remaining, holds every
+// request until then (capped by MaxWait). A RateLimit-Policy (quota over a
+// window) becomes a ceiling; remaining over reset becomes the rate, so the
+// run slows down before the first refusal.
+//
+// The zero value paces nothing until a limit is seen; NewPacer sets the
+// documented defaults.
+type Pacer struct {
+	// Ceiling is the most requests per second ever sent (--rate); 0 sets
+	// none.
+	Ceiling float64
+	// MaxWait caps one hold that the target asks for (Retry-After,
+	// RateLimit-Reset); default DefaultMaxWait.
+	MaxWait time.Duration
+
+	mu        sync.Mutex
+	rate      float64   // current rate; 0 unlimited
+	slow      bool      // slow start: doubling until the first limit
+	policy    float64   // a rate the target announced (RateLimit-Policy)
+	next      time.Time // the earliest time the next request may leave
+	hold      time.Time // no request leaves before this
+	changed   time.Time // when the rate last went up or down
+	decreased time.Time
+	waited    bool // a request waited for the rate since the last change
+	recent    []time.Time
+	stats     NetworkStats
+	limitedAt []float64 // the rate at each 429 after slow start
+}
+
+// DefaultMaxWait caps one Retry-After or RateLimit-Reset hold: a gateway
+// that asks for longer is waited for this long, then asked again.
+const DefaultMaxWait = 30 * time.Second
+
+// DefaultStartRate is where a run against a --target starts when no
+// --rate is given: 10 requests a second, doubled every second until the
+// target shows a limit.
+const DefaultStartRate = 10
+
+// minRate is the slowest a run goes after halving.
+const minRate = 0.5
+
+// NewPacer returns a pacer that starts at start requests per second (0:
+// unlimited until a limit is seen) and never exceeds ceiling (0: none).
+// With no ceiling, the rate doubles every busy second until the first
+// limit (slow start).
+func NewPacer(start, ceiling float64) *Pacer {
+	p := &Pacer{Ceiling: ceiling, rate: start, slow: start > 0}
+	if ceiling > 0 && (start <= 0 || start > ceiling) {
+		p.rate = ceiling
+	}
+	if ceiling > 0 && p.rate >= ceiling {
+		p.slow = false
+	}
+	p.stats.Start = p.rate
+	return p
+}
+
+// NetworkStats is what a run's requests met on the way to the target.
+type NetworkStats struct {
+	// Requests counts every request sent, again or not; Retried the
+	// requests sent again after a transient answer; RateLimited the 429s
+	// (and 503s with Retry-After); Held the times the run waited as the
+	// target asked (Retry-After, RateLimit-Reset).
+	Requests, Retried, RateLimited, Held int
+	// Transient counts the transient answers by reason ("gateway 502",
+	// "connection reset", …); GaveUp the requests still transient after
+	// every retry (their scenarios are inconclusive).
+	Transient map[string]int
+	GaveUp    int
+	// Start is the rate the run began at, Rate the rate it settled at
+	// (0: unlimited), Policy a rate the target announced (0: none).
+	Start, Rate, Policy float64
+	// Suggest is the --rate that would probably have avoided every 429,
+	// when there was one.
+	Suggest float64
+}
+
+// Acquire waits until the next request may leave: the rate's spacing,
+// and any hold the target asked for. It returns ctx's error if ctx ends
+// first.
+func (p *Pacer) Acquire(ctx context.Context) error {
+	if p == nil {
+		return nil
+	}
+	for {
+		p.mu.Lock()
+		now := time.Now()
+		p.grow(now)
+		at := now
+		if p.hold.After(at) {
+			at = p.hold
+		}
+		if p.rate > 0 && p.next.After(at) {
+			at = p.next
+			p.waited = true
+		}
+		if p.rate > 0 {
+			p.next = at.Add(time.Duration(float64(time.Second) / p.rate))
+		}
+		p.mu.Unlock()
+		if err := sleepUntil(ctx, at); err != nil {
+			return err
+		}
+		// A hold set while this request waited for its slot applies too.
+		p.mu.Lock()
+		held := p.hold.After(time.Now())
+		if !held {
+			p.stats.Requests++
+			p.recent = append(p.recent, time.Now())
+			if len(p.recent) > 64 {
+				p.recent = p.recent[len(p.recent)-64:]
+			}
+		}
+		p.mu.Unlock()
+		if !held {
+			return nil
+		}
+	}
+}
+
+// grow raises the rate once a second while requests wait for it: doubling
+// in slow start, one request/s more after. Called with p.mu held.
+func (p *Pacer) grow(now time.Time) {
+	if p.rate == 0 || !p.waited || now.Sub(p.changed) < time.Second {
+		return
+	}
+	r := p.rate + 1
+	if p.slow {
+		r = p.rate * 2
+	}
+	p.setRate(r, now)
+}
+
+// setRate sets the rate within the ceiling and the announced policy.
+// Called with p.mu held.
+func (p *Pacer) setRate(r float64, now time.Time) {
+	if p.Ceiling > 0 && r > p.Ceiling {
+		r = p.Ceiling
+	}
+	if p.policy > 0 && (r == 0 || r > p.policy) {
+		r = p.policy
+	}
+	if r != 0 && r < minRate {
+		r = minRate
+	}
+	p.rate, p.changed, p.waited = r, now, false
+}
+
+// sendRate estimates the rate requests actually left at lately. Called
+// with p.mu held.
+func (p *Pacer) sendRate(now time.Time) float64 {
+	if len(p.recent) < 2 {
+		return 1
+	}
+	span := now.Sub(p.recent[0]).Seconds()
+	if span <= 0 {
+		return float64(len(p.recent))
+	}
+	return float64(len(p.recent)) / span
+}
+
+// Observe reads an answer's rate-limit signals: a 429 (or a 503 with
+// Retry-After) halves the rate and holds the run as Retry-After says;
+// RateLimit-* and X-RateLimit-* headers set the pace before any refusal.
+func (p *Pacer) Observe(status int, h http.Header) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := time.Now()
+	if p.MaxWait <= 0 {
+		p.MaxWait = DefaultMaxWait
+	}
+	limited := status == http.StatusTooManyRequests || (status == http.StatusServiceUnavailable && h.Get("Retry-After") != "")
+	if wait, ok := retryAfter(h, now); ok && limited {
+		p.holdFor(min(wait, p.MaxWait), now)
+	}
+	rl := readRateLimit(h, now)
+	if rl.policy > 0 {
+		p.policy = rl.policy
+		p.stats.Policy = rl.policy
+		if p.rate == 0 || p.rate > rl.policy {
+			p.setRate(rl.policy, now)
+		}
+		p.slow = false
+	}
+	if rl.hasRemaining && rl.reset > 0 {
+		if rl.remaining <= 0 {
+			p.holdFor(min(rl.reset, p.MaxWait), now)
+		} else if r := float64(rl.remaining) / rl.reset.Seconds(); p.rate == 0 || r < p.rate {
+			// Spread what is left over what is left of the window.
+			p.setRate(r, now)
+			p.slow = false
+		}
+	}
+	if !limited {
+		return
+	}
+	p.stats.RateLimited++
+	if now.Sub(p.decreased) < time.Second {
+		return // one burst of refusals is one signal
+	}
+	base := p.rate
+	if base == 0 {
+		base = p.sendRate(now)
+	}
+	if !p.slow {
+		p.limitedAt = append(p.limitedAt, base)
+	}
+	p.slow = false
+	p.setRate(math.Max(minRate, base/2), now)
+	p.decreased = now
+}
+
+// holdFor keeps every request back for d. Called with p.mu held.
+func (p *Pacer) holdFor(d time.Duration, now time.Time) {
+	if d <= 0 {
+		return
+	}
+	if until := now.Add(d); until.After(p.hold) {
+		p.hold = until
+		p.stats.Held++
+	}
+}
+
+// noteTransient counts a transient answer by reason; retried tells that
+// the request will be sent again, else that the run gave up on it.
+func (p *Pacer) noteTransient(reason string, retried bool) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stats.Transient == nil {
+		p.stats.Transient = map[string]int{}
+	}
+	p.stats.Transient[reason]++
+	if retried {
+		p.stats.Retried++
+	} else {
+		p.stats.GaveUp++
+	}
+}
+
+// Stats returns what the run's requests met so far.
+func (p *Pacer) Stats() NetworkStats {
+	if p == nil {
+		return NetworkStats{}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	s := p.stats
+	s.Transient = map[string]int{}
+	for k, v := range p.stats.Transient {
+		s.Transient[k] = v
+	}
+	s.Rate = p.rate
+	if s.RateLimited > 0 {
+		s.Suggest = p.suggest()
+	}
+	return s
+}
+
+// suggest is the --rate to give next time: what the target announced,
+// else a little under the median rate at which it refused after slow
+// start, else half the rate the run settled at. Called with p.mu held.
+func (p *Pacer) suggest() float64 {
+	if p.policy > 0 {
+		return p.policy
+	}
+	r := p.rate / 2
+	if n := len(p.limitedAt); n > 0 {
+		at := append([]float64(nil), p.limitedAt...)
+		sort.Float64s(at)
+		r = at[n/2] * 0.8
+	}
+	return math.Max(minRate, math.Floor(r*2)/2)
+}
+
+// String says the stats in a line for the run's recap, or "" when the
+// requests met nothing worth saying.
+func (s NetworkStats) String() string {
+	if s.Requests == 0 {
+		return ""
+	}
+	var parts []string
+	parts = append(parts, fmt.Sprintf("%d request(s) to the target", s.Requests))
+	if s.RateLimited > 0 {
+		parts = append(parts, fmt.Sprintf("%d rate-limited (429, or 503 with Retry-After)", s.RateLimited))
+	}
+	if s.Held > 0 {
+		parts = append(parts, fmt.Sprintf("%d wait(s) as the target asked", s.Held))
+	}
+	var reasons []string
+	for k := range s.Transient {
+		reasons = append(reasons, k)
+	}
+	sort.Strings(reasons)
+	for i, k := range reasons {
+		reasons[i] = fmt.Sprintf("%d %s", s.Transient[k], k)
+	}
+	if s.Retried > 0 || s.GaveUp > 0 {
+		parts = append(parts, fmt.Sprintf("%d sent again (%s)", s.Retried, strings.Join(reasons, ", ")))
+	}
+	if s.GaveUp > 0 {
+		parts = append(parts, fmt.Sprintf("%d still transient after every retry (their scenarios are inconclusive)", s.GaveUp))
+	}
+	line := "network: " + strings.Join(parts, ", ")
+	switch {
+	case s.Rate > 0:
+		line += fmt.Sprintf("; the run settled at %s requests/s", rateText(s.Rate))
+	case s.Start > 0 || s.RateLimited > 0:
+		line += "; the run went unpaced"
+	}
+	if s.Policy > 0 {
+		line += fmt.Sprintf(" (the target announced %s/s)", rateText(s.Policy))
+	}
+	if s.Suggest > 0 {
+		line += fmt.Sprintf("; to avoid the limit next time: --rate %s", rateText(s.Suggest))
+	}
+	return line
+}
+
+func rateText(r float64) string { return strconv.FormatFloat(math.Round(r*10)/10, 'f', -1, 64) }
+
+// retryAfter reads Retry-After: delay seconds or an HTTP date.
+func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0, false
+	}
+	if n, err := strconv.ParseFloat(v, 64); err == nil && n >= 0 && !math.IsInf(n, 0) {
+		return time.Duration(n * float64(time.Second)), true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(0, t.Sub(now)), true
+	}
+	return 0, false
+}
+
+// rateLimit is what an answer's rate-limit headers say.
+type rateLimit struct {
+	policy       float64 // announced requests per second; 0 unknown
+	remaining    int64
+	hasRemaining bool
+	reset        time.Duration
+}
+
+// readRateLimit reads the headers gateways send before they refuse: the
+// IETF draft's RateLimit-Limit/-Remaining/-Reset and RateLimit-Policy
+// ("10;w=1", or the later draft's `"name";q=10;w=1` and RateLimit
+// `"name";r=5;t=1`), and the common X-RateLimit-Limit/-Remaining/-Reset
+// (a reset beyond 10^9 is a Unix time, in seconds or milliseconds).
+func readRateLimit(h http.Header, now time.Time) rateLimit {
+	var rl rateLimit
+	if v := h.Get("RateLimit-Policy"); v != "" {
+		rl.policy = policyRate(v)
+	}
+	if v := h.Get("RateLimit"); v != "" {
+		item, params := sfItem(firstItem(v))
+		_ = item
+		if r, ok := params["r"]; ok {
+			if n, err := strconv.ParseInt(r, 10, 64); err == nil {
+				rl.remaining, rl.hasRemaining = n, true
+			}
+		}
+		if t, ok := params["t"]; ok {
+			if n, err := strconv.ParseFloat(t, 64); err == nil && n >= 0 {
+				rl.reset = time.Duration(n * float64(time.Second))
+			}
+		}
+	}
+	for _, prefix := range []string{"RateLimit-", "X-RateLimit-"} {
+		if v := h.Get(prefix + "Remaining"); v != "" && !rl.hasRemaining {
+			if n, err := strconv.ParseInt(strings.TrimSpace(firstItem(v)), 10, 64); err == nil {
+				rl.remaining, rl.hasRemaining = n, true
+			}
+		}
+		if v := h.Get(prefix + "Reset"); v != "" && rl.reset == 0 {
+			if n, err := strconv.ParseFloat(strings.TrimSpace(firstItem(v)), 64); err == nil && n >= 0 {
+				switch {
+				case n > 1e12:
+					rl.reset = time.UnixMilli(int64(n)).Sub(now)
+				case n > 1e9:
+					rl.reset = time.Unix(int64(n), 0).Sub(now)
+				default:
+					rl.reset = time.Duration(n * float64(time.Second))
+				}
+			}
+		}
+		if v := h.Get(prefix + "Limit"); v != "" && rl.policy == 0 && strings.Contains(v, "w=") {
+			rl.policy = policyRate(v)
+		}
+	}
+	return rl
+}
+
+// policyRate reads a quota policy, "10;w=1" or `"default";q=10;w=1`, of
+// several the strictest, as requests per second.
+func policyRate(v string) float64 {
+	best := 0.0
+	for _, it := range strings.Split(v, ",") {
+		item, params := sfItem(it)
+		q, err := strconv.ParseFloat(params["q"], 64)
+		if err != nil {
+			q, err = strconv.ParseFloat(item, 64)
+		}
+		w, werr := strconv.ParseFloat(params["w"], 64)
+		if err != nil || werr != nil || q <= 0 || w <= 0 {
+			continue
+		}
+		if r := q / w; best == 0 || r < best {
+			best = r
+		}
+	}
+	return best
+}
+
+// sfItem splits a structured-field item, `value;k=v;k2=v2`.
+func sfItem(s string) (string, map[string]string) {
+	parts := strings.Split(s, ";")
+	params := map[string]string{}
+	for _, p := range parts[1:] {
+		k, v, _ := strings.Cut(strings.TrimSpace(p), "=")
+		params[strings.ToLower(k)] = strings.Trim(v, `"`)
+	}
+	return strings.Trim(strings.TrimSpace(parts[0]), `"`), params
+}
+
+func firstItem(v string) string { s, _, _ := strings.Cut(v, ","); return s }

@@ -1,0 +1,216 @@
+package steps
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// DefaultRetries is how many times a request whose answer was transient
+// (see transientAnswer) is sent again before its scenario is
+// inconclusive.
+const DefaultRetries = 4
+
+// DefaultRequestTimeout bounds one request to the target, from sending to
+// the last byte of the answer: a black-holed connection becomes a retry,
+// then an inconclusive scenario, never a hung run.
+const DefaultRequestTimeout = 15 * time.Second
+
+// transient is why an answer is not the target's own answer to the
+// request under test, so that it says nothing about the rule the scenario
+// checks.
+type transient struct {
+	reason string
+	// status is the HTTP status of a transient answer (0: no answer).
+	status int
+	// unsure tells that the request may have reached the service before
+	// the answer was lost (a gateway's 502 or 504, a connection broken
+	// after sending, a timeout): a create request may have created a
+	// contract.
+	unsure bool
+	// limited tells a rate-limit answer: a 429, or a 503 with
+	// Retry-After.
+	limited bool
+	// wait is what Retry-After asked for.
+	wait time.Duration
+}
+
+// transientAnswer tells whether an exchange with the target ended in
+// something other than the service's answer: a rate limit (429, a 503
+// with Retry-After), a gateway's 502, 503 or 504 whose body is not the
+// API's JSON shape, or no answer at all (connection refused or reset, a
+// timeout). It returns nil for an answer to judge, and for ctx's own end.
+func transientAnswer(ctx context.Context, status int, h http.Header, body []byte, err error) *transient {
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return networkTransient(err)
+	}
+	switch {
+	case status == http.StatusTooManyRequests:
+		t := &transient{reason: "rate-limited (429)", status: status, limited: true}
+		t.wait, _ = retryAfter(h, time.Now())
+		return t
+	case status == http.StatusServiceUnavailable && h.Get("Retry-After") != "":
+		t := &transient{reason: "unavailable (503 with Retry-After)", status: status, limited: true}
+		t.wait, _ = retryAfter(h, time.Now())
+		return t
+	case (status == http.StatusBadGateway || status == http.StatusServiceUnavailable || status == http.StatusGatewayTimeout) && !apiErrorBody(status, body):
+		return &transient{reason: fmt.Sprintf("gateway %d", status), status: status, unsure: status != http.StatusServiceUnavailable}
+	}
+	return nil
+}
+
+// networkTransient names a failed exchange: no answer came.
+func networkTransient(err error) *transient {
+	var ne net.Error
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return &transient{reason: "connection refused"}
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
+		return &transient{reason: "connection reset", unsure: true}
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return &transient{reason: "connection closed without an answer", unsure: true}
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+		return &transient{reason: "timeout", unsure: true}
+	}
+	return &transient{reason: "network error", unsure: true}
+}
+
+// apiErrorBody tells whether body is the API's error shape for status,
+// {"status_code": status, "message": "…"}: then the service itself
+// answered, and its answer is judged.
+func apiErrorBody(status int, body []byte) bool {
+	var v struct {
+		StatusCode *json.Number `json:"status_code"`
+		Message    *string      `json:"message"`
+	}
+	if err := json.Unmarshal(body, &v); err != nil || v.StatusCode == nil || v.Message == nil {
+		return false
+	}
+	n, err := v.StatusCode.Int64()
+	return err == nil && n == int64(status)
+}
+
+// backoff is the wait before sending again after attempt (0-based):
+// what Retry-After asked for, capped, or an exponential delay with full
+// jitter from 200 ms, capped at 5 s.
+func backoff(attempt int, t *transient, maxWait time.Duration) time.Duration {
+	if t.wait > 0 {
+		return min(t.wait, maxWait)
+	}
+	d := 200 * time.Millisecond << min(attempt, 5)
+	d = min(d, 5*time.Second)
+	return d/2 + rand.N(d/2+1)
+}
+
+// exchange is one answer of the target, read whole (up to a bound).
+type exchange struct {
+	status   int
+	header   http.Header
+	body     []byte
+	sentAt   time.Time
+	answered time.Time
+	attempts int
+	// persistent says, when the same transient-looking 5xx came back to
+	// every attempt, that it is judged as the target's answer.
+	persistent string
+}
+
+// retryable is the outcome of a request that never got an answer to
+// judge: the scenario is inconclusive with this reason.
+type retryable struct {
+	reason   string
+	attempts int
+	tries    []string
+}
+
+func (r *retryable) Error() string {
+	return fmt.Sprintf("%s: no answer of the target's own to judge in %d attempt(s) (%s)", r.reason, r.attempts, strings.Join(r.tries, ", "))
+}
+
+// do sends a request built afresh for every attempt by build (so that a
+// signed request is signed again with a new timestamp), paced by the
+// target's pacer, and sends it again while the answer is transient, up to
+// the target's retries. unsure is called for each attempt that may have
+// reached the service without its answer coming back. It returns the
+// first answer to judge, or a *retryable when none came.
+//
+// The same 5xx every time (a 502 to each of five attempts) is the
+// target's answer, and is judged: the profile says no client input may
+// produce a 5xx, and a gateway that fails one request every time is
+// reproducible. A rate limit or a broken connection every time is not.
+func (t *Target) do(ctx context.Context, build func(attempt int) (*http.Request, error), unsure func()) (*exchange, error) {
+	retries := t.retries()
+	var tries []string
+	var last *transient
+	same := true
+	for attempt := 0; ; attempt++ {
+		if err := t.Pacer.Acquire(ctx); err != nil {
+			return nil, err
+		}
+		req, err := build(attempt)
+		if err != nil {
+			return nil, err
+		}
+		ex := &exchange{sentAt: time.Now(), attempts: attempt + 1}
+		resp, err := t.client().Do(req)
+		if err == nil {
+			ex.status, ex.header = resp.StatusCode, resp.Header
+			ex.body, err = io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+			resp.Body.Close()
+			t.Pacer.Observe(resp.StatusCode, resp.Header)
+		}
+		ex.answered = time.Now()
+		tr := transientAnswer(ctx, ex.status, ex.header, ex.body, err)
+		if tr == nil {
+			if err != nil {
+				return nil, err
+			}
+			return ex, nil
+		}
+		if tr.unsure && unsure != nil {
+			unsure()
+		}
+		if last != nil && (last.status != tr.status || tr.status == 0) {
+			same = false
+		}
+		last = tr
+		tries = append(tries, tr.reason)
+		if attempt >= retries {
+			t.Pacer.noteTransient(tr.reason, false)
+			if same && tr.status >= 500 && !tr.limited && err == nil {
+				ex.persistent = fmt.Sprintf("the same %d came back to each of %d attempts", tr.status, attempt+1)
+				return ex, nil
+			}
+			return nil, &retryable{reason: tr.reason, attempts: attempt + 1, tries: tries}
+		}
+		t.Pacer.noteTransient(tr.reason, true)
+		maxWait := DefaultMaxWait
+		if t.Pacer != nil && t.Pacer.MaxWait > 0 {
+			maxWait = t.Pacer.MaxWait
+		}
+		if err := sleepUntil(ctx, time.Now().Add(backoff(attempt, tr, maxWait))); err != nil {
+			return nil, err
+		}
+	}
+}
+
+func (t *Target) retries() int {
+	if t.Retries < 0 {
+		return 0
+	}
+	if t.Retries == 0 {
+		return DefaultRetries
+	}
+	return t.Retries
+}
