@@ -7,7 +7,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo deve
 DEBS    := chromium poppler-utils curl
 FUZZTIME ?= 30s
 
-.PHONY: build test power deps lint bench bench-verify bench-load bench-demo bench-receiver bench-suite bench-verdict bench-dashboard fuzz clean
+.PHONY: build test power deps lint bench bench-verify bench-load bench-demo bench-receiver bench-suite bench-verdict bench-dashboard bench-sandbox fuzz clean
 
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/firmakit
@@ -41,7 +41,7 @@ lint:
 	@test -z "$$(gofmt -l .)" || { gofmt -l .; echo "gofmt would change the files above"; exit 1; }
 	$(GO) vet ./...
 
-bench: bench-verify bench-load bench-demo bench-receiver bench-suite bench-dashboard
+bench: bench-verify bench-load bench-demo bench-receiver bench-suite bench-dashboard bench-sandbox
 
 bench-verify:
 	$(GO) test -run - -bench 'HMAC|Verify' -benchmem -count 5 .
@@ -72,6 +72,14 @@ bench-suite: build
 # then runs against references with a timing fault (each must fail).
 bench-verdict: build
 	$(GO) run ./internal/bench verdict --bin $(BIN)
+
+# certify against a sandbox as on the internet: the bundled reference
+# behind a loopback gateway with 60 ms each way that rate-limits (20 r/s
+# burst 10 with Retry-After; 5 r/s burst 5 without) or fails requests (3%
+# 502s, 3% resets). Prints each verdict, its wall time and the gateway's
+# counts. SANDBOX_FLAGS adds flags, e.g. --rate 4 or --only c.
+bench-sandbox: build
+	$(GO) run ./internal/bench sandbox --bin $(BIN) $(SANDBOX_FLAGS)
 
 fuzz:
 	$(GO) test -run - -fuzz FuzzParseWebhookHeader -fuzztime $(FUZZTIME) .

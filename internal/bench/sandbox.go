@@ -1,0 +1,162 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/firmakit/firmakit/internal/gateway"
+	"github.com/firmakit/firmakit/reference"
+)
+
+// sandboxConfig is one gateway a sandbox round puts in front of the
+// reference.
+type sandboxConfig struct {
+	name, what string
+	gateway    func() *gateway.Server
+}
+
+// sandboxConfigs are the gateways of the sandbox round: a gateway that
+// rate-limits and says when to come back, a tighter one that does not say,
+// and an unreliable one.
+var sandboxConfigs = []sandboxConfig{
+	{"a", "20 r/s, burst 10, Retry-After", func() *gateway.Server {
+		return &gateway.Server{Rate: 20, Burst: 10, RetryAfter: true}
+	}},
+	{"b", "5 r/s, burst 5, no Retry-After", func() *gateway.Server {
+		return &gateway.Server{Rate: 5, Burst: 5}
+	}},
+	{"c", "3% 502 and 3% resets, before or after the upstream; no rate limit", func() *gateway.Server {
+		return &gateway.Server{BadGateway: 0.03, Reset: 0.03}
+	}},
+}
+
+// runSandbox measures certify against a target as users have it on the
+// internet: the bundled reference, in-process, behind a gateway on
+// loopback that adds latency each way and rate-limits or fails some
+// requests. For each configuration it runs the built binary's certify
+// against the gateway and prints the verdict, the wall time and what the
+// gateway did. Arguments after the flags go to certify as they are.
+func runSandbox(args []string) error {
+	fs := flag.NewFlagSet("sandbox", flag.ExitOnError)
+	bin := fs.String("bin", "bin/firmakit", "firmakit binary (make build)")
+	only := fs.String("only", "", "run one configuration: a, b or c")
+	latency := fs.Duration("latency", 60*time.Millisecond, "latency the gateway adds each way")
+	rate := fs.String("rate", "", "passed to certify as --rate when given")
+	seed := fs.Uint64("seed", 1, "seed of the gateway's random faults")
+	useTLS := fs.Bool("tls", false, "serve the gateway over HTTPS (HTTP/2) and give certify its CA with --ca-cert")
+	limit := fs.Duration("limit", 20*time.Minute, "stop a certify run after this long")
+	_ = fs.Parse(args)
+	extra := fs.Args()
+
+	ran := false
+	for _, c := range sandboxConfigs {
+		if *only != "" && *only != c.name {
+			continue
+		}
+		ran = true
+		g := c.gateway()
+		g.Latency, g.Seed, g.TLS = *latency, *seed, *useTLS
+		fmt.Printf("== sandbox %s: %s; %s each way\n", c.name, c.what, *latency)
+		if err := sandboxRun(*bin, g, *rate, *limit, extra); err != nil {
+			return fmt.Errorf("sandbox %s: %w", c.name, err)
+		}
+	}
+	if !ran {
+		return fmt.Errorf("--only %q: want a, b or c", *only)
+	}
+	return nil
+}
+
+// sandboxRun runs certify once against a fresh reference behind g.
+func sandboxRun(bin string, g *gateway.Server, rate string, limit time.Duration, extra []string) error {
+	hook, err := freeAddr()
+	if err != nil {
+		return err
+	}
+	d := demoMerchant
+	ref := &reference.Server{Addr: "127.0.0.1:0", Config: reference.DemoConfig(),
+		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))}
+	// The notifications go straight to certify's receiver, not through
+	// the gateway, as a sandbox's do.
+	if err := ref.Config.SetWebhook(d.MerchantID, "http://"+hook+"/hooks/"+d.MerchantID); err != nil {
+		return err
+	}
+	if err := ref.Open(); err != nil {
+		return err
+	}
+	defer ref.Close()
+	g.Upstream = ref.URL()
+	if err := g.Open(); err != nil {
+		return err
+	}
+	defer g.Close()
+
+	args := []string{"certify", "--target", g.URL(), "--merchant", d.MerchantID,
+		"--key", d.Credential.Key, "--secret", d.Credential.Secret,
+		"--disabled-key", d.Disabled.Key, "--disabled-secret", d.Disabled.Secret,
+		"--other-key", d.Other.Key, "--other-secret", d.Other.Secret,
+		"--webhook-secret", d.WebhookSecrets[0], "--listen", hook}
+	if rate != "" {
+		args = append(args, "--rate", rate)
+	}
+	if g.TLS {
+		dir, err := os.MkdirTemp("", "firmakit-sandbox-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		ca := filepath.Join(dir, "ca.pem")
+		if err := os.WriteFile(ca, g.CACertPEM(), 0o644); err != nil {
+			return err
+		}
+		args = append(args, "--ca-cert", ca)
+	}
+	args = append(args, extra...)
+
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	start := time.Now()
+	out, code, err := runCmd(ctx, bin, args...)
+	if err != nil {
+		return fmt.Errorf("%s: %w (run make build first)", bin, err)
+	}
+	wall := time.Since(start).Round(100 * time.Millisecond)
+	st := g.Stats()
+
+	verdict := regexp.MustCompile(`(?m)^verdict: .*$`).FindString(out)
+	counts := regexp.MustCompile(`(?m)^firmakit: .*$`).FindString(out)
+	if ctx.Err() != nil {
+		verdict = fmt.Sprintf("stopped after %s (--limit)", limit)
+	}
+	if verdict == "" {
+		// certify stopped before the suite: a usage error or a target it
+		// could not reach; its last line says why.
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		verdict = "no verdict: " + lines[len(lines)-1]
+	}
+	fmt.Printf("%s\n", verdict)
+	if counts != "" {
+		fmt.Printf("%s\n", counts)
+	}
+	fmt.Printf("exit %d, wall time %s\n", code, wall)
+	fmt.Printf("gateway: %d requests, %d forwarded; %d 429s, %d 502s (%d after the upstream), %d resets (%d after the upstream), %d upstream errors\n",
+		st.Requests, st.Forwarded, st.RateLimited, st.BadGateway, st.BadGatewayForwarded, st.Resets, st.ResetsForwarded, st.UpstreamErrors)
+	shown := 0
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "FAIL") || strings.HasPrefix(l, "INCONCLUSIVE") {
+			if shown++; shown > 8 {
+				fmt.Println("    …")
+				break
+			}
+			fmt.Println("   ", l)
+		}
+	}
+	return nil
+}
