@@ -214,3 +214,35 @@ func (t *Target) retries() int {
 	}
 	return t.Retries
 }
+
+// Exchange is an answer of the target to a request sent by Target.Do.
+type Exchange struct {
+	Status int
+	Header http.Header
+	Body   []byte
+	// RoundTrip is the time from sending to the answer's last byte, of
+	// the attempt answered; Attempts how many were sent.
+	RoundTrip time.Duration
+	Attempts  int
+}
+
+// ErrTransient is returned, wrapped, by Target.Do when every attempt
+// ended in a transient answer: nothing of the target's own came back.
+var ErrTransient = errors.New("no answer of the target's own")
+
+// Do sends a request to the target as the suite's steps do: built afresh
+// by build for each attempt (sign it there), paced by the target's
+// Pacer, and sent again while the answer is transient (a rate limit, a
+// gateway's 502, a broken connection), up to the target's Retries. It
+// returns an error wrapping ErrTransient when no answer to judge came.
+func (t *Target) Do(ctx context.Context, build func(attempt int) (*http.Request, error)) (*Exchange, error) {
+	ex, err := t.do(ctx, build, nil)
+	var rt *retryable
+	if errors.As(err, &rt) {
+		return nil, fmt.Errorf("%w: %v", ErrTransient, rt)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &Exchange{Status: ex.status, Header: ex.header, Body: ex.body, RoundTrip: ex.answered.Sub(ex.sentAt), Attempts: ex.attempts}, nil
+}

@@ -57,6 +57,7 @@ func (m *Main) certifyCommand() command {
 			reportDir := fs.String("report", "", "write junit.xml, cucumber.json, report.html and certificate.json to this folder")
 			reportLang := fs.String("report-lang", "", "language of report.html: es or en (default: --lang, or en for all)")
 			skipPreflight := fs.Bool("skip-preflight", false, "against a --target, run the suite even if the signed check request before it fails")
+			net := networkFlags(fs)
 			profile := profileFlag(fs)
 			logger := m.logFlags(fs, "warn")
 			return func(ctx context.Context, args []string) error {
@@ -95,6 +96,10 @@ func (m *Main) certifyCommand() command {
 					return usageError("--tags: %v", err)
 				}
 				formats, junitTo := splitJUnit(*format)
+				client, pacer, retries, err := net.build(*target != "")
+				if err != nil {
+					return err
+				}
 				var t *steps.Target
 				var cleanup []func()
 				defer func() {
@@ -128,6 +133,7 @@ func (m *Main) certifyCommand() command {
 					cleanup = append(cleanup, func() { ref.Close() })
 					t = steps.DemoTarget(ref.URL(), rv, true)
 					t.Profile = p
+					t.HTTPClient, t.Pacer, t.Retries = client, pacer, retries
 					fmt.Fprintf(m.Stdout, "firmakit certify: the bundled reference server at %s, notifications at %s\n", ref.URL(), rv.HookURL(demoID))
 				} else {
 					t, err = m.foreignTarget(ctx, p, foreignFlags{
@@ -136,7 +142,7 @@ func (m *Main) certifyCommand() command {
 						webhookSecrets: *webhookSecrets, template: *template, templateTitle: *templateTitle,
 						templateSigners: *templateSigners, templateDocx: *templateDocx, templateData: *templateData,
 						receiverURL: *receiverURL, receiverToken: *receiverToken, listen: *listen, publicURL: *publicURL,
-						skipPreflight: *skipPreflight,
+						skipPreflight: *skipPreflight, client: client, pacer: pacer, retries: retries,
 					}, &cleanup, log)
 					if err != nil {
 						return err
@@ -174,7 +180,7 @@ func (m *Main) certifyCommand() command {
 					results = m.judge(results)
 				}
 				return m.finishRun(ending{run: run, results: results, godogStatus: status, junitTo: junitTo, reportDir: *reportDir,
-					width: shown.Width, causes: func(w io.Writer) { likelyCauses(w, results) }})
+					width: shown.Width, causes: func(w io.Writer) { likelyCauses(w, results) }, network: networkLine(t, *target != "")})
 			}
 		}}
 }
@@ -193,6 +199,9 @@ type ending struct {
 	width int
 	// causes says, after the recap, what the failures probably come from.
 	causes func(io.Writer)
+	// network says what the run's requests met on the way to the target
+	// ("" when nothing worth saying).
+	network string
 }
 
 // finishRun ends the output of certify and certify-webhook, in this
@@ -219,6 +228,9 @@ func (m *Main) finishRun(e ending) error {
 	}
 	for _, g := range reports.NotRunGroups(run.Tags, results) {
 		fmt.Fprintln(m.Stdout, g)
+	}
+	if e.network != "" {
+		fmt.Fprintln(m.Stdout, e.network)
 	}
 	fmt.Fprintf(m.Stdout, "wall time %s\n", run.Elapsed.Round(time.Millisecond))
 	if e.reportDir != "" {
@@ -310,7 +322,7 @@ func splitJUnit(formats string) (rest, junit string) {
 // its own demo merchant, credentials, template and receiver.
 var targetOnly = []string{"merchant", "api-version", "key", "secret", "disabled-key", "disabled-secret", "other-key", "other-secret",
 	"webhook-secret", "template", "template-title", "template-signers", "template-docx", "template-data",
-	"receiver", "receiver-token", "listen", "public-url"}
+	"receiver", "receiver-token", "listen", "public-url", "ca-cert", "client-cert", "client-key"}
 
 // checkCertifyFlags refuses flags given (see givenFlags) that mean nothing
 // with the others: target flags without --target, receiver flags that
@@ -394,6 +406,9 @@ type foreignFlags struct {
 	templateData                                           []string
 	receiverURL, receiverToken, listen, publicURL          string
 	skipPreflight                                          bool
+	client                                                 *http.Client
+	pacer                                                  *steps.Pacer
+	retries                                                int
 }
 
 // foreignTarget builds the target of a run against another service and
@@ -408,7 +423,7 @@ func (m *Main) foreignTarget(ctx context.Context, p *firmakit.Profile, f foreign
 		Credential:     steps.Credential{Key: f.key, Secret: f.secret},
 		Disabled:       steps.Credential{Key: f.disabledKey, Secret: f.disabledSecret},
 		Other:          steps.Credential{Key: f.otherKey, Secret: f.otherSecret},
-		WebhookSecrets: f.webhookSecrets, Profile: p}
+		WebhookSecrets: f.webhookSecrets, Profile: p, HTTPClient: f.client, Pacer: f.pacer, Retries: f.retries}
 	if len(t.WebhookSecrets) == 0 {
 		return nil, usageError("--webhook-secret is required with --target: the suite checks every notification's signature")
 	}
@@ -456,7 +471,7 @@ func (m *Main) foreignTarget(ctx context.Context, p *firmakit.Profile, f foreign
 	if f.skipPreflight {
 		// Is the target there at all?
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, t.URL+"/", nil)
-		resp, err := (&http.Client{Timeout: 5 * time.Second}).Do(req)
+		resp, err := f.client.Do(req)
 		if err != nil {
 			return nil, &exitError{ExitUnreachable, fmt.Errorf("target %s is unreachable: %w", t.URL, err)}
 		}
