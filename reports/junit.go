@@ -59,7 +59,8 @@ type junitProblem struct {
 // WriteJUnit writes the run as JUnit XML: a testsuite per feature file, a
 // testcase per scenario or outline row (named with the row's values), a
 // failure with the failed step and the error for a failed scenario, a
-// skipped with the reason for one not run, and an error of type
+// skipped with the reason for one not run, a skipped whose message begins
+// "expected failure: " for an expected failure, and an error of type
 // "inconclusive" for an inconclusive one. Each testsuite carries the
 // run's verdict as the property firmakit.verdict. It returns w's errors.
 func WriteJUnit(w io.Writer, run Run, results []ScenarioResult) error {
@@ -106,6 +107,16 @@ func WriteJUnit(w io.Writer, run Run, results []ScenarioResult) error {
 		case Inconclusive:
 			c.Error = &junitProblem{Type: Inconclusive, Message: problem(r), Text: details(r)}
 			suite.Errors++
+		case ExpectedFailure:
+			// JUnit has no outcome for an expected failure. A failure or
+			// an error would turn the CI server's build red for a
+			// deviation the run does not fail on; a passed case would hide
+			// it. A skipped one is neither, and is what pytest writes for
+			// its xfail: the message says it was expected and why, the
+			// text keeps the failure itself. (Ant's schema gives skipped a
+			// message and no type.)
+			c.Skipped = &junitProblem{Message: "expected failure: " + r.ExpectedReason, Text: details(r)}
+			suite.Skipped++
 		default:
 			c.Skipped = &junitProblem{Message: r.Error}
 			suite.Skipped++

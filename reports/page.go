@@ -43,6 +43,16 @@ type pageData struct {
 	TimelineSummary        string
 	Requirements           []reqView
 	Caveats                []string
+	// Expected are the run's expected-failures entries; HasExpected tells
+	// whether any scenario was an expected failure, for the requirements'
+	// column of them.
+	Expected    []expectedView
+	HasExpected bool
+}
+
+type expectedView struct {
+	ExpectationResult
+	Count string
 }
 
 // targetLabels are the report's keys of the Run.TargetLabel it knows; a
@@ -101,6 +111,14 @@ func WriteHTML(w io.Writer, run Run, c *Certificate, results []ScenarioResult) e
 	}
 	s := c.Summary
 	d.Counts = tr(lang, "counts", s.Passed, s.Failed, s.NotRun)
+	if s.ExpectedFailures > 0 {
+		d.Counts += tr(lang, "counts.expected", s.ExpectedFailures)
+	}
+	d.HasExpected = s.ExpectedFailures > 0
+	for _, e := range c.ExpectedFailures {
+		d.Expected = append(d.Expected, expectedView{ExpectationResult: e,
+			Count: tr(lang, "expected.count", e.ExpectedFailures, e.Scenarios, e.Passed)})
+	}
 	if s.Inconclusive > 0 {
 		d.Counts += tr(lang, "counts.inconclusive", s.Inconclusive)
 	}

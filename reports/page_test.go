@@ -40,10 +40,10 @@ func TestTranslationTablesHaveTheSameKeys(t *testing.T) {
 	}
 	require.NotEmpty(t, used)
 	// Keys the code builds.
-	for _, s := range []string{Passed, Failed, Inconclusive, Incomplete} {
+	for _, s := range []string{Passed, Failed, Inconclusive, Incomplete, PassedWithExpectedFailures} {
 		used = append(used, "banner."+s, "status."+s)
 	}
-	for _, s := range []string{NotRun, NotTested, PartNotRun, NotSelected, PartNotSelected} {
+	for _, s := range []string{NotRun, NotTested, PartNotRun, NotSelected, PartNotSelected, ExpectedFailure, Stale} {
 		used = append(used, "status."+s)
 	}
 	for _, d := range Diagnoses {

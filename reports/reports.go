@@ -31,6 +31,15 @@ const (
 	// Inconclusive: a timing check could not be judged because the
 	// suite's own process could not run on time.
 	Inconclusive = "inconclusive"
+	// ExpectedFailure: the scenario failed, as an entry of the run's
+	// expected-failures file declared (see ApplyExpectations); the
+	// entry's reason is kept. It does not fail the run.
+	ExpectedFailure = "expected failure"
+	// PassedWithExpectedFailures is a run's verdict when every selected
+	// scenario passed but for expected failures: the run does not fail,
+	// yet it is not Passed, so that a reader of the certificate who looks
+	// at its result alone cannot take declared deviations for conformance.
+	PassedWithExpectedFailures = "passed with expected failures"
 	// Incomplete is a run's verdict when no scenario failed or was
 	// inconclusive but some were not run.
 	Incomplete = "incomplete"
@@ -67,6 +76,10 @@ type Run struct {
 	// Hints name a likely mistake that the pattern of failures points
 	// at, for the report to say first.
 	Hints []Hint
+	// Expected are the entries of the run's expected-failures file, whose
+	// results ApplyExpectations rewrote; the certificate and report.html
+	// list them with their reasons and what became of each.
+	Expected []Expectation
 }
 
 // BundledTarget is how the reports name the bundled reference server.
@@ -120,6 +133,9 @@ type ScenarioResult struct {
 	FailedStep  string   `json:"failed_step,omitempty"`
 	// Error is why it failed, was not run, or was inconclusive.
 	Error string `json:"error,omitempty"`
+	// ExpectedReason is, for an ExpectedFailure, the reason its
+	// expected-failures entry gives; Error is still the failure's own.
+	ExpectedReason string `json:"expected_reason,omitempty"`
 	// Exchange is what was sent and what came back, for a suite that
 	// records it (the webhook set's), passed or not.
 	Exchange string        `json:"exchange,omitempty"`
@@ -146,6 +162,9 @@ type Summary struct {
 	Failed       int `json:"failed"`
 	NotRun       int `json:"not_run"`
 	Inconclusive int `json:"inconclusive"`
+	// ExpectedFailures counts the failures an expected-failures entry
+	// declared, apart from Failed.
+	ExpectedFailures int `json:"expected_failures"`
 }
 
 // RequirementResult sums up the scenarios of one requirement tag.
@@ -157,7 +176,10 @@ type RequirementResult struct {
 	Failed       int    `json:"failed"`
 	NotRun       int    `json:"not_run"`
 	Inconclusive int    `json:"inconclusive"`
-	Example      string `json:"example"` // a scenario name, English when run
+	// ExpectedFailures is absent when none of its scenarios was an
+	// expected failure.
+	ExpectedFailures int    `json:"expected_failures,omitempty"`
+	Example          string `json:"example"` // a scenario name, English when run
 	// Exchange is what one of its scenarios sent and got back: the first
 	// that failed, else the first in English (see ScenarioResult.Exchange).
 	Exchange string `json:"exchange,omitempty"`
@@ -200,8 +222,11 @@ type Certificate struct {
 		// Set names the feature set when it is not the service's.
 		Set string `json:"set,omitempty"`
 	} `json:"suite"`
-	// Result is the run's verdict: passed, failed, inconclusive or
-	// incomplete; Verdict says it in a sentence, with what to do.
+	// Result is the run's verdict: passed, failed, inconclusive,
+	// incomplete, or "passed with expected failures" (never plain passed
+	// when an expected-failures entry covered a failure: see
+	// PassedWithExpectedFailures); Verdict says it in a sentence, with
+	// what to do.
 	Result    string  `json:"result"`
 	Verdict   string  `json:"verdict"`
 	Summary   Summary `json:"summary"`
@@ -215,6 +240,11 @@ type Certificate struct {
 	Requirements  []RequirementResult `json:"requirements"`
 	Failures      []ScenarioResult    `json:"failures"`
 	Inconclusive  []ScenarioResult    `json:"inconclusive"`
+	// ExpectedFailures are the entries of the run's expected-failures
+	// file (Run.Expected) with their reasons, what became of each, and
+	// the failures each covered; the failures are counted apart from
+	// Failures (Summary.ExpectedFailures).
+	ExpectedFailures []ExpectationResult `json:"expected_failures"`
 	// Hints name a likely mistake the failures point at (Run.Hints), in
 	// English.
 	Hints []string `json:"hints,omitempty"`
@@ -274,7 +304,10 @@ func Build(run Run, scenarios []ScenarioResult) (*Certificate, error) {
 	for _, g := range c.NotRun {
 		c.NotRunReasons = append(c.NotRunReasons, g.String())
 	}
-	c.Failures, c.Inconclusive = []ScenarioResult{}, []ScenarioResult{}
+	c.Failures, c.Inconclusive, c.ExpectedFailures = []ScenarioResult{}, []ScenarioResult{}, []ExpectationResult{}
+	for _, e := range run.Expected {
+		c.ExpectedFailures = append(c.ExpectedFailures, judgeExpectation(e, scenarios))
+	}
 	c.Causes = causesOf("en", scenarios, set == features.ServiceSet)
 	c.SignatureIDs, c.EventIDs = []string{}, []string{}
 	for _, s := range scenarios {
@@ -320,6 +353,8 @@ func Build(run Run, scenarios []ScenarioResult) (*Certificate, error) {
 		case Inconclusive:
 			r.Inconclusive++
 			c.Inconclusive = append(c.Inconclusive, s)
+		case ExpectedFailure:
+			r.ExpectedFailures++
 		default:
 			r.NotRun++
 		}
@@ -327,7 +362,7 @@ func Build(run Run, scenarios []ScenarioResult) (*Certificate, error) {
 	sort.Strings(order)
 	for _, tag := range order {
 		r := byTag[tag]
-		r.Status = status(r.Passed, r.Failed, r.NotRun, r.Inconclusive)
+		r.Status = status(r.Passed, r.Failed, r.NotRun, r.Inconclusive, r.ExpectedFailures)
 		c.Requirements = append(c.Requirements, *r)
 	}
 
@@ -346,17 +381,17 @@ func Build(run Run, scenarios []ScenarioResult) (*Certificate, error) {
 	for _, it := range items {
 		r := byRef[it.Ref]
 		ir := ItemResult{Ref: it.Ref, Text: it.Text, Requirements: append([]string{}, r.Scenarios...), Note: r.Note}
-		var p, f, n, i, out int
+		var p, f, n, i, x, out int
 		for _, tag := range r.Scenarios {
 			if rr := byTag[tag]; rr != nil {
-				p, f, n, i = p+rr.Passed, f+rr.Failed, n+rr.NotRun, i+rr.Inconclusive
+				p, f, n, i, x = p+rr.Passed, f+rr.Failed, n+rr.NotRun, i+rr.Inconclusive, x+rr.ExpectedFailures
 			} else {
 				out++ // left out by the run's tags or language
 			}
 		}
-		ir.Status = status(p, f, n, i)
+		ir.Status = status(p, f, n, i, x)
 		switch {
-		case out > 0 && p+f+n+i == 0:
+		case out > 0 && p+f+n+i+x == 0:
 			ir.Status = NotSelected
 		case out > 0 && ir.Status == Passed:
 			ir.Status = PartNotSelected
@@ -385,13 +420,16 @@ func sortedSet(s []string) []string {
 }
 
 // status sums up the scenarios of a requirement or an interface item, in
-// the order of Verdict.
-func status(passed, failed, notRun, inconclusive int) string {
+// the order of Verdict; an expected failure is shown as such, before what
+// was not run.
+func status(passed, failed, notRun, inconclusive, expected int) string {
 	switch {
 	case failed > 0:
 		return Failed
 	case inconclusive > 0:
 		return Inconclusive
+	case expected > 0:
+		return ExpectedFailure
 	case passed == 0:
 		return NotRun
 	case notRun > 0:

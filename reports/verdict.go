@@ -12,7 +12,8 @@ import (
 // Verdict is a run's outcome from its scenario results: Failed if any
 // scenario failed; else Inconclusive if any was inconclusive; else
 // Incomplete if any was not run, or if there are no results at all (a run
-// that checked nothing proves nothing); else Passed. The command line, the
+// that checked nothing proves nothing); else PassedWithExpectedFailures
+// if any was an expected failure; else Passed. The command line, the
 // certificate, the HTML report and the JUnit XML all take it from here.
 func Verdict(results []ScenarioResult) string {
 	s := Summarize(results)
@@ -23,12 +24,14 @@ func Verdict(results []ScenarioResult) string {
 		return Inconclusive
 	case s.NotRun > 0 || s.Scenarios == 0:
 		return Incomplete
+	case s.ExpectedFailures > 0:
+		return PassedWithExpectedFailures
 	}
 	return Passed
 }
 
-// Summarize counts results by status. A status other than passed, failed
-// and inconclusive counts as not run, never as passed.
+// Summarize counts results by status. A status other than passed, failed,
+// inconclusive and expected failure counts as not run, never as passed.
 func Summarize(results []ScenarioResult) Summary {
 	s := Summary{Scenarios: len(results)}
 	for _, r := range results {
@@ -39,6 +42,8 @@ func Summarize(results []ScenarioResult) Summary {
 			s.Failed++
 		case Inconclusive:
 			s.Inconclusive++
+		case ExpectedFailure:
+			s.ExpectedFailures++
 		default:
 			s.NotRun++
 		}
@@ -47,9 +52,12 @@ func Summarize(results []ScenarioResult) Summary {
 }
 
 // String counts in a line: "N scenarios: N passed, N failed, N not run",
-// then ", N inconclusive" when there are any.
+// then ", N expected failures" and ", N inconclusive" when there are any.
 func (s Summary) String() string {
 	line := fmt.Sprintf("%d scenarios: %d passed, %d failed, %d not run", s.Scenarios, s.Passed, s.Failed, s.NotRun)
+	if s.ExpectedFailures > 0 {
+		line += ", " + expectedIn("en", s.ExpectedFailures)
+	}
 	if s.Inconclusive > 0 {
 		line += fmt.Sprintf(", %d inconclusive", s.Inconclusive)
 	}
@@ -166,6 +174,9 @@ func ExplainIn(lang, tags string, results []ScenarioResult) string {
 	if s.NotRun > 0 && v != Incomplete {
 		also = append(also, tr(lang, "explain.n.notrun", s.NotRun))
 	}
+	if s.ExpectedFailures > 0 && v != PassedWithExpectedFailures {
+		also = append(also, expectedIn(lang, s.ExpectedFailures))
+	}
 	more := ""
 	if len(also) > 0 {
 		more = tr(lang, "explain.also", strings.Join(also, ", "))
@@ -173,6 +184,8 @@ func ExplainIn(lang, tags string, results []ScenarioResult) string {
 	switch v {
 	case Passed:
 		return tr(lang, "explain.passed", s.Passed, s.Scenarios)
+	case PassedWithExpectedFailures:
+		return tr(lang, "explain.passed.expected", expectedIn(lang, s.ExpectedFailures), tagList(results, ExpectedFailure), s.Passed, s.Scenarios)
 	case Failed:
 		return tr(lang, "explain.failed", s.Failed, scenariosIn(lang, s.Scenarios), tagList(results, Failed), more)
 	case Inconclusive:

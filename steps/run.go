@@ -348,8 +348,16 @@ func (s *Suite) rerunInconclusive(done func(func(reports.ScenarioResult), map[st
 
 // unran is the result of a selected scenario that godog did not run.
 func unran(p pickled) reports.ScenarioResult {
+	r := planned(p)
+	r.Status, r.Error = reports.NotRun, "selected, but godog did not run it"
+	return r
+}
+
+// planned is a selected scenario as a result with no status yet: where it
+// is, its name and row, its language and tags.
+func planned(p pickled) reports.ScenarioResult {
 	r := reports.ScenarioResult{Feature: p.pickle.Uri, Line: p.line, Name: p.pickle.Name, Row: p.row,
-		Lang: strings.SplitN(p.pickle.Uri, "/", 2)[0], Status: reports.NotRun, Error: "selected, but godog did not run it"}
+		Lang: strings.SplitN(p.pickle.Uri, "/", 2)[0]}
 	classifyTags(&r, p.pickle.Tags)
 	return r
 }

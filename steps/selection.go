@@ -13,6 +13,7 @@ import (
 	gherkin "github.com/cucumber/gherkin/go/v26"
 	messages "github.com/cucumber/messages/go/v21"
 	"github.com/firmakit/firmakit/features"
+	"github.com/firmakit/firmakit/reports"
 )
 
 // What can be wrong with a selection of scenarios; a *SelectionError
@@ -69,6 +70,32 @@ func (e *SelectionError) Unwrap() error { return e.Err }
 func Select(lang, tags string) (int, error) {
 	sel, err := selectPickles(lang, tags)
 	return len(sel), err
+}
+
+// Selected returns the scenarios that Select counts, each row of an
+// outline on its own, as results with no status yet (feature, line, name,
+// row, language, requirement, kind and need tags), so that what names
+// scenarios (an expected-failures file) can be checked before a run. It
+// returns Select's errors.
+func Selected(lang, tags string) ([]reports.ScenarioResult, error) {
+	return plannedFrom(loadSuite, lang, tags)
+}
+
+// SelectedWebhook is Selected for the webhook set (SelectWebhook).
+func SelectedWebhook(lang, tags string) ([]reports.ScenarioResult, error) {
+	return plannedFrom(loadWebhookSuite, lang, tags)
+}
+
+func plannedFrom(load func() (*suiteIndex, error), lang, tags string) ([]reports.ScenarioResult, error) {
+	sel, err := selectFrom(load, lang, tags)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]reports.ScenarioResult, len(sel))
+	for i, p := range sel {
+		out[i] = planned(p)
+	}
+	return out, nil
 }
 
 // KnownTags returns every tag of the embedded features, both languages,

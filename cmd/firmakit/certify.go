@@ -26,7 +26,7 @@ import (
 
 func (m *Main) certifyCommand() command {
 	return command{name: "certify", summary: "run the conformance suite against the bundled reference server or a target",
-		usage: "firmakit certify [--target URL --key K --secret S [--receiver URL | --listen ADDR --public-url URL]] [--lang es|en|all] [--tags EXPR] [--report DIR [--report-lang es|en]]",
+		usage: "firmakit certify [--target URL --key K --secret S [--receiver URL | --listen ADDR --public-url URL]] [--lang es|en|all] [--tags EXPR] [--expected-failures FILE] [--report DIR [--report-lang es|en]]",
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			target := fs.String("target", "", "base URL of the service under test; empty: the bundled reference server, in-process")
 			apiVersion := fs.String("api-version", "v1", "version segment of the check path")
@@ -58,6 +58,7 @@ func (m *Main) certifyCommand() command {
 			reportLang := fs.String("report-lang", "", "language of report.html: es or en (default: --lang, or en for all)")
 			skipPreflight := fs.Bool("skip-preflight", false, "against a --target, run the suite even if the signed check request before it fails")
 			net := networkFlags(fs)
+			expectedFile := fs.String("expected-failures", "", expectedFailuresUsage)
 			profile := profileFlag(fs)
 			logger := m.logFlags(fs, "warn")
 			return func(ctx context.Context, args []string) error {
@@ -91,9 +92,19 @@ func (m *Main) certifyCommand() command {
 				if *target != "" && selection == "" {
 					selection = "~@reference"
 				}
-				// Refuse a selection of nothing before anything starts.
-				if _, err := steps.Select(*lang, selection); err != nil {
+				// Refuse a selection of nothing, and expected failures it
+				// does not have, before anything starts.
+				selected, err := steps.Selected(*lang, selection)
+				if err != nil {
 					return usageError("--tags: %v", err)
+				}
+				all, err := steps.Selected("all", "")
+				if err != nil {
+					return err
+				}
+				expected, err := loadExpectedFailures(*expectedFile, selected, all)
+				if err != nil {
+					return err
 				}
 				formats, junitTo := splitJUnit(*format)
 				client, pacer, retries, err := net.build(*target != "")
@@ -174,11 +185,12 @@ func (m *Main) certifyCommand() command {
 					fmt.Fprintln(m.Stdout)
 				}
 				run := reports.Run{Tool: "firmakit", Version: Version(), Target: t.URL, Bundled: *target == "", MerchantID: t.MerchantID,
-					Profile: p, Lang: *lang, Tags: selection, ReportLang: *reportLang, Started: start, Elapsed: elapsed}
+					Profile: p, Lang: *lang, Tags: selection, ReportLang: *reportLang, Started: start, Elapsed: elapsed, Expected: expected}
 				results := suite.Results()
 				if m.judge != nil {
 					results = m.judge(results)
 				}
+				results, status = expectFailures(results, expected, status)
 				return m.finishRun(ending{run: run, results: results, godogStatus: status, junitTo: junitTo, reportDir: *reportDir,
 					width: shown.Width, causes: func(w io.Writer) { likelyCauses(w, results) }, network: networkLine(t, *target != "")})
 			}

@@ -18,7 +18,7 @@ import (
 
 func (m *Main) certifyWebhookCommand() command {
 	return command{name: "certify-webhook", summary: "play the service and check a merchant's webhook endpoint",
-		usage: "firmakit certify-webhook --endpoint URL --webhook-secret S [--merchant ID] [--lang es|en|all] [--tags EXPR] [--report DIR [--report-lang es|en]]",
+		usage: "firmakit certify-webhook --endpoint URL --webhook-secret S [--merchant ID] [--lang es|en|all] [--tags EXPR] [--expected-failures FILE] [--report DIR [--report-lang es|en]]",
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			endpoint := fs.String("endpoint", "", "URL of the merchant's webhook endpoint (its signature_webhook), where notifications are posted")
 			secret := fs.String("webhook-secret", "", "the webhook secret the endpoint verifies notifications with")
@@ -30,6 +30,7 @@ func (m *Main) certifyWebhookCommand() command {
 			seed := fs.Int64("seed", -1, "scenario order: -1 random, 0 file order, else that seed")
 			reportDir := fs.String("report", "", "write junit.xml, cucumber.json, report.html and certificate.json to this folder")
 			reportLang := fs.String("report-lang", "", "language of report.html: es or en (default: --lang, or en for all)")
+			expectedFile := fs.String("expected-failures", "", expectedFailuresUsage)
 			profile := profileFlag(fs)
 			return func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
@@ -60,9 +61,19 @@ func (m *Main) certifyWebhookCommand() command {
 				if err := checkFormats(*format); err != nil {
 					return err
 				}
-				// Refuse a selection of nothing before anything is sent.
-				if _, err := steps.SelectWebhook(*lang, *tags); err != nil {
+				// Refuse a selection of nothing, and expected failures it
+				// does not have, before anything is sent.
+				selected, err := steps.SelectedWebhook(*lang, *tags)
+				if err != nil {
 					return usageError("--tags: %v", err)
+				}
+				all, err := steps.SelectedWebhook("all", "")
+				if err != nil {
+					return err
+				}
+				expected, err := loadExpectedFailures(*expectedFile, selected, all)
+				if err != nil {
+					return err
 				}
 				if err := reachable(ctx, *endpoint); err != nil {
 					return &exitError{ExitUnreachable, err}
@@ -97,8 +108,10 @@ func (m *Main) certifyWebhookCommand() command {
 					fmt.Fprintln(m.Stdout)
 				}
 				results, hints := suite.Results(), suite.Hints()
+				results, status = expectFailures(results, expected, status)
 				run := reports.Run{Tool: "firmakit", Version: Version(), Target: *endpoint, MerchantID: *merchant, TargetLabel: reports.WebhookTarget,
-					Set: features.WebhookSet, Hints: hints, Profile: p, Lang: *lang, Tags: *tags, ReportLang: *reportLang, Started: start, Elapsed: elapsed}
+					Set: features.WebhookSet, Hints: hints, Profile: p, Lang: *lang, Tags: *tags, ReportLang: *reportLang, Started: start, Elapsed: elapsed,
+					Expected: expected}
 				// The hints are this set's likely causes: the service's
 				// (reports.Causes) speak of a --target.
 				return m.finishRun(ending{run: run, results: results, godogStatus: status, junitTo: junitTo, reportDir: *reportDir,

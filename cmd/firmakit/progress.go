@@ -206,7 +206,8 @@ func recap(w io.Writer, results []reports.ScenarioResult, width int) {
 }
 
 // recapFailures is recap without the likely causes: per requirement that
-// did not pass, its count and first error.
+// did not pass, its count and first error; per requirement whose failures
+// were expected, its count and the reason given.
 func recapFailures(w io.Writer, results []reports.ScenarioResult, width int) {
 	clip := func(s string) string {
 		if width > 0 {
@@ -214,7 +215,7 @@ func recapFailures(w io.Writer, results []reports.ScenarioResult, width int) {
 		}
 		return reports.Clip(s, 240)
 	}
-	for _, status := range []string{reports.Failed, reports.Inconclusive} {
+	for _, status := range []string{reports.Failed, reports.Inconclusive, reports.ExpectedFailure} {
 		type req struct {
 			tag   string
 			n     int
@@ -228,10 +229,11 @@ func recapFailures(w io.Writer, results []reports.ScenarioResult, width int) {
 				continue
 			}
 			runs++
-			q := byTag[r.Requirement]
+			key := r.Requirement + "\x00" + r.ExpectedReason
+			q := byTag[key]
 			if q == nil {
 				q = &req{tag: r.Requirement, first: r}
-				byTag[r.Requirement] = q
+				byTag[key] = q
 				order = append(order, q)
 			}
 			q.n++
@@ -239,17 +241,23 @@ func recapFailures(w io.Writer, results []reports.ScenarioResult, width int) {
 		if len(order) == 0 {
 			continue
 		}
-		what := "failed"
-		if status == reports.Inconclusive {
-			what = "inconclusive"
+		what := map[string]string{reports.Failed: "failed", reports.Inconclusive: "inconclusive",
+			reports.ExpectedFailure: "expected failures, declared with --expected-failures (they do not fail the run)"}[status]
+		tags := map[string]bool{}
+		for _, q := range order {
+			tags[q.tag] = true
 		}
-		fmt.Fprintf(w, "%s: %s, %s\n", what, count(len(order), "requirement"), count(runs, "scenario run"))
+		fmt.Fprintf(w, "%s: %s, %s\n", what, count(len(tags), "requirement"), count(runs, "scenario run"))
 		pad := 0
 		for _, q := range order {
 			pad = max(pad, len(q.tag)+1)
 		}
 		for _, q := range order {
-			fmt.Fprintln(w, clip(fmt.Sprintf("  %-*s %4d  %s", pad, "@"+q.tag, q.n, reports.ShortError(q.first.Error))))
+			why := reports.ShortError(q.first.Error)
+			if status == reports.ExpectedFailure {
+				why = "expected: " + q.first.ExpectedReason
+			}
+			fmt.Fprintln(w, clip(fmt.Sprintf("  %-*s %4d  %s", pad, "@"+q.tag, q.n, why)))
 		}
 	}
 }
