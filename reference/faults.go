@@ -25,7 +25,7 @@ import (
 const (
 	AreaAuth         = "auth"         // request authentication and error bodies (defaults.md A)
 	AreaEnvelope     = "envelope"     // the create-signature response (interface §2.2, defaults.md C)
-	AreaValidation   = "validation"   // refusals of a create-signature request (defaults.md C)
+	AreaValidation   = "validation"   // refusals of a create-signature request (defaults.md C; its path, interface §4.2)
 	AreaNotification = "notification" // demo notifications and their delivery (interface §6, defaults.md B and D)
 )
 
@@ -79,6 +79,10 @@ const (
 	faultAuthNoBodyLimit                = "auth-no-body-limit"
 	faultAuthBodyLimit512K              = "auth-body-limit-512k"
 	faultAuthCheckExtraKey              = "auth-check-extra-key"
+	faultAuthCheckAnyAPIVersion         = "auth-check-any-api-version"
+	faultAuthCheckAnyMethod             = "auth-check-any-method"
+	faultAuthCreateAnyMethod            = "auth-create-any-method"
+	faultAuthMerchantCaseless           = "auth-merchant-id-case-insensitive"
 
 	faultEnvelopeExtraField             = "envelope-extra-field"
 	faultEnvelopeRoutingMissing         = "envelope-routing-missing"
@@ -113,6 +117,9 @@ const (
 	faultValidationWrongType500     = "validation-wrong-type-500"
 	faultValidationMessagesReworded = "validation-messages-reworded"
 	faultValidationRoutingUnchecked = "validation-routing-unchecked"
+	faultValidationRoutingCaseless  = "validation-routing-case-insensitive"
+	faultValidationCreateAnyVersion = "validation-create-any-version"
+	faultValidationOtherVersionDemo = "validation-create-other-version-notifies"
 
 	faultNotificationImmediate           = "notification-immediate"
 	faultNotificationLate                = "notification-late"
@@ -231,6 +238,14 @@ var faultTable = []Fault{
 		"The body limit is 512 KiB: a body of 1 MiB or less but over 512 KiB is refused with 413."},
 	{faultAuthCheckExtraKey, AreaAuth, "interface §2.1 and §4.1 (status_code and message)",
 		`The 200 body of the check endpoint carries an extra key "merchant_id".`},
+	{faultAuthCheckAnyAPIVersion, AreaAuth, "defaults.md F (api_version accepted on the check path: v1); interface §4.1 path",
+		"The check path takes any version segment: a signed check to /v2/check/{merchant_id}, /V1/…, /v1.0/… or //check/… is answered 200 Authenticated."},
+	{faultAuthCheckAnyMethod, AreaAuth, "interface §4.1 method (POST)",
+		"The check endpoint answers GET, PUT, PATCH and DELETE as it answers POST: a request signed over its method gets 200 Authenticated."},
+	{faultAuthCreateAnyMethod, AreaAuth, "interface §4.2 method (POST)",
+		"The create endpoint answers GET, PUT, PATCH and DELETE as it answers POST: a request signed over its method creates the contract (201)."},
+	{faultAuthMerchantCaseless, AreaAuth, "defaults.md A check 3 (owned by another merchant than {merchant_id})",
+		"The key's merchant is compared with {merchant_id} in any case: the merchant's key is accepted on /v1/check/MERCHANT_DEMO."},
 
 	{faultEnvelopeExtraField, AreaEnvelope, "interface §2.2; defaults.md C (exactly section 2.2)",
 		`The envelope carries an extra field "merchant_id".`},
@@ -297,6 +312,12 @@ var faultTable = []Fault{
 		`The refusal messages are reworded ("title missing" instead of "title is required", "data key missing: x" instead of "missing data key: x", …); status 400 unchanged.`},
 	{faultValidationRoutingUnchecked, AreaValidation, "defaults.md C routing (parallel or sequential)",
 		`Any routing is accepted and echoed ("mixed", say).`},
+	{faultValidationRoutingCaseless, AreaValidation, "defaults.md C routing (parallel or sequential)",
+		`The routing is read in any case and without surrounding spaces: "Parallel" or " sequential" is accepted and echoed in lower case, instead of 400.`},
+	{faultValidationCreateAnyVersion, AreaValidation, "interface §4.2 path and §9 (the literal version segment v1)",
+		"The create path takes any version segment: a signed request to /v2/signature/{merchant_id}, /V1/… or //signature/… creates the contract (201, and its demo notification)."},
+	{faultValidationOtherVersionDemo, AreaValidation, "interface §4.2 path and §9 (the literal version segment v1)",
+		"A create request on another version segment is answered 404 as it should be, but the contract is made all the same: a demo title gets its notification."},
 
 	{faultNotificationImmediate, AreaNotification, "interface §6.2 (about 500 ms); defaults.md D",
 		"The demo notification is sent at once (0 ms) instead of about 500 ms after the 201."},
@@ -380,6 +401,7 @@ var verifierFaults = []string{
 	faultAuthMethodNotSigned, faultAuthQueryNotSigned, faultAuthTargetDecoded, faultAuthBodyReserialised,
 	faultAuthTimestampNotSigned, faultAuthSignaturePrefixCompared, faultAuthSignatureBeforeCredentials,
 	faultAuthCredentialsBeforeTimestamp, faultAuthTimestampBeforeHeaders, faultAuthJSONBeforeSignature,
+	faultAuthMerchantCaseless,
 }
 
 // Faults returns every known fault, sorted by area, then name.
@@ -568,7 +590,8 @@ func (s *Server) faultyAuth(next echo.HandlerFunc) echo.HandlerFunc {
 					return authError(fmt.Errorf("%w: unknown key", firmakit.ErrInvalidCredentials))
 				case cr.Disabled && !s.fault(faultAuthDisabledKeyAccepted):
 					return authError(fmt.Errorf("%w: key is disabled", firmakit.ErrInvalidCredentials))
-				case cr.MerchantID != c.Param("merchant_id") && !s.fault(faultAuthOtherMerchantKeyAccepted):
+				case cr.MerchantID != c.Param("merchant_id") && !s.fault(faultAuthOtherMerchantKeyAccepted) &&
+					!(s.fault(faultAuthMerchantCaseless) && strings.EqualFold(cr.MerchantID, c.Param("merchant_id"))):
 					return authError(fmt.Errorf("%w: key belongs to another merchant", firmakit.ErrInvalidCredentials))
 				}
 				cred, credDone = cr, true
@@ -790,6 +813,62 @@ func (s *Server) faultCheckOK(c echo.Context) bool {
 	_ = c.JSONBlob(http.StatusOK, append(setMember(b, "merchant_id", c.Param("merchant_id")), '\n'))
 	return true
 }
+
+// ---- auth and create: routes ----
+
+// otherMethods are the methods the merchant endpoints must not answer as
+// they answer POST.
+var otherMethods = []string{http.MethodGet, http.MethodPut, http.MethodPatch, http.MethodDelete}
+
+// faultVersion returns the check path's version check, or under its fault
+// a check that lets every version through.
+func (s *Server) faultVersion(check echo.MiddlewareFunc) echo.MiddlewareFunc {
+	if s.fault(faultAuthCheckAnyAPIVersion) {
+		return func(next echo.HandlerFunc) echo.HandlerFunc { return next }
+	}
+	return check
+}
+
+// faultRoutes adds the routes of the faults on methods and paths: the
+// merchant endpoints under other methods, the create endpoint under any
+// version segment. echo prefers the static /v1/signature route, so a
+// correct request still takes it.
+func (s *Server) faultRoutes(e *echo.Echo, auth echo.MiddlewareFunc) {
+	if s.fault(faultAuthCheckAnyMethod) {
+		e.Match(otherMethods, "/:api_version/check/:merchant_id", s.handleCheck, s.requireVersion, requireMerchantSegment, auth)
+	}
+	if s.fault(faultAuthCreateAnyMethod) {
+		e.Match(otherMethods, "/v1/signature/:merchant_id", s.handleCreateSignature, requireMerchantSegment, auth)
+	}
+	switch {
+	case s.fault(faultValidationCreateAnyVersion):
+		e.POST("/:api_version/signature/:merchant_id", s.handleCreateSignature, requireMerchantSegment, auth)
+	case s.fault(faultValidationOtherVersionDemo):
+		e.POST("/:api_version/signature/:merchant_id", s.createThenNotFound, requireMerchantSegment, auth)
+	}
+}
+
+// createThenNotFound makes the contract as the create endpoint does, its
+// notification included, and throws its answer away for a 404.
+func (s *Server) createThenNotFound(c echo.Context) error {
+	w := c.Response().Writer
+	c.Response().Writer = discardWriter{header: http.Header{}}
+	err := s.handleCreateSignature(c)
+	c.Response().Writer = w
+	c.Response().Committed, c.Response().Status, c.Response().Size = false, 0, 0
+	if err != nil {
+		return err
+	}
+	return notFound(c.Request())
+}
+
+// discardWriter is an http.ResponseWriter that keeps nothing.
+type discardWriter struct{ header http.Header }
+
+func (d discardWriter) Header() http.Header         { return d.header }
+func (d discardWriter) Write(b []byte) (int, error) { return len(b), nil }
+func (d discardWriter) WriteHeader(int)             {}
+func (d discardWriter) Flush()                      {}
 
 // ---- envelope ----
 

@@ -147,6 +147,7 @@ func openExchange(t *testing.T, c faultCase, faults []string) *exchange {
 // the exchange's time unless a field says otherwise.
 type outgoing struct {
 	path        string // default the check endpoint of merchant_demo
+	method      string // default POST; sent and signed
 	body        *string
 	key, secret string
 	ts          string
@@ -187,12 +188,15 @@ func (x *exchange) send(t *testing.T, o outgoing) answer {
 	if o.ts == "" {
 		o.ts = strconv.FormatInt(x.now.Unix(), 10)
 	}
+	if o.method == "" {
+		o.method = http.MethodPost
+	}
 	p := firmakit.BundledProfile()
-	rp := firmakit.RequestParts{Timestamp: o.ts, Method: http.MethodPost, Target: o.path, KeyID: o.key, Body: []byte(body)}
+	rp := firmakit.RequestParts{Timestamp: o.ts, Method: o.method, Target: o.path, KeyID: o.key, Body: []byte(body)}
 	if o.sign != nil {
 		o.sign(&rp, p)
 	}
-	req, err := http.NewRequest(http.MethodPost, x.s.URL()+o.path, strings.NewReader(body))
+	req, err := http.NewRequest(o.method, x.s.URL()+o.path, strings.NewReader(body))
 	require.NoError(t, err)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set(keyHeader, o.key)
@@ -383,6 +387,19 @@ func faultCases() []faultCase {
 		return func(r map[string]any) {
 			r["signers"] = append(r["signers"].([]any), map[string]any{"key": key, "name": "Otra Persona", "email": email})
 		}
+	}
+	// otherVersionCreate sends a demo contract to two other version
+	// segments of the create path: their statuses, then how many
+	// notifications came.
+	otherVersionCreate := func(t *testing.T, x *exchange) any {
+		req := createRequest()
+		req["title"] = "DEMO_SIGNED contrato 42"
+		b, _ := json.Marshal(req)
+		var out []int
+		for _, v := range []string{"v2", ""} {
+			out = append(out, x.send(t, outgoing{path: "/" + v + "/signature/merchant_demo", body: ptr(string(b))}).status)
+		}
+		return append(out, len(x.notifications(2, time.Second)))
 	}
 	notifiedField := func(title, name string) func(*testing.T, *exchange) any {
 		return func(t *testing.T, x *exchange) any {
@@ -612,6 +629,40 @@ func faultCases() []faultCase {
 			probe:   func(t *testing.T, x *exchange) any { a := x.send(t, outgoing{}); return append(keys(a.obj), a.line()) },
 			correct: []string{"message", "status_code", authed}, faulty: []string{"merchant_id", "message", "status_code", authed}},
 
+		{fault: "auth-check-any-api-version",
+			probe: func(t *testing.T, x *exchange) any {
+				var out []int
+				for _, v := range []string{"v2", "V1", "v1.0", ""} {
+					out = append(out, x.send(t, outgoing{path: "/" + v + "/check/merchant_demo"}).status)
+				}
+				return out
+			},
+			correct: []int{404, 404, 404, 404}, faulty: []int{200, 200, 200, 200}},
+		{fault: "auth-check-any-method",
+			probe: func(t *testing.T, x *exchange) any {
+				var out []string
+				for _, m := range []string{http.MethodGet, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodPost} {
+					out = append(out, strconv.Itoa(x.send(t, outgoing{method: m}).status))
+				}
+				return out
+			},
+			correct: []string{"405", "405", "405", "405", "200"}, faulty: []string{"200", "200", "200", "200", "200"}},
+		{fault: "auth-create-any-method",
+			probe: func(t *testing.T, x *exchange) any {
+				b, _ := json.Marshal(createRequest())
+				var out []int
+				for _, m := range []string{http.MethodPut, http.MethodGet, http.MethodPost} {
+					out = append(out, x.send(t, outgoing{method: m, path: "/v1/signature/merchant_demo", body: ptr(string(b))}).status)
+				}
+				return out
+			},
+			correct: []int{405, 405, 201}, faulty: []int{201, 201, 201}},
+		{fault: "auth-merchant-id-case-insensitive",
+			probe: func(t *testing.T, x *exchange) any {
+				return []string{x.send(t, outgoing{path: "/v1/check/MERCHANT_DEMO"}).line(), x.send(t, outgoing{path: "/v1/check/merchant_demo_2"}).line()}
+			},
+			correct: []string{invalidCreds, invalidCreds}, faulty: []string{authed, invalidCreds}},
+
 		// ---- envelope ----
 		{fault: "envelope-extra-field",
 			probe:   func(t *testing.T, x *exchange) any { return keys(dataOf(t, x, nil)) },
@@ -759,6 +810,21 @@ func faultCases() []faultCase {
 		{fault: "validation-routing-unchecked",
 			probe:   createLine(func(r map[string]any) { r["routing"] = "mixed" }),
 			correct: "400 routing must be parallel or sequential", faulty: created},
+		{fault: "validation-routing-case-insensitive",
+			probe: func(t *testing.T, x *exchange) any {
+				var out []string
+				for _, v := range []string{"Parallel", " sequential", "mixed"} {
+					a := x.create(t, func(r map[string]any) { r["routing"] = v })
+					out = append(out, a.line()+" "+str(a.data()["routing"]))
+				}
+				return out
+			},
+			correct: []string{"400 routing must be parallel or sequential ", "400 routing must be parallel or sequential ", "400 routing must be parallel or sequential "},
+			faulty:  []string{created + " parallel", created + " sequential", "400 routing must be parallel or sequential "}},
+		{fault: "validation-create-any-version", probe: otherVersionCreate,
+			correct: []int{404, 404, 0}, faulty: []int{201, 201, 2}},
+		{fault: "validation-create-other-version-notifies", probe: otherVersionCreate,
+			correct: []int{404, 404, 0}, faulty: []int{404, 404, 2}},
 
 		// ---- notification ----
 		{fault: "notification-immediate", server: realDelay, probe: arrival,

@@ -207,8 +207,11 @@ func validateCreate(obj map[string]json.RawMessage, m *Merchant, f faultSet) (fi
 	}
 	req.Routing = "parallel"
 	if present("routing") {
-		if json.Unmarshal(obj["routing"], &req.Routing) != nil ||
-			(req.Routing != "parallel" && req.Routing != "sequential" && !f.has(faultValidationRoutingUnchecked)) {
+		err := json.Unmarshal(obj["routing"], &req.Routing)
+		if err == nil && f.has(faultValidationRoutingCaseless) {
+			req.Routing = strings.ToLower(strings.TrimSpace(req.Routing))
+		}
+		if err != nil || (req.Routing != "parallel" && req.Routing != "sequential" && !f.has(faultValidationRoutingUnchecked)) {
 			return req, nil, bad("routing must be parallel or sequential")
 		}
 	}

@@ -542,3 +542,27 @@ func (s *Steps) noNotificationArrivesWithin(ctx context.Context, msWindow int) e
 	}
 	return fmt.Errorf("expected no notification for %q, got a %q one: %s", clip(sc.titleSent, 80), r.State, clip(string(r.Body), 300))
 }
+
+// noNotificationCarryingTheTitleSentArrivesWithin checks that no
+// notification whose body holds the title sent, as a JSON string, arrives
+// within the window after the answer: for a request the target refused,
+// which leaves no signature_id to look for. The title must be plain ASCII
+// (any encoder writes it alike) and used by no other scenario.
+func (s *Steps) noNotificationCarryingTheTitleSentArrivesWithin(ctx context.Context, msWindow int) error {
+	sc := get(ctx)
+	for _, r := range sc.titleSent {
+		if r < ' ' || r > '~' || strings.ContainsRune(`"\<>&`, r) {
+			return fmt.Errorf("the feature's title %q must be plain ASCII to be found in a notification", sc.titleSent)
+		}
+	}
+	wctx, cancel := context.WithDeadline(ctx, sc.answered.Add(time.Duration(msWindow)*time.Millisecond))
+	defer cancel()
+	r, err := s.T.Notifications.Wait(wctx, receiver.Filter{Text: `"` + sc.titleSent + `"`, Since: sc.sentAt})
+	if errors.Is(err, receiver.ErrTimeout) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return fmt.Errorf("expected no notification for %q, which was not created, got a %q one: %s", sc.titleSent, r.State, clip(string(r.Body), 300))
+}

@@ -39,11 +39,38 @@ func (s *Steps) aSignedRequestToTheEndpoint(ctx context.Context, endpoint string
 	return nil
 }
 
-func (s *Steps) path(sc *scenario) string {
+// createVersion is the literal version segment of the create path
+// (interface §4.2 and §9).
+const createVersion = "v1"
+
+// acceptedVersion is the version segment the endpoint takes.
+func (s *Steps) acceptedVersion(sc *scenario) string {
 	if sc.endpoint == "check" {
-		return "/" + s.T.APIVersion + "/check/" + s.T.MerchantID
+		return s.T.APIVersion
 	}
-	return "/v1/signature/" + s.T.MerchantID
+	return createVersion
+}
+
+func (s *Steps) path(sc *scenario) string {
+	version, merchant := s.acceptedVersion(sc), s.T.MerchantID
+	if sc.version != nil {
+		version = *sc.version
+	}
+	if sc.merchant != nil {
+		merchant = *sc.merchant
+	}
+	if sc.endpoint == "check" {
+		return "/" + version + "/check/" + merchant
+	}
+	return "/" + version + "/signature/" + merchant
+}
+
+// method is the HTTP method the request goes with, and is signed over.
+func (sc *scenario) method() string {
+	if sc.verb != "" {
+		return sc.verb
+	}
+	return http.MethodPost
 }
 
 // bodyBytes is the body as it goes on the wire.
@@ -119,7 +146,7 @@ func (s *Steps) signedRequest(ctx context.Context, sc *scenario, now time.Time, 
 	if sc.stamp != nil {
 		ts = sc.stamp(now)
 	}
-	parts := firmakit.RequestParts{Timestamp: ts, Method: http.MethodPost, Target: target, KeyID: sc.cred.Key, Body: body}
+	parts := firmakit.RequestParts{Timestamp: ts, Method: sc.method(), Target: target, KeyID: sc.cred.Key, Body: body}
 	if sc.signBody != nil {
 		parts.Body = sc.signBody
 	}
@@ -167,7 +194,7 @@ func (s *Steps) signedRequest(ctx context.Context, sc *scenario, now time.Time, 
 		h.Del(p.Request.TimestampHeader)
 		h.Del(p.Request.SignatureHeader)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(s.T.URL, "/")+target, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, sc.method(), strings.TrimRight(s.T.URL, "/")+target, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
 	}

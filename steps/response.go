@@ -184,3 +184,35 @@ func (s *Steps) theResponseMessageIs(ctx context.Context, want string) error {
 	}
 	return nil
 }
+
+// theResponseIsARefusalInTheAPIsErrorShape accepts any 4xx in the API's
+// error shape, with a message: for a request the documents do not accept
+// without saying which status it gets. A 2xx accepts it, a 5xx is never
+// an answer to client input (defaults.md A).
+func (s *Steps) theResponseIsARefusalInTheAPIsErrorShape(ctx context.Context) error {
+	sc := get(ctx)
+	if sc.status < 400 || sc.status > 499 {
+		return fmt.Errorf("expected a refusal, a 4xx, %s", sc.got())
+	}
+	msg, err := sc.apiShape(apiKeys...)
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(msg) == "" {
+		return fmt.Errorf("expected a message saying what is wrong, %s", sc.got())
+	}
+	return nil
+}
+
+// theResponseIsA400NamingTheField is a 400 naming the problem whose
+// message names the field too (defaults.md C), in any case.
+func (s *Steps) theResponseIsA400NamingTheField(ctx context.Context, field string) error {
+	if err := s.theResponseIsA400NamingTheProblem(ctx); err != nil {
+		return err
+	}
+	sc := get(ctx)
+	if msg, _ := sc.resp["message"].(string); !strings.Contains(strings.ToLower(msg), strings.ToLower(field)) {
+		return fmt.Errorf("expected a message naming the field %s, %s", field, sc.got())
+	}
+	return nil
+}

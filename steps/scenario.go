@@ -40,7 +40,10 @@ type scenario struct {
 	badSig    string
 	upperSig  bool
 	alterSig  string
-	failFirst int // the status the receiver gives the contract's first notification
+	failFirst int     // the status the receiver gives the contract's first notification
+	verb      string  // the HTTP method sent and signed, when not POST
+	version   *string // the path's version segment, when not the accepted one
+	merchant  *string // the path's merchant segment, when not the merchant's
 
 	// What was sent and what came back.
 	sent       string

@@ -77,6 +77,9 @@ func (s *Steps) InitializeScenario(sc *godog.ScenarioContext) {
 	bind(`the signature is sent in upper case`, `la firma se envía en mayúsculas`, s.theSignatureIsSentInUpperCase)
 	bind(`the signature is not properly encoded`, `la firma no está bien codificada`, s.theSignatureIsNotProperlyEncoded)
 	bind(`the signature is altered: "(first-byte|last-byte|truncated|extended)"`, `la firma se altera: "(first-byte|last-byte|truncated|extended)"`, s.theSignatureIsAltered)
+	bind(`the method is "(GET|PUT|PATCH|DELETE)"`, `el método es "(GET|PUT|PATCH|DELETE)"`, s.theMethodIs)
+	bind(`the version segment of the path is "([^"]*)"`, `el segmento de versión de la ruta es "([^"]*)"`, s.theVersionSegmentOfThePathIs)
+	bind(`the merchant segment of the path is "([^"]*)"`, `el segmento de comercio de la ruta es "([^"]*)"`, s.theMerchantSegmentOfThePathIs)
 	bind(`it breaks the `+check+` check`, `incumple la comprobación `+check, s.itBreaksTheCheck)
 	bind(`the request is sent`, `se envía la solicitud`, s.theRequestIsSent)
 
@@ -84,6 +87,8 @@ func (s *Steps) InitializeScenario(sc *godog.ScenarioContext) {
 	bind(`the response is (\d+) "([^"]*)"`, `la respuesta es (\d+) "([^"]*)"`, s.theResponseIs)
 	bind(`the response status is (\d+)`, `el estado de la respuesta es (\d+)`, s.theResponseStatusIs)
 	bind(`the response is a 400 naming the problem`, `la respuesta es un 400 que nombra el problema`, s.theResponseIsA400NamingTheProblem)
+	bind(`the response is a 400 naming the field "([^"]*)"`, `la respuesta es un 400 que nombra el campo "([^"]*)"`, s.theResponseIsA400NamingTheField)
+	bind(`the response is a refusal in the API's error shape`, `la respuesta es un rechazo con la forma de error de la API`, s.theResponseIsARefusalInTheAPIsErrorShape)
 
 	// Create signature (request.go, tamper.go, envelope.go).
 	bind(`a contract titled "([^"]*)"`, `un contrato titulado "([^"]*)"`, s.aContractTitled)
@@ -137,6 +142,7 @@ func (s *Steps) InitializeScenario(sc *godog.ScenarioContext) {
 	bind(`it carries no reason`, `no trae reason`, s.itCarriesNoReason)
 	bind(`the document_url opens a PDF`, `el document_url abre un PDF`, s.theDocumentURLOpensAPDF)
 	bind(`no notification arrives within (\d+) ms of the 201`, `no llega ninguna notificación dentro de (\d+) ms después del 201`, s.noNotificationArrivesWithin)
+	bind(`no notification carrying the title sent arrives within (\d+) ms of the answer`, `no llega ninguna notificación con el título enviado dentro de (\d+) ms después de la respuesta`, s.noNotificationCarryingTheTitleSentArrivesWithin)
 }
 
 // Timing of the notification checks.

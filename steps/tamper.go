@@ -330,3 +330,62 @@ func (s *Steps) itBreaksTheCheck(ctx context.Context, check string) error {
 	}
 	return s.theBodySentIsTheText(ctx, "not json")
 }
+
+// Requests to what the endpoint is not: another method, another version
+// segment, another merchant's path. Each is signed as sent, so that only
+// the one thing changed can decide the answer.
+
+func (s *Steps) theMethodIs(ctx context.Context, method string) error {
+	get(ctx).verb = method
+	return nil
+}
+
+// theVersionSegmentOfThePathIs sends the path with another version
+// segment: {version} is the one the endpoint accepts, {VERSION} the same
+// in upper case, {next} the next version (v2 after v1).
+func (s *Steps) theVersionSegmentOfThePathIs(ctx context.Context, form string) error {
+	sc := get(ctx)
+	accepted := s.acceptedVersion(sc)
+	seg := strings.NewReplacer("{version}", accepted, "{VERSION}", strings.ToUpper(accepted), "{next}", nextVersion(accepted)).Replace(form)
+	if seg == accepted {
+		return s.notRun(ctx, fmt.Sprintf("the version segment %q is the one the target accepts (api version %s)", seg, accepted))
+	}
+	sc.version = &seg
+	return nil
+}
+
+// nextVersion is v with its last number one higher (v1 gives v2,
+// 2024-01 gives 2024-02), or v with "2" after it when it has no number.
+func nextVersion(v string) string {
+	end := strings.LastIndexFunc(v, func(r rune) bool { return r >= '0' && r <= '9' }) + 1
+	if end == 0 {
+		return v + "2"
+	}
+	start := end
+	for start > 0 && v[start-1] >= '0' && v[start-1] <= '9' {
+		start--
+	}
+	n, err := strconv.Atoi(v[start:end])
+	if err != nil {
+		return v + "2"
+	}
+	next := strconv.Itoa(n + 1)
+	if pad := end - start - len(next); pad > 0 {
+		next = strings.Repeat("0", pad) + next
+	}
+	return v[:start] + next + v[end:]
+}
+
+// theMerchantSegmentOfThePathIs sends the path of another merchant than
+// the key's: {merchant} is the key's merchant, {MERCHANT} the same in
+// upper case.
+func (s *Steps) theMerchantSegmentOfThePathIs(ctx context.Context, form string) error {
+	sc := get(ctx)
+	own := s.T.MerchantID
+	seg := strings.NewReplacer("{merchant}", own, "{MERCHANT}", strings.ToUpper(own)).Replace(form)
+	if seg == own {
+		return s.notRun(ctx, fmt.Sprintf("the merchant segment %q is the key's own merchant", seg))
+	}
+	sc.merchant = &seg
+	return nil
+}

@@ -43,12 +43,12 @@ func (l *lockedWriter) Write(b []byte) (int, error) {
 }
 
 // progress shows how far a run has got. On a terminal it keeps one status
-// line at the bottom, "  120 of 385 done, 3 failed, 4.2s", redrawn in
+// line at the bottom, "  120 of 451 done, 3 failed, 4.2s", redrawn in
 // place once the run has gone on for progressAfter, and prints above it a
 // line for the first scenario of each requirement that did not pass, ten
 // at most (the recap at the end sums them all up).
 // Elsewhere (a file, a pipe, CI) the suite prints its plain line per
-// scenario, and progress adds a plain "… 120 of 385 done, 3 failed" line
+// scenario, and progress adds a plain "… 120 of 451 done, 3 failed" line
 // every plainEvery.
 type progress struct {
 	tty   bool

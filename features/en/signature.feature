@@ -82,6 +82,25 @@ Feature: Create a signature request
       | sequential |
       | parallel   |
 
+  @SIG-ROUTING-REFUSED @profile
+  Scenario Outline: a routing other than parallel or sequential, written exactly so, is refused with a 400 naming the field
+    Given a contract titled "Contrato de arriendo 42"
+    And the body field "routing" is set to <value>
+    When the request is sent
+    Then the response is a 400 naming the field "routing"
+
+    Examples:
+      | value         |
+      | "Parallel"    |
+      | "SEQUENTIAL"  |
+      | " parallel"   |
+      | "sequential " |
+      | ""            |
+      | "paralelo"    |
+      | 1             |
+      | true          |
+      | ["parallel"]  |
+
   @SIG-REFUSED-MISSING @profile
   Scenario Outline: a request without a required part is refused with a 400
     Given a contract titled "DEMO_SIGNED Contrato de arriendo 42"
@@ -145,3 +164,20 @@ Feature: Create a signature request
       | signers[0].email | "ana@"  | invalid email for signer_1             |
       | data.montto      | "1"     | unknown data key: montto               |
       | routing          | "mixed" | routing must be parallel or sequential |
+
+  @SIG-OTHER-VERSION @spec
+  Scenario Outline: a contract sent to another version than v1 is not created, and no notification follows
+    Given a contract titled "DEMO_SIGNED sent to version <segment>"
+    And the version segment of the path is "<segment>"
+    When the request is sent
+    Then the response is a refusal in the API's error shape
+    And no notification carrying the title sent arrives within 3000 ms of the answer
+
+    Examples:
+      | segment |
+      | v2      |
+      | V1      |
+      | v1.0    |
+      | v01     |
+      | v10     |
+      |         |

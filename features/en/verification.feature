@@ -6,6 +6,9 @@ Feature: Request authentication
   Every answer is judged by its whole shape: the HTTP status, a JSON content
   type, and a body that holds exactly status_code (equal to the HTTP status)
   and message, with the exact label of the interface for each refusal.
+  Where the documents say what is accepted but not which status the rest
+  gets (another method, another version segment), any 4xx of that shape is
+  a refusal, and a 2xx or a 5xx is not.
   Under the bundled profile the checks run in this order, the first failing
   one deciding the answer: headers, timestamp, credentials, signature, body.
 
@@ -368,3 +371,55 @@ Feature: Request authentication
       | size    | status |
       | 1048576 | 200    |
       | 1048577 | 413    |
+
+  @AUTH-METHOD-NOT-POST @spec
+  Scenario Outline: a request with another method than POST is refused, however well signed
+    Given a signed request to the "<endpoint>" endpoint
+    And the method is "<method>"
+    When the request is sent
+    Then the response is a refusal in the API's error shape
+
+    Examples:
+      | endpoint  | method |
+      | check     | GET    |
+      | check     | PUT    |
+      | check     | PATCH  |
+      | check     | DELETE |
+      | signature | GET    |
+      | signature | PUT    |
+      | signature | PATCH  |
+      | signature | DELETE |
+
+  @AUTH-CHECK-OTHER-VERSION @profile
+  Scenario Outline: a check on another api_version than the accepted one is refused, however well signed
+    Given a signed request to the "check" endpoint
+    And the version segment of the path is "<segment>"
+    When the request is sent
+    Then the response is a refusal in the API's error shape
+
+    # {version} is the api_version the target accepts (v1 under the bundled
+    # profile), {VERSION} the same in upper case, {next} the next version.
+    Examples:
+      | segment     |
+      | {next}      |
+      | {VERSION}   |
+      | {version}.0 |
+      | {version}0  |
+      | 0{version}  |
+      |             |
+
+  @AUTH-PATH-OTHER-MERCHANT @profile
+  Scenario Outline: the merchant's own key is refused on a path that names another merchant
+    Given a signed request to the "<endpoint>" endpoint
+    And the merchant segment of the path is "<segment>"
+    When the request is sent
+    Then the response is 401 "Invalid credentials"
+
+    # {merchant} is the merchant the key belongs to, {MERCHANT} the same in
+    # upper case.
+    Examples:
+      | endpoint  | segment      |
+      | check     | {MERCHANT}   |
+      | check     | {merchant}_2 |
+      | signature | {MERCHANT}   |
+      | signature | {merchant}_2 |

@@ -84,6 +84,25 @@ Característica: Crear una solicitud de firma
       | sequential |
       | parallel   |
 
+  @SIG-ROUTING-REFUSED @profile
+  Esquema del escenario: se rechaza con un 400 que nombra el campo un enrutamiento que no es parallel ni sequential, escrito exactamente así
+    Dado un contrato titulado "Contrato de arriendo 42"
+    Y el campo "routing" del cuerpo vale <value>
+    Cuando se envía la solicitud
+    Entonces la respuesta es un 400 que nombra el campo "routing"
+
+    Ejemplos:
+      | value         |
+      | "Parallel"    |
+      | "SEQUENTIAL"  |
+      | " parallel"   |
+      | "sequential " |
+      | ""            |
+      | "paralelo"    |
+      | 1             |
+      | true          |
+      | ["parallel"]  |
+
   @SIG-REFUSED-MISSING @profile
   Esquema del escenario: se rechaza con un 400 una solicitud a la que le falta una parte obligatoria
     Dado un contrato titulado "DEMO_SIGNED Contrato de arriendo 42"
@@ -147,3 +166,20 @@ Característica: Crear una solicitud de firma
       | signers[0].email | "ana@"  | invalid email for signer_1             |
       | data.montto      | "1"     | unknown data key: montto               |
       | routing          | "mixed" | routing must be parallel or sequential |
+
+  @SIG-OTHER-VERSION @spec
+  Esquema del escenario: un contrato enviado a otra versión que v1 no se crea, y no le sigue ninguna notificación
+    Dado un contrato titulado "DEMO_SIGNED enviado a la version <segment>"
+    Y el segmento de versión de la ruta es "<segment>"
+    Cuando se envía la solicitud
+    Entonces la respuesta es un rechazo con la forma de error de la API
+    Y no llega ninguna notificación con el título enviado dentro de 3000 ms después de la respuesta
+
+    Ejemplos:
+      | segment |
+      | v2      |
+      | V1      |
+      | v1.0    |
+      | v01     |
+      | v10     |
+      |         |

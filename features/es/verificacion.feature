@@ -7,6 +7,9 @@ Característica: Autenticación de solicitudes
   Cada respuesta se juzga por su forma completa: el estado HTTP, un tipo de
   contenido JSON y un cuerpo que trae exactamente status_code (igual al estado
   HTTP) y message, con la etiqueta exacta de la interfaz para cada rechazo.
+  Donde los documentos dicen qué se acepta pero no qué estado recibe el resto
+  (otro método, otro segmento de versión), cualquier 4xx de esa forma es un
+  rechazo, y un 2xx o un 5xx no lo es.
   Con el perfil incluido las comprobaciones siguen este orden, y la primera que
   falla decide la respuesta: cabeceras, marca de tiempo, credenciales, firma,
   cuerpo.
@@ -370,3 +373,55 @@ Característica: Autenticación de solicitudes
       | size    | status |
       | 1048576 | 200    |
       | 1048577 | 413    |
+
+  @AUTH-METHOD-NOT-POST @spec
+  Esquema del escenario: se rechaza una solicitud con otro método que POST, por bien firmada que esté
+    Dada una solicitud firmada al endpoint "<endpoint>"
+    Y el método es "<method>"
+    Cuando se envía la solicitud
+    Entonces la respuesta es un rechazo con la forma de error de la API
+
+    Ejemplos:
+      | endpoint  | method |
+      | check     | GET    |
+      | check     | PUT    |
+      | check     | PATCH  |
+      | check     | DELETE |
+      | signature | GET    |
+      | signature | PUT    |
+      | signature | PATCH  |
+      | signature | DELETE |
+
+  @AUTH-CHECK-OTHER-VERSION @profile
+  Esquema del escenario: se rechaza una comprobación en otra api_version que la aceptada, por bien firmada que esté
+    Dada una solicitud firmada al endpoint "check"
+    Y el segmento de versión de la ruta es "<segment>"
+    Cuando se envía la solicitud
+    Entonces la respuesta es un rechazo con la forma de error de la API
+
+    # {version} es la api_version que acepta el servicio (v1 con el perfil
+    # incluido), {VERSION} la misma en mayúsculas, {next} la versión siguiente.
+    Ejemplos:
+      | segment     |
+      | {next}      |
+      | {VERSION}   |
+      | {version}.0 |
+      | {version}0  |
+      | 0{version}  |
+      |             |
+
+  @AUTH-PATH-OTHER-MERCHANT @profile
+  Esquema del escenario: se rechaza la clave del propio comercio en una ruta que nombra a otro comercio
+    Dada una solicitud firmada al endpoint "<endpoint>"
+    Y el segmento de comercio de la ruta es "<segment>"
+    Cuando se envía la solicitud
+    Entonces la respuesta es 401 "Invalid credentials"
+
+    # {merchant} es el comercio al que pertenece la clave, {MERCHANT} el mismo
+    # en mayúsculas.
+    Ejemplos:
+      | endpoint  | segment      |
+      | check     | {MERCHANT}   |
+      | check     | {merchant}_2 |
+      | signature | {MERCHANT}   |
+      | signature | {merchant}_2 |
