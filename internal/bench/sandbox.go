@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/firmakit/firmakit/internal/gateway"
+	"github.com/firmakit/firmakit/internal/textclip"
 	"github.com/firmakit/firmakit/reference"
 )
 
@@ -148,14 +149,23 @@ func sandboxRun(bin string, g *gateway.Server, rate string, limit time.Duration,
 	fmt.Printf("exit %d, wall time %s\n", code, wall)
 	fmt.Printf("gateway: %d requests, %d forwarded; %d 429s, %d 502s (%d after the upstream), %d resets (%d after the upstream), %d upstream errors\n",
 		st.Requests, st.Forwarded, st.RateLimited, st.BadGateway, st.BadGatewayForwarded, st.Resets, st.ResetsForwarded, st.UpstreamErrors)
-	shown := 0
-	for _, l := range strings.Split(out, "\n") {
+	if nl := regexp.MustCompile(`(?m)^network: .*$`).FindString(out); nl != "" {
+		fmt.Println(nl)
+	}
+	// The first scenarios that did not pass, each with its step and why.
+	shown, lines := 0, strings.Split(out, "\n")
+	for i, l := range lines {
 		if strings.HasPrefix(l, "FAIL") || strings.HasPrefix(l, "INCONCLUSIVE") {
 			if shown++; shown > 8 {
 				fmt.Println("    …")
 				break
 			}
 			fmt.Println("   ", l)
+			for _, next := range lines[i+1 : min(i+3, len(lines))] {
+				if strings.HasPrefix(next, "        ") {
+					fmt.Println("   ", textclip.Bytes(next, 300))
+				}
+			}
 		}
 	}
 	return nil
