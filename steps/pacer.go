@@ -26,14 +26,15 @@ import (
 // window) becomes a ceiling; remaining over reset becomes the rate, so the
 // run slows down before the first refusal.
 //
-// The zero value paces nothing until a limit is seen; NewPacer sets the
-// documented defaults.
+// The zero value paces nothing until a limit is seen (but keeps to a
+// Ceiling set on it); NewPacer sets the documented defaults.
 type Pacer struct {
 	// Ceiling is the most requests per second ever sent (--rate); 0 sets
 	// none.
 	Ceiling float64
 	// MaxWait caps one hold that the target asks for (Retry-After,
-	// RateLimit-Reset); default DefaultMaxWait.
+	// RateLimit-Reset); 0 means DefaultMaxWait. Set it before the first
+	// request.
 	MaxWait time.Duration
 
 	mu        sync.Mutex
@@ -42,7 +43,7 @@ type Pacer struct {
 	policy    float64   // a rate the target announced (RateLimit-Policy)
 	next      time.Time // the earliest time the next request may leave
 	hold      time.Time // no request leaves before this
-	changed   time.Time // when the rate last went up or down
+	changed   time.Time // when the rate last changed, or a busy second began
 	decreased time.Time
 	waited    bool // a request waited for the rate since the last change
 	recent    []time.Time
@@ -67,7 +68,7 @@ const minRate = 0.5
 // With no ceiling, the rate doubles every busy second until the first
 // limit (slow start).
 func NewPacer(start, ceiling float64) *Pacer {
-	p := &Pacer{Ceiling: ceiling, rate: start, slow: start > 0}
+	p := &Pacer{Ceiling: ceiling, MaxWait: DefaultMaxWait, rate: start, slow: start > 0}
 	if ceiling > 0 && (start <= 0 || start > ceiling) {
 		p.rate = ceiling
 	}
@@ -108,6 +109,10 @@ func (p *Pacer) Acquire(ctx context.Context) error {
 	for {
 		p.mu.Lock()
 		now := time.Now()
+		if p.rate == 0 && p.Ceiling > 0 {
+			// A Pacer made without NewPacer still keeps to its ceiling.
+			p.setRate(p.Ceiling, now)
+		}
 		p.grow(now)
 		at := now
 		if p.hold.After(at) {
@@ -115,6 +120,11 @@ func (p *Pacer) Acquire(ctx context.Context) error {
 		}
 		if p.rate > 0 && p.next.After(at) {
 			at = p.next
+			if !p.waited && now.Sub(p.changed) >= time.Second {
+				// The rate has not changed for a while (or ever): the
+				// second that may earn a change starts with this wait.
+				p.changed = now
+			}
 			p.waited = true
 		}
 		if p.rate > 0 {
@@ -192,12 +202,10 @@ func (p *Pacer) Observe(status int, h http.Header) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := time.Now()
-	if p.MaxWait <= 0 {
-		p.MaxWait = DefaultMaxWait
-	}
+	maxWait := p.maxWait()
 	limited := status == http.StatusTooManyRequests || (status == http.StatusServiceUnavailable && h.Get("Retry-After") != "")
 	if wait, ok := retryAfter(h, now); ok && limited {
-		p.holdFor(min(wait, p.MaxWait), now)
+		p.holdFor(min(wait, maxWait), now)
 	}
 	rl := readRateLimit(h, now)
 	if rl.policy > 0 {
@@ -210,7 +218,7 @@ func (p *Pacer) Observe(status int, h http.Header) {
 	}
 	if rl.hasRemaining && rl.reset > 0 {
 		if rl.remaining <= 0 {
-			p.holdFor(min(rl.reset, p.MaxWait), now)
+			p.holdFor(min(rl.reset, maxWait), now)
 		} else if r := float64(rl.remaining) / rl.reset.Seconds(); p.rate == 0 || r < p.rate {
 			// Spread what is left over what is left of the window.
 			p.setRate(r, now)
@@ -234,6 +242,14 @@ func (p *Pacer) Observe(status int, h http.Header) {
 	p.slow = false
 	p.setRate(math.Max(minRate, base/2), now)
 	p.decreased = now
+}
+
+// maxWait is MaxWait or its default; a nil pacer's is the default.
+func (p *Pacer) maxWait() time.Duration {
+	if p == nil || p.MaxWait <= 0 {
+		return DefaultMaxWait
+	}
+	return p.MaxWait
 }
 
 // holdFor keeps every request back for d. Called with p.mu held.
@@ -316,15 +332,22 @@ func (s NetworkStats) String() string {
 		parts = append(parts, fmt.Sprintf("%d wait(s) as the target asked", s.Held))
 	}
 	var reasons []string
-	for k := range s.Transient {
+	transient := 0
+	for k, n := range s.Transient {
 		reasons = append(reasons, k)
+		transient += n
 	}
 	sort.Strings(reasons)
 	for i, k := range reasons {
 		reasons[i] = fmt.Sprintf("%d %s", s.Transient[k], k)
 	}
-	if s.Retried > 0 || s.GaveUp > 0 {
-		parts = append(parts, fmt.Sprintf("%d sent again (%s)", s.Retried, strings.Join(reasons, ", ")))
+	// The reasons count every transient answer, the last one to a request
+	// given up on too: they are not the requests sent again.
+	if transient > 0 {
+		parts = append(parts, fmt.Sprintf("%d transient answer(s) (%s)", transient, strings.Join(reasons, ", ")))
+	}
+	if s.Retried > 0 {
+		parts = append(parts, fmt.Sprintf("%d sent again", s.Retried))
 	}
 	if s.GaveUp > 0 {
 		parts = append(parts, fmt.Sprintf("%d still transient after every retry (their scenarios are inconclusive)", s.GaveUp))
@@ -354,12 +377,22 @@ func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 		return 0, false
 	}
 	if n, err := strconv.ParseFloat(v, 64); err == nil && n >= 0 && !math.IsInf(n, 0) {
-		return time.Duration(n * float64(time.Second)), true
+		return seconds(n), true
 	}
 	if t, err := http.ParseTime(v); err == nil {
 		return max(0, t.Sub(now)), true
 	}
 	return 0, false
+}
+
+// seconds converts n ≥ 0 seconds to a Duration, the longest one for
+// more than a Duration holds (a conversion out of range would wrap round
+// to a negative wait, which holds nothing).
+func seconds(n float64) time.Duration {
+	if d := n * float64(time.Second); d < math.MaxInt64 {
+		return time.Duration(d)
+	}
+	return math.MaxInt64
 }
 
 // rateLimit is what an answer's rate-limit headers say.
@@ -390,7 +423,7 @@ func readRateLimit(h http.Header, now time.Time) rateLimit {
 		}
 		if t, ok := params["t"]; ok {
 			if n, err := strconv.ParseFloat(t, 64); err == nil && n >= 0 {
-				rl.reset = time.Duration(n * float64(time.Second))
+				rl.reset = seconds(n)
 			}
 		}
 	}
@@ -408,7 +441,7 @@ func readRateLimit(h http.Header, now time.Time) rateLimit {
 				case n > 1e9:
 					rl.reset = time.Unix(int64(n), 0).Sub(now)
 				default:
-					rl.reset = time.Duration(n * float64(time.Second))
+					rl.reset = seconds(n)
 				}
 			}
 		}

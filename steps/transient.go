@@ -148,7 +148,8 @@ func (r *retryable) Error() string {
 // The same 5xx every time (a 502 to each of five attempts) is the
 // target's answer, and is judged: the profile says no client input may
 // produce a 5xx, and a gateway that fails one request every time is
-// reproducible. A rate limit or a broken connection every time is not.
+// reproducible. A rate limit or a broken connection every time is not,
+// nor a 5xx to a request sent only once.
 func (t *Target) do(ctx context.Context, build func(attempt int) (*http.Request, error), unsure func()) (*exchange, error) {
 	retries := t.retries()
 	var tries []string
@@ -188,18 +189,16 @@ func (t *Target) do(ctx context.Context, build func(attempt int) (*http.Request,
 		tries = append(tries, tr.reason)
 		if attempt >= retries {
 			t.Pacer.noteTransient(tr.reason, false)
-			if same && tr.status >= 500 && !tr.limited && err == nil {
+			// One attempt (Retries < 0) shows no "every time": a gateway's
+			// 5xx seen once is no answer to judge.
+			if same && attempt > 0 && tr.status >= 500 && !tr.limited && err == nil {
 				ex.persistent = fmt.Sprintf("the same %d came back to each of %d attempts", tr.status, attempt+1)
 				return ex, nil
 			}
 			return nil, &retryable{reason: tr.reason, attempts: attempt + 1, tries: tries}
 		}
 		t.Pacer.noteTransient(tr.reason, true)
-		maxWait := DefaultMaxWait
-		if t.Pacer != nil && t.Pacer.MaxWait > 0 {
-			maxWait = t.Pacer.MaxWait
-		}
-		if err := sleepUntil(ctx, time.Now().Add(backoff(attempt, tr, maxWait))); err != nil {
+		if err := sleepUntil(ctx, time.Now().Add(backoff(attempt, tr, t.Pacer.maxWait()))); err != nil {
 			return nil, err
 		}
 	}

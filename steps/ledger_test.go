@@ -1,0 +1,120 @@
+package steps_test
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/receiver"
+	"github.com/firmakit/firmakit/reference"
+	"github.com/firmakit/firmakit/reports"
+	"github.com/firmakit/firmakit/steps"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// notify delivers a signed CREATED notification of a contract to the
+// receiver's demo merchant channel, as the target would.
+func notify(t *testing.T, rv *receiver.Receiver, signatureID, eventID, title string) {
+	t.Helper()
+	p := firmakit.BundledProfile()
+	d := reference.Demo()
+	body, err := p.EncodeNotification(firmakit.Notification{EventID: eventID, Type: firmakit.NotificationType,
+		MerchantID: d.MerchantID, SignatureID: signatureID, Title: title, Status: firmakit.StateCreated,
+		Demo: true, CreatedAt: firmakit.FormatTime(time.Now())})
+	require.NoError(t, err)
+	req, err := http.NewRequest(http.MethodPost, rv.HookURL(d.MerchantID), bytes.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(p.Webhook.SignatureHeader, p.WebhookSignature(d.WebhookSecrets, time.Now(), body))
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+}
+
+// TestLedgerUnsure: a create request whose answer was lost may have made
+// a contract the run never heard of; its notification, with that title,
+// is not a stray. Every other unknown contract's still is, and one such
+// request excuses one contract.
+func TestLedgerUnsure(t *testing.T) {
+	const title, other = "Contrato de prueba de autenticación", "Contrato de otra corrida"
+	type delivery struct{ signatureID, eventID, title string }
+	cases := []struct {
+		name       string
+		unsure     []string
+		deliveries []delivery
+		strays     []string // signature ids called strays
+		excused    []string // signature ids named as not judged
+	}{
+		{"no unsure request: both are strays", nil,
+			[]delivery{{"sig_lost", "evt_1", title}, {"sig_other", "evt_2", other}},
+			[]string{"sig_lost", "sig_other"}, nil},
+		{"an unsure title is excused, another title is not", []string{title},
+			[]delivery{{"sig_lost", "evt_1", title}, {"sig_other", "evt_2", other}},
+			[]string{"sig_other"}, []string{"sig_lost"}},
+		{"every delivery of the excused contract", []string{title},
+			[]delivery{{"sig_lost", "evt_1", title}, {"sig_lost", "evt_1", title}, {"sig_other", "evt_2", other}},
+			[]string{"sig_other"}, []string{"sig_lost"}},
+		{"one unsure request excuses one contract", []string{title},
+			[]delivery{{"sig_lost_1", "evt_1", title}, {"sig_lost_2", "evt_2", title}},
+			[]string{"sig_lost_2"}, []string{"sig_lost_1"}},
+		{"two unsure requests, two contracts", []string{title, title},
+			[]delivery{{"sig_lost_1", "evt_1", title}, {"sig_lost_2", "evt_2", title}},
+			nil, nil},
+		{"an unsure request of another title excuses nothing", []string{other},
+			[]delivery{{"sig_lost", "evt_1", title}},
+			[]string{"sig_lost"}, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			rv := &receiver.Receiver{Addr: "127.0.0.1:0", DB: ":memory:"}
+			require.NoError(t, rv.Open())
+			t.Cleanup(func() { rv.Close() })
+			start := time.Now().Add(-time.Minute)
+			l := steps.NewLedger(start)
+			// Long enough ago that the check need not wait for late
+			// notifications.
+			for _, title := range tc.unsure {
+				l.Unsure(title, start)
+			}
+			for _, d := range tc.deliveries {
+				notify(t, rv, d.signatureID, d.eventID, d.title)
+			}
+			tg := steps.DemoTarget("http://127.0.0.1:1", rv, false)
+			res := l.Check(context.Background(), tg, nil, true)
+			if len(tc.strays) == 0 {
+				assert.Equal(t, reports.Passed, res.Status, res.Error)
+				assert.Equal(t, 0, l.Len())
+				return
+			}
+			require.Equal(t, reports.Failed, res.Status)
+			assert.Equal(t, len(tc.strays), strings.Count(res.Error, "stray notification"), res.Error)
+			for _, id := range tc.strays {
+				assert.Contains(t, res.Error, `signature_id "`+id+`"`)
+			}
+			_, _, found := strings.Cut(res.Error, "answer was lost on the way: ")
+			if len(tc.excused) == 0 {
+				assert.False(t, found, res.Error)
+			}
+			for _, id := range tc.excused {
+				assert.NotContains(t, res.Error, `signature_id "`+id+`"`, "not a stray")
+				assert.True(t, found, res.Error)
+				assert.Contains(t, res.Error, id+` "`+title+`"`, "named as not judged")
+			}
+		})
+	}
+	t.Run("strays not counted: nothing to excuse", func(t *testing.T) {
+		rv := &receiver.Receiver{Addr: "127.0.0.1:0", DB: ":memory:"}
+		require.NoError(t, rv.Open())
+		t.Cleanup(func() { rv.Close() })
+		l := steps.NewLedger(time.Now().Add(-time.Minute))
+		notify(t, rv, "sig_other", "evt_1", other)
+		res := l.Check(context.Background(), steps.DemoTarget("http://127.0.0.1:1", rv, false), nil, false)
+		assert.Equal(t, reports.Passed, res.Status, res.Error)
+	})
+}
