@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,8 +20,12 @@ import (
 //
 // The scheme is TCP's: a slow start that doubles the rate every second in
 // which requests had to wait for it, until the first sign of a limit;
-// then additive increase (1 request/s more each second) and
-// multiplicative decrease (half, at most once a second) on a 429. A
+// then additive increase and multiplicative decrease (half, at most once
+// a second, on a 429; requests already spaced for the old rate are spaced
+// again). Each busy second adds a quarter of the rate of the last 429
+// until 85% of it, then a twentieth (as TCP CUBIC returns fast to its
+// last window, then probes slowly); 1 request/s when the target never
+// refused. A
 // Retry-After, or a RateLimit-Reset with nothing remaining, holds every
 // request until then (capped by MaxWait). A RateLimit-Policy (quota over a
 // window) becomes a ceiling; remaining over reset becomes the rate, so the
@@ -49,6 +54,13 @@ type Pacer struct {
 	recent    []time.Time
 	stats     NetworkStats
 	limitedAt []float64 // the rate at each 429 after slow start
+	// lastLimited is the rate at the last 429: the rate climbs back
+	// quickly to 85% of it, then slowly.
+	lastLimited float64
+	// gen counts the decreases: a request whose slot was given at a rate
+	// since lowered waits for a slot at the new rate, so that a queue of
+	// requests spaced for the old rate does not keep meeting the limit.
+	gen int
 }
 
 // DefaultMaxWait caps one Retry-After or RateLimit-Reset hold: a gateway
@@ -130,13 +142,15 @@ func (p *Pacer) Acquire(ctx context.Context) error {
 		if p.rate > 0 {
 			p.next = at.Add(time.Duration(float64(time.Second) / p.rate))
 		}
+		gen := p.gen
 		p.mu.Unlock()
 		if err := sleepUntil(ctx, at); err != nil {
 			return err
 		}
-		// A hold set while this request waited for its slot applies too.
+		// A hold set while this request waited for its slot applies too,
+		// and so does a lower rate.
 		p.mu.Lock()
-		held := p.hold.After(time.Now())
+		held := p.hold.After(time.Now()) || (p.gen != gen && at.After(p.decreased))
 		if !held {
 			p.stats.Requests++
 			p.recent = append(p.recent, time.Now())
@@ -157,9 +171,18 @@ func (p *Pacer) grow(now time.Time) {
 	if p.rate == 0 || !p.waited || now.Sub(p.changed) < time.Second {
 		return
 	}
-	r := p.rate + 1
-	if p.slow {
+	var r float64
+	switch last := p.lastLimited; {
+	case p.slow:
 		r = p.rate * 2
+	case last == 0:
+		r = p.rate + 1
+	case p.rate < 0.85*last:
+		// Back quickly towards where the target last refused…
+		r = p.rate + 0.25*last
+	default:
+		// …then probe past it slowly.
+		r = p.rate + 0.05*last
 	}
 	p.setRate(r, now)
 }
@@ -239,9 +262,12 @@ func (p *Pacer) Observe(status int, h http.Header) {
 	if !p.slow {
 		p.limitedAt = append(p.limitedAt, base)
 	}
+	p.lastLimited = base
 	p.slow = false
 	p.setRate(math.Max(minRate, base/2), now)
 	p.decreased = now
+	p.gen++
+	p.next = now.Add(time.Duration(float64(time.Second) / p.rate))
 }
 
 // maxWait is MaxWait or its default; a nil pacer's is the default.
@@ -302,19 +328,18 @@ func (p *Pacer) Stats() NetworkStats {
 }
 
 // suggest is the --rate to give next time: what the target announced,
-// else a little under the median rate at which it refused after slow
-// start, else half the rate the run settled at. Called with p.mu held.
+// else a little under the lowest rate at which it refused after slow
+// start, else a little under the rate the run settled at. Called with
+// p.mu held.
 func (p *Pacer) suggest() float64 {
 	if p.policy > 0 {
 		return p.policy
 	}
-	r := p.rate / 2
-	if n := len(p.limitedAt); n > 0 {
-		at := append([]float64(nil), p.limitedAt...)
-		sort.Float64s(at)
-		r = at[n/2] * 0.8
+	r := p.rate
+	if len(p.limitedAt) > 0 {
+		r = slices.Min(p.limitedAt)
 	}
-	return math.Max(minRate, math.Floor(r*2)/2)
+	return math.Max(minRate, math.Floor(r*0.9*2)/2)
 }
 
 // String says the stats in a line for the run's recap, or "" when the

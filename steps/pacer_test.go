@@ -307,9 +307,48 @@ func TestPacerAdditiveIncreaseAfterALimit(t *testing.T) {
 	}
 	rate, _ = pacerState(p)
 	grew := rate - 10
-	assert.GreaterOrEqual(t, grew, 1.0, "one request/s more after a busy second")
-	assert.Equal(t, math.Round(grew), grew, "additive increase: rate %v", rate)
-	assert.LessOrEqual(t, grew, math.Ceil(time.Since(begin).Seconds()), "once a second at most, never doubling")
+	assert.GreaterOrEqual(t, grew, 5.0, "a quarter of the rate of the last 429 after a busy second, back towards it")
+	assert.Equal(t, 0.0, math.Mod(grew, 5), "steps of a quarter of 20: rate %v", rate)
+	assert.LessOrEqual(t, grew, 5*math.Ceil(time.Since(begin).Seconds()), "once a second at most, never doubling")
+}
+
+func TestPacerProbesSlowlyNearTheLastLimit(t *testing.T) {
+	p := NewPacer(20, 0)
+	p.Observe(http.StatusTooManyRequests, nil) // limited at 20: now 10
+	p.mu.Lock()
+	p.rate = 18 // past 85% of 20
+	p.changed = time.Now().Add(-2 * time.Second)
+	p.waited = true
+	p.grow(time.Now())
+	rate := p.rate
+	p.mu.Unlock()
+	assert.Equal(t, 19.0, rate, "a twentieth of the last limit's rate")
+}
+
+func TestPacerRespacesRequestsAfterADecrease(t *testing.T) {
+	// Requests given slots at 20/s, then a 429 halves the rate: those
+	// still waiting are spaced at 10/s, not sent at the old spacing.
+	p := NewPacer(20, 20)
+	ctx := context.Background()
+	require.NoError(t, p.Acquire(ctx))
+	done := make(chan time.Time, 8)
+	for range 8 {
+		go func() {
+			if p.Acquire(ctx) == nil {
+				done <- time.Now()
+			}
+		}()
+	}
+	time.Sleep(20 * time.Millisecond) // all have their slots at 20/s
+	p.Observe(http.StatusTooManyRequests, nil)
+	start := time.Now()
+	var last time.Time
+	for range 8 {
+		last = <-done
+	}
+	// At 20/s the eight would be out in 400 ms; at 10/s, some 750 ms
+	// after the decrease (the first slot is now+100 ms).
+	assert.GreaterOrEqual(t, last.Sub(start), 700*time.Millisecond, "spaced at the new rate")
 }
 
 func TestPacerHalvesOnceASecond(t *testing.T) {
@@ -553,7 +592,7 @@ func TestPacerStatsAndSuggest(t *testing.T) {
 	assert.Equal(t, map[string]int{"rate-limited (429)": 1, "gateway 502": 2}, st.Transient)
 	assert.Equal(t, 16.0, st.Start)
 	assert.Equal(t, 4.0, st.Rate)
-	assert.Equal(t, 6.0, st.Suggest, "a little under the rate refused after slow start (8 × 0.8, to the half below)")
+	assert.Equal(t, 7.0, st.Suggest, "a little under the lowest rate refused after slow start (8 × 0.9, to the half below)")
 
 	st.Transient["gateway 502"] = 99
 	assert.Equal(t, 2, p.Stats().Transient["gateway 502"], "Stats returns a copy")
@@ -563,10 +602,10 @@ func TestPacerStatsAndSuggest(t *testing.T) {
 		acquireN(t, p, 1)
 		assert.Zero(t, p.Stats().Suggest)
 	})
-	t.Run("a refusal only in slow start: half the settled rate", func(t *testing.T) {
+	t.Run("a refusal only in slow start: a little under the settled rate", func(t *testing.T) {
 		p := NewPacer(10, 0)
 		p.Observe(http.StatusTooManyRequests, nil)
-		assert.Equal(t, 2.5, p.Stats().Suggest)
+		assert.Equal(t, 4.5, p.Stats().Suggest, "5 × 0.9, to the half below")
 	})
 	t.Run("an announced policy", func(t *testing.T) {
 		p := NewPacer(10, 0)
