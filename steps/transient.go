@@ -238,7 +238,7 @@ func (t *Target) Do(ctx context.Context, build func(attempt int) (*http.Request,
 	ex, err := t.do(ctx, build, nil)
 	var rt *retryable
 	if errors.As(err, &rt) {
-		return nil, fmt.Errorf("%w: %v", ErrTransient, rt)
+		return nil, fmt.Errorf("%w in %d attempt(s) (%s)", ErrTransient, rt.attempts, strings.Join(rt.tries, ", "))
 	}
 	if err != nil {
 		return nil, err

@@ -47,7 +47,7 @@ func preflight(ctx context.Context, t *steps.Target) (string, error) {
 		})
 		switch {
 		case errors.Is(err, steps.ErrTransient):
-			return "", &exitError{ExitUnreachable, fmt.Errorf("target %s gave no answer of its own to the pre-flight's signed check request: %w", t.URL, err)}
+			return "", &exitError{ExitUnreachable, fmt.Errorf("target %s is unreachable: the pre-flight's signed check request got %w", t.URL, err)}
 		case err != nil:
 			return "", &exitError{ExitUnreachable, fmt.Errorf("target %s is unreachable: %w", t.URL, err)}
 		}

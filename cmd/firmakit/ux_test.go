@@ -250,7 +250,7 @@ func TestCertifyPreflight(t *testing.T) {
 	// the likely cause once.
 	code, out, errOut := run(t, nil, certify(ref["reference"], "test_key_demo", "test_secret_demo")...)
 	require.Equal(t, ExitOK, code, out+errOut)
-	assert.Contains(t, out, "pre-flight: POST "+ref["reference"]+"/v1/check/merchant_demo signed with --key test_key_demo answered 200 \"Authenticated\"\n")
+	assert.Contains(t, out, "pre-flight: POST "+ref["reference"]+"/v1/check/merchant_demo signed with --key test_key_demo answered 200 \"Authenticated\"; round trip ")
 	code, out, _ = run(t, nil, certify(ref["reference"], "test_key_demo", "wrong", "--skip-preflight")...)
 	assert.Equal(t, ExitFailed, code)
 	assert.NotContains(t, out, "pre-flight")
