@@ -168,8 +168,8 @@ func (p *Pacer) Acquire(ctx context.Context) error {
 // grow raises the rate once a second while requests wait for it: doubling
 // in slow start, one request/s more after. Called with p.mu held.
 func (p *Pacer) grow(now time.Time) {
-	if p.rate == 0 || !p.waited || now.Sub(p.changed) < time.Second {
-		return
+	if p.rate == 0 || !p.waited || now.Sub(p.changed) < time.Second || now.Sub(p.hold) < time.Second {
+		return // a hold is a limit too: no growth during it, nor just after
 	}
 	var r float64
 	switch last := p.lastLimited; {
@@ -202,17 +202,20 @@ func (p *Pacer) setRate(r float64, now time.Time) {
 	p.rate, p.changed, p.waited = r, now, false
 }
 
-// sendRate estimates the rate requests actually left at lately. Called
-// with p.mu held.
-func (p *Pacer) sendRate(now time.Time) float64 {
-	if len(p.recent) < 2 {
-		return 1
+// sendRate estimates the rate requests actually left at over the last
+// two seconds; ok is false with too few requests to tell. Called with
+// p.mu held.
+func (p *Pacer) sendRate(now time.Time) (rate float64, ok bool) {
+	n := 0
+	for _, t := range p.recent {
+		if now.Sub(t) <= 2*time.Second {
+			n++
+		}
 	}
-	span := now.Sub(p.recent[0]).Seconds()
-	if span <= 0 {
-		return float64(len(p.recent))
+	if n < 4 {
+		return 1, false
 	}
-	return float64(len(p.recent)) / span
+	return float64(n) / 2, true
 }
 
 // Observe reads an answer's rate-limit signals: a 429 (or a 503 with
@@ -255,9 +258,11 @@ func (p *Pacer) Observe(status int, h http.Header) {
 	if now.Sub(p.decreased) < time.Second {
 		return // one burst of refusals is one signal
 	}
+	// What the target refused is the rate requests really left at, when
+	// fewer than the pace allowed (the scenarios waited, or a hold did).
 	base := p.rate
-	if base == 0 {
-		base = p.sendRate(now)
+	if sent, ok := p.sendRate(now); base == 0 || (ok && sent < base) {
+		base = sent
 	}
 	if !p.slow {
 		p.limitedAt = append(p.limitedAt, base)
@@ -328,8 +333,8 @@ func (p *Pacer) Stats() NetworkStats {
 }
 
 // suggest is the --rate to give next time: what the target announced,
-// else a little under the lowest rate at which it refused after slow
-// start, else a little under the rate the run settled at. Called with
+// else 80% of the lowest rate at which it refused after slow start,
+// else 80% of the rate the run settled at. Called with
 // p.mu held.
 func (p *Pacer) suggest() float64 {
 	if p.policy > 0 {
@@ -339,7 +344,7 @@ func (p *Pacer) suggest() float64 {
 	if len(p.limitedAt) > 0 {
 		r = slices.Min(p.limitedAt)
 	}
-	return math.Max(minRate, math.Floor(r*0.9*2)/2)
+	return math.Max(minRate, math.Floor(r*0.8*2)/2)
 }
 
 // String says the stats in a line for the run's recap, or "" when the

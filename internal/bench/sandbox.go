@@ -36,6 +36,9 @@ var sandboxConfigs = []sandboxConfig{
 	{"c", "3% 502 and 3% resets, before or after the upstream; no rate limit", func() *gateway.Server {
 		return &gateway.Server{BadGateway: 0.03, Reset: 0.03}
 	}},
+	{"d", "20 r/s, burst 10, Retry-After, and 3% 502 and 3% resets", func() *gateway.Server {
+		return &gateway.Server{Rate: 20, Burst: 10, RetryAfter: true, BadGateway: 0.03, Reset: 0.03}
+	}},
 }
 
 // runSandbox measures certify against a target as users have it on the
@@ -53,49 +56,81 @@ func runSandbox(args []string) error {
 	seed := fs.Uint64("seed", 1, "seed of the gateway's random faults")
 	useTLS := fs.Bool("tls", false, "serve the gateway over HTTPS (HTTP/2) and give certify its CA with --ca-cert")
 	limit := fs.Duration("limit", 20*time.Minute, "stop a certify run after this long")
+	runs := fs.Int("runs", 1, "runs of each configuration (each with its own seed)")
+	faults := fs.String("faults", "", "comma-separated named faults of the reference: each is run behind the gateway (default configuration d) instead of the correct reference")
 	_ = fs.Parse(args)
 	extra := fs.Args()
 
+	var names []string
+	if *faults != "" {
+		names = strings.Split(*faults, ",")
+		if *only == "" {
+			*only = "d"
+		}
+	} else {
+		names = []string{""}
+	}
 	ran := false
+	verdicts := map[string]map[string]int{}
 	for _, c := range sandboxConfigs {
 		if *only != "" && *only != c.name {
 			continue
 		}
 		ran = true
-		g := c.gateway()
-		g.Latency, g.Seed, g.TLS = *latency, *seed, *useTLS
-		fmt.Printf("== sandbox %s: %s; %s each way\n", c.name, c.what, *latency)
-		if err := sandboxRun(*bin, g, *rate, *limit, extra); err != nil {
-			return fmt.Errorf("sandbox %s: %w", c.name, err)
+		for _, fault := range names {
+			for i := 0; i < *runs; i++ {
+				g := c.gateway()
+				g.Latency, g.Seed, g.TLS = *latency, *seed+uint64(i), *useTLS
+				what := "the correct reference"
+				if fault != "" {
+					what = "fault " + fault
+				}
+				fmt.Printf("== sandbox %s: %s; %s each way; %s; run %d of %d\n", c.name, c.what, *latency, what, i+1, *runs)
+				v, err := sandboxRun(*bin, g, *rate, *limit, fault, extra)
+				if err != nil {
+					return fmt.Errorf("sandbox %s: %w", c.name, err)
+				}
+				key := c.name + ", " + what
+				if verdicts[key] == nil {
+					verdicts[key] = map[string]int{}
+				}
+				verdicts[key][v]++
+			}
 		}
 	}
 	if !ran {
-		return fmt.Errorf("--only %q: want a, b or c", *only)
+		return fmt.Errorf("--only %q: want a, b, c or d", *only)
+	}
+	fmt.Println("== verdicts")
+	for key, vs := range verdicts {
+		fmt.Printf("%s: %v\n", key, vs)
 	}
 	return nil
 }
 
-// sandboxRun runs certify once against a fresh reference behind g.
-func sandboxRun(bin string, g *gateway.Server, rate string, limit time.Duration, extra []string) error {
+// sandboxRun runs certify once against a fresh reference (with a named
+// fault, when fault is not empty) behind g, and returns the verdict's
+// first word.
+func sandboxRun(bin string, g *gateway.Server, rate string, limit time.Duration, fault string, extra []string) (string, error) {
 	hook, err := freeAddr()
 	if err != nil {
-		return err
+		return "", err
 	}
 	d := demoMerchant
-	ref := &reference.Server{Addr: "127.0.0.1:0", Config: reference.DemoConfig(),
+	ref := &reference.Server{Addr: "127.0.0.1:0", Config: reference.DemoConfig(), Faults: faultList(fault),
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))}
 	// The notifications go straight to certify's receiver, not through
 	// the gateway, as a sandbox's do.
 	if err := ref.Config.SetWebhook(d.MerchantID, "http://"+hook+"/hooks/"+d.MerchantID); err != nil {
-		return err
+		return "", err
 	}
 	if err := ref.Open(); err != nil {
-		return err
+		return "", err
 	}
 	defer ref.Close()
 	g.Upstream = ref.URL()
 	if err := g.Open(); err != nil {
-		return err
+		return "", err
 	}
 	defer g.Close()
 
@@ -110,12 +145,12 @@ func sandboxRun(bin string, g *gateway.Server, rate string, limit time.Duration,
 	if g.TLS {
 		dir, err := os.MkdirTemp("", "firmakit-sandbox-")
 		if err != nil {
-			return err
+			return "", err
 		}
 		defer os.RemoveAll(dir)
 		ca := filepath.Join(dir, "ca.pem")
 		if err := os.WriteFile(ca, g.CACertPEM(), 0o644); err != nil {
-			return err
+			return "", err
 		}
 		args = append(args, "--ca-cert", ca)
 	}
@@ -126,7 +161,7 @@ func sandboxRun(bin string, g *gateway.Server, rate string, limit time.Duration,
 	start := time.Now()
 	out, code, err := runCmd(ctx, bin, args...)
 	if err != nil {
-		return fmt.Errorf("%s: %w (run make build first)", bin, err)
+		return "", fmt.Errorf("%s: %w (run make build first)", bin, err)
 	}
 	wall := time.Since(start).Round(100 * time.Millisecond)
 	st := g.Stats()
@@ -168,5 +203,13 @@ func sandboxRun(bin string, g *gateway.Server, rate string, limit time.Duration,
 			}
 		}
 	}
-	return nil
+	word, _, _ := strings.Cut(strings.TrimPrefix(verdict, "verdict: "), ":")
+	return word, nil
+}
+
+func faultList(name string) []string {
+	if name == "" {
+		return nil
+	}
+	return []string{name}
 }
