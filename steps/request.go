@@ -215,7 +215,7 @@ func (s *Steps) signedRequest(ctx context.Context, sc *scenario, now time.Time, 
 }
 
 // spell writes a header name in lower case, upper case or alternating
-// case ("x-SeRvIcE-…"): the same name to any reader that follows HTTP.
+// case ("x-sErViCe-…"): the same name to any reader that follows HTTP.
 func spell(name, how string) string {
 	switch how {
 	case "lower":
@@ -270,11 +270,20 @@ func (s *Steps) theRequestIsSent(ctx context.Context) error { return s.send(ctx,
 func describe(r *http.Request, body []byte, p *firmakit.Profile) string {
 	var hs []string
 	for _, name := range []string{p.Request.KeyHeader, p.Request.TimestampHeader, p.Request.SignatureHeader} {
-		if v, ok := r.Header[http.CanonicalHeaderKey(name)]; ok {
-			hs = append(hs, fmt.Sprintf("%s: %q", name, strings.Join(v, ",")))
+		sent, v, ok := name, []string(nil), false
+		for k, vs := range r.Header { // a name may be sent in another case
+			if strings.EqualFold(k, name) {
+				sent, v, ok = k, vs, true
+			}
+		}
+		if ok {
+			hs = append(hs, fmt.Sprintf("%s: %q", sent, strings.Join(v, ",")))
 		} else {
 			hs = append(hs, name+" (absent)")
 		}
+	}
+	if ct := r.Header.Get("Content-Type"); ct != "application/json" {
+		hs = append(hs, fmt.Sprintf("Content-Type: %q", ct))
 	}
 	return fmt.Sprintf("%s %s [%s] body %s", r.Method, r.URL.RequestURI(), strings.Join(hs, "; "), clip(string(body), 300))
 }
