@@ -127,10 +127,11 @@ Feature: Request authentication
     Then the response status is <status>
 
     Examples:
-      | endpoint  | form       | status |
-      | check     | 0{now}     | 200    |
-      | check     | 00000{now} | 200    |
-      | signature | 0{now}     | 201    |
+      | endpoint  | form            | status |
+      | check     | 0{now}          | 200    |
+      | check     | 00000{now}      | 200    |
+      | check     | 0000000000{now} | 200    |
+      | signature | 0{now}          | 201    |
 
   @AUTH-HEADER-NAME-CASE @profile
   Scenario Outline: the authentication headers are read whatever the case of their names

@@ -129,10 +129,11 @@ Característica: Autenticación de solicitudes
     Entonces el estado de la respuesta es <status>
 
     Ejemplos:
-      | endpoint  | form       | status |
-      | check     | 0{now}     | 200    |
-      | check     | 00000{now} | 200    |
-      | signature | 0{now}     | 201    |
+      | endpoint  | form            | status |
+      | check     | 0{now}          | 200    |
+      | check     | 00000{now}      | 200    |
+      | check     | 0000000000{now} | 200    |
+      | signature | 0{now}          | 201    |
 
   @AUTH-HEADER-NAME-CASE @profile
   Esquema del escenario: las cabeceras de autenticación se leen sea cual sea la caja de sus nombres
