@@ -344,7 +344,9 @@ func (p *Profile) CheckTimestamp(ts string, now time.Time) error {
 }
 
 func checkTimestamp(ts string, now time.Time, tolerance time.Duration) error {
-	if ts == "" || len(ts) > 18 {
+	// Leading zeros are base-10 digits too ("01763805600" is valid, and
+	// signed as sent); only the significant digits are bounded.
+	if ts == "" || len(strings.TrimLeft(ts, "0")) > 18 {
 		return fmt.Errorf("%w: timestamp %q is not a Unix time in seconds", ErrExpired, textclip.Bytes(ts, 40))
 	}
 	for i := 0; i < len(ts); i++ {
@@ -352,7 +354,7 @@ func checkTimestamp(ts string, now time.Time, tolerance time.Duration) error {
 			return fmt.Errorf("%w: timestamp %q is not a Unix time in seconds", ErrExpired, textclip.Bytes(ts, 40))
 		}
 	}
-	sec, _ := strconv.ParseInt(ts, 10, 64)
+	sec, _ := strconv.ParseInt(strings.TrimLeft(ts, "0"), 10, 64)
 	skew := now.Unix() - sec
 	tol := int64(tolerance / time.Second)
 	switch {

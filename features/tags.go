@@ -33,6 +33,7 @@ type Need struct {
 var Needs = []Need{
 	{Tag: "needs-disabled-credential", What: "a disabled credential of the merchant", Flags: []string{"--disabled-key", "--disabled-secret"}},
 	{Tag: "needs-other-merchant", What: "another merchant's credential", Flags: []string{"--other-key", "--other-secret"}},
+	{Tag: "needs-sender", What: "the merchant's configured sender name and e-mail", Flags: []string{"--sender-name", "--sender-email"}},
 }
 
 // NeedOf returns the need a tag (with or without @) names; false when it

@@ -83,6 +83,12 @@ const (
 	faultAuthCheckAnyMethod             = "auth-check-any-method"
 	faultAuthCreateAnyMethod            = "auth-create-any-method"
 	faultAuthMerchantCaseless           = "auth-merchant-id-case-insensitive"
+	faultAuthTimestampLeadingZero       = "auth-timestamp-leading-zero-refused"
+	faultAuthTimestampSpacesIgnored     = "auth-timestamp-spaces-ignored"
+	faultAuthContentTypeExact           = "auth-content-type-parameters-refused"
+	faultAuthContentTypeCase            = "auth-content-type-case-sensitive"
+	faultAuthTrailingDataAccepted       = "auth-trailing-data-accepted"
+	faultAuthBodyPaddingRefused         = "auth-body-padding-refused"
 
 	faultEnvelopeExtraField             = "envelope-extra-field"
 	faultEnvelopeRoutingMissing         = "envelope-routing-missing"
@@ -105,6 +111,8 @@ const (
 	faultEnvelopeStatusCode200          = "envelope-status-code-200"
 	faultEnvelopeMessageMissing         = "envelope-message-missing"
 	faultEnvelopeSenderEmailInvalid     = "envelope-sender-email-invalid"
+	faultEnvelopeMessageReworded        = "envelope-message-reworded"
+	faultEnvelopeSenderNotMerchant      = "envelope-sender-not-merchant"
 
 	faultValidationUnknownDataKey   = "validation-unknown-data-key-accepted"
 	faultValidationMissingDataKey   = "validation-missing-data-key-accepted"
@@ -120,6 +128,7 @@ const (
 	faultValidationRoutingCaseless  = "validation-routing-case-insensitive"
 	faultValidationCreateAnyVersion = "validation-create-any-version"
 	faultValidationOtherVersionDemo = "validation-create-other-version-notifies"
+	faultValidationMessageNoField   = "validation-message-without-field"
 
 	faultNotificationImmediate           = "notification-immediate"
 	faultNotificationLate                = "notification-late"
@@ -246,6 +255,18 @@ var faultTable = []Fault{
 		"The create endpoint answers GET, PUT, PATCH and DELETE as it answers POST: a request signed over its method creates the contract (201)."},
 	{faultAuthMerchantCaseless, AreaAuth, "defaults.md A check 3 (owned by another merchant than {merchant_id})",
 		"The key's merchant is compared with {merchant_id} in any case: the merchant's key is accepted on /v1/check/MERCHANT_DEMO."},
+	{faultAuthTimestampLeadingZero, AreaAuth, "defaults.md A X-Service-Timestamp (base-10 ASCII digits) and check 2",
+		`A timestamp with a leading zero ("0" and the current time, signed as sent) is refused with Request expired, as if it were not base-10 digits.`},
+	{faultAuthTimestampSpacesIgnored, AreaAuth, "defaults.md A check 2 (base-10 integer)",
+		`Spaces inside the timestamp are ignored when it is read: "17638 05600", signed as sent, is accepted instead of Request expired.`},
+	{faultAuthContentTypeExact, AreaAuth, "interface §4 (content type application/json); defaults.md A check 5",
+		`The Content-Type must be exactly "application/json": "application/json; charset=utf-8" is refused with 400.`},
+	{faultAuthContentTypeCase, AreaAuth, "interface §4 (content type application/json); defaults.md A check 5",
+		`The media type of the Content-Type is compared case-sensitively: "Application/JSON" is refused with 400.`},
+	{faultAuthTrailingDataAccepted, AreaAuth, "defaults.md A check 5 (not JSON)",
+		`On the check endpoint, a body that is one JSON object followed by anything ("{}{}", "{} x", "{} ]") is answered 200 Authenticated: only the first value is read.`},
+	{faultAuthBodyPaddingRefused, AreaAuth, "defaults.md A check 5; interface §4.1 (any valid JSON object)",
+		"A body with white space before its JSON object (valid JSON) is refused with 400: the first byte must be {."},
 
 	{faultEnvelopeExtraField, AreaEnvelope, "interface §2.2; defaults.md C (exactly section 2.2)",
 		`The envelope carries an extra field "merchant_id".`},
@@ -289,6 +310,10 @@ var faultTable = []Fault{
 		"The create response has no message."},
 	{faultEnvelopeSenderEmailInvalid, AreaEnvelope, "interface §2.2 sender email (e-mail format)",
 		`The sender's e-mail is written with " at " instead of "@".`},
+	{faultEnvelopeMessageReworded, AreaEnvelope, "defaults.md C success (message \"Signature request created\")",
+		`The create response's message is "Signature request accepted".`},
+	{faultEnvelopeSenderNotMerchant, AreaEnvelope, "defaults.md C sender (the merchant's configured name and e-mail)",
+		`The sender is the service's own ("Servicio de Firma" <no-reply@firma.test>), not the merchant's configured name and e-mail.`},
 
 	{faultValidationUnknownDataKey, AreaValidation, "defaults.md C data (an unknown key is refused)",
 		"A data key the templates do not have is accepted (201)."},
@@ -318,6 +343,8 @@ var faultTable = []Fault{
 		"The create path takes any version segment: a signed request to /v2/signature/{merchant_id}, /V1/… or //signature/… creates the contract (201, and its demo notification)."},
 	{faultValidationOtherVersionDemo, AreaValidation, "interface §4.2 path and §9 (the literal version segment v1)",
 		"A create request on another version segment is answered 404 as it should be, but the contract is made all the same: a demo title gets its notification."},
+	{faultValidationMessageNoField, AreaValidation, "defaults.md C refusals (the message naming the field and the fault)",
+		`The refusal messages name the fault but not the field or value: "a required field is missing", "missing data key", "invalid email", …; status 400 unchanged.`},
 
 	{faultNotificationImmediate, AreaNotification, "interface §6.2 (about 500 ms); defaults.md D",
 		"The demo notification is sent at once (0 ms) instead of about 500 ms after the 201."},
@@ -401,7 +428,7 @@ var verifierFaults = []string{
 	faultAuthMethodNotSigned, faultAuthQueryNotSigned, faultAuthTargetDecoded, faultAuthBodyReserialised,
 	faultAuthTimestampNotSigned, faultAuthSignaturePrefixCompared, faultAuthSignatureBeforeCredentials,
 	faultAuthCredentialsBeforeTimestamp, faultAuthTimestampBeforeHeaders, faultAuthJSONBeforeSignature,
-	faultAuthMerchantCaseless,
+	faultAuthMerchantCaseless, faultAuthTimestampLeadingZero, faultAuthTimestampSpacesIgnored,
 }
 
 // Faults returns every known fault, sorted by area, then name.
@@ -681,12 +708,20 @@ func (s *Server) faultyTimestamp(ts string, now time.Time) error {
 	case s.fault(faultAuthTolerance60s):
 		tol = 60 * time.Second
 	}
-	sec, ok := int64(0), ts != "" && len(ts) <= 18
-	for i := 0; ok && i < len(ts); i++ {
-		ok = '0' <= ts[i] && ts[i] <= '9'
+	read := ts
+	if s.fault(faultAuthTimestampSpacesIgnored) {
+		read = strings.ReplaceAll(ts, " ", "")
+	}
+	digits := strings.TrimLeft(read, "0")
+	sec, ok := int64(0), read != "" && len(digits) <= 18
+	if s.fault(faultAuthTimestampLeadingZero) && len(digits) < len(read) {
+		ok = false
+	}
+	for i := 0; ok && i < len(read); i++ {
+		ok = '0' <= read[i] && read[i] <= '9'
 	}
 	if ok {
-		sec, _ = strconv.ParseInt(ts, 10, 64)
+		sec, _ = strconv.ParseInt(digits, 10, 64)
 	} else if s.fault(faultAuthTimestampLenient) {
 		f, err := strconv.ParseFloat(strings.TrimSpace(ts), 64)
 		if ok = err == nil && !math.IsNaN(f) && math.Abs(f) < 1e17; ok {
@@ -793,14 +828,45 @@ func (s *Server) faultCheckBody(c echo.Context, err error) error {
 	if s.faultOn == nil || !errors.As(err, &api) || api.Status != http.StatusBadRequest || errors.Is(err, errNotJSONContentType) {
 		return err
 	}
-	valid := json.Valid(RequestBody(c))
+	body := RequestBody(c)
+	valid := json.Valid(body)
 	switch {
 	case valid && s.fault(faultAuthNonObjectAccepted), !valid && s.fault(faultAuthNonJSONAccepted):
+		return nil
+	case !valid && s.fault(faultAuthTrailingDataAccepted) && firstValueIsObject(body):
 		return nil
 	case !valid && s.fault(faultAuthInvalidJSON500):
 		return fmt.Errorf("check body: %s", api.Message) // not an *APIError: answered 500
 	}
 	return err
+}
+
+// firstValueIsObject tells whether a body starts with a whole JSON object,
+// whatever follows it.
+func firstValueIsObject(body []byte) bool {
+	var obj map[string]json.RawMessage
+	return json.NewDecoder(bytes.NewReader(body)).Decode(&obj) == nil && obj != nil
+}
+
+// faultBody refuses, before check 5 reads it, a body or a Content-Type
+// that the body faults refuse although it is valid.
+func (s *Server) faultBody(c echo.Context) error {
+	if s.faultOn == nil {
+		return nil
+	}
+	ct := c.Request().Header.Get("Content-Type")
+	mt, _, _ := strings.Cut(ct, ";")
+	switch {
+	case s.fault(faultAuthContentTypeExact) && ct != "" && ct != "application/json":
+		return &APIError{Status: http.StatusBadRequest, Err: errNotJSONContentType,
+			Message: fmt.Sprintf("Content-Type %q is not application/json", textclip.Runes(ct, 80))}
+	case s.fault(faultAuthContentTypeCase) && ct != "" && strings.TrimSpace(mt) != strings.ToLower(strings.TrimSpace(mt)):
+		return &APIError{Status: http.StatusBadRequest, Err: errNotJSONContentType,
+			Message: fmt.Sprintf("Content-Type %q is not application/json", textclip.Runes(ct, 80))}
+	case s.fault(faultAuthBodyPaddingRefused) && len(RequestBody(c)) > 0 && RequestBody(c)[0] != '{':
+		return bad("Body must start with {")
+	}
+	return nil
 }
 
 // faultCheckOK writes the 200 of the check endpoint with an extra key and
@@ -933,6 +999,9 @@ func (s *Server) faultCreated(c echo.Context, env firmakit.Envelope, req firmaki
 	if s.fault(faultEnvelopeSenderEmailInvalid) {
 		e.Sender.Email = strings.Replace(e.Sender.Email, "@", " at ", 1)
 	}
+	if s.fault(faultEnvelopeSenderNotMerchant) {
+		e.Sender = firmakit.Sender{Name: "Servicio de Firma", Email: "no-reply@firma.test"}
+	}
 	status, code := http.StatusCreated, http.StatusCreated
 	if s.fault(faultEnvelopeHTTP200) {
 		status, code = http.StatusOK, http.StatusOK
@@ -953,7 +1022,11 @@ func (s *Server) faultCreated(c echo.Context, env firmakit.Envelope, req firmaki
 	if s.fault(faultEnvelopeSenderNull) {
 		data = setMember(data, "sender", nil)
 	}
-	b, _ := json.Marshal(firmakit.APIResponse{StatusCode: code, Message: "Signature request created"})
+	msg := "Signature request created"
+	if s.fault(faultEnvelopeMessageReworded) {
+		msg = "Signature request accepted"
+	}
+	b, _ := json.Marshal(firmakit.APIResponse{StatusCode: code, Message: msg})
 	if s.fault(faultEnvelopeMessageMissing) {
 		b = dropMember(b, "message")
 	}
@@ -1005,6 +1078,9 @@ func (s *Server) faultValidation(err error) error {
 	if s.fault(faultValidationWrongType500) && errors.Is(err, errWrongType) {
 		return fmt.Errorf("decode create request: %s", api.Message) // not an *APIError: answered 500
 	}
+	if s.fault(faultValidationMessageNoField) {
+		return &APIError{Status: api.Status, Message: withoutField(api.Message), Err: api.Err}
+	}
 	if s.fault(faultValidationMessagesReworded) {
 		for _, r := range rewordings {
 			if rest, ok := strings.CutPrefix(api.Message, r.from); ok {
@@ -1013,6 +1089,20 @@ func (s *Server) faultValidation(err error) error {
 		}
 	}
 	return err
+}
+
+// withoutField is a refusal message with its field and value left out.
+func withoutField(msg string) string {
+	switch {
+	case strings.HasSuffix(msg, " is required"):
+		return "a required field is missing"
+	case strings.HasPrefix(msg, "invalid email for "):
+		return "invalid email"
+	case strings.HasPrefix(msg, "routing must be "):
+		return "value must be parallel or sequential"
+	}
+	head, _, _ := strings.Cut(msg, ":")
+	return head
 }
 
 // ---- notification ----

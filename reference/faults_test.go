@@ -760,6 +760,51 @@ func faultCases() []faultCase {
 			probe:   field("sender", nil),
 			correct: `{"name":"Comercio Demo","email":"contratos@comercio-demo.test"}`, faulty: `{"name":"Comercio Demo","email":"contratos at comercio-demo.test"}`},
 
+		{fault: "auth-timestamp-leading-zero-refused",
+			probe:   func(t *testing.T, x *exchange) any { return x.send(t, outgoing{ts: "0" + x.at(0)}).line() },
+			correct: authed, faulty: expired},
+		{fault: "auth-timestamp-spaces-ignored",
+			probe: func(t *testing.T, x *exchange) any {
+				ts := x.at(0)
+				return x.send(t, outgoing{ts: ts[:5] + " " + ts[5:]}).line()
+			},
+			correct: expired, faulty: authed},
+		{fault: "auth-content-type-parameters-refused",
+			probe: func(t *testing.T, x *exchange) any {
+				return []int{x.send(t, outgoing{header: setHeader("Content-Type", "application/json; charset=utf-8")}).status,
+					x.send(t, outgoing{header: setHeader("Content-Type", "application/json")}).status}
+			},
+			correct: []int{200, 200}, faulty: []int{400, 200}},
+		{fault: "auth-content-type-case-sensitive",
+			probe: func(t *testing.T, x *exchange) any {
+				return []int{x.send(t, outgoing{header: setHeader("Content-Type", "Application/JSON")}).status,
+					x.send(t, outgoing{header: setHeader("Content-Type", "application/json; charset=UTF-8")}).status}
+			},
+			correct: []int{200, 200}, faulty: []int{400, 200}},
+		{fault: "auth-trailing-data-accepted",
+			probe:   func(t *testing.T, x *exchange) any { return statuses(x, t, "{}{}", "{} ]", "{} x", "[]{}") },
+			correct: []int{400, 400, 400, 400}, faulty: []int{200, 200, 200, 400}},
+		{fault: "auth-body-padding-refused",
+			probe:   func(t *testing.T, x *exchange) any { return statuses(x, t, " {}", "\r\n{}\n", "{} ") },
+			correct: []int{200, 200, 200}, faulty: []int{400, 400, 200}},
+		{fault: "envelope-message-reworded",
+			probe:   createLine(nil),
+			correct: created, faulty: "201 Signature request accepted"},
+		{fault: "envelope-sender-not-merchant",
+			probe:   field("sender", nil),
+			correct: `{"name":"Comercio Demo","email":"contratos@comercio-demo.test"}`, faulty: `{"name":"Servicio de Firma","email":"no-reply@firma.test"}`},
+		{fault: "validation-message-without-field",
+			probe: func(t *testing.T, x *exchange) any {
+				return []string{
+					x.create(t, func(r map[string]any) { delete(r, "title") }).line(),
+					x.create(t, func(r map[string]any) { delete(r["data"].(map[string]any), "monto_mensual") }).line(),
+					x.create(t, func(r map[string]any) { r["signers"].([]any)[1].(map[string]any)["email"] = "ana@" }).line(),
+					x.create(t, func(r map[string]any) { r["documents"] = []any{"nope"} }).line(),
+				}
+			},
+			correct: []string{"400 title is required", "400 missing data key: monto_mensual", "400 invalid email for signer_1", "400 unknown document: nope"},
+			faulty:  []string{"400 a required field is missing", "400 missing data key", "400 invalid email", "400 unknown document"}},
+
 		// ---- validation ----
 		{fault: "validation-unknown-data-key-accepted",
 			probe:   createLine(func(r map[string]any) { r["data"].(map[string]any)["montto"] = "1" }),

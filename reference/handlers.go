@@ -31,6 +31,9 @@ const (
 )
 
 func (s *Server) handleCheck(c echo.Context) error {
+	if err := s.faultBody(c); err != nil {
+		return err
+	}
 	if _, err := jsonObject(c); err != nil {
 		if err = s.faultCheckBody(c, err); err != nil {
 			return err
@@ -66,7 +69,9 @@ func jsonObject(c echo.Context) (json.RawMessage, error) {
 	if err := dec.Decode(&raw); err != nil {
 		return nil, bad("Body is not valid JSON: " + jsonErrorText(err))
 	}
-	if dec.More() {
+	// One value and nothing after it but white space: {}{} or {} ] is
+	// not a JSON text (dec.More would let a closing bracket through).
+	if rest := body[dec.InputOffset():]; len(bytes.TrimSpace(rest)) > 0 {
 		return nil, bad(fmt.Sprintf("Body is not valid JSON: unexpected data after the value at byte %d", dec.InputOffset()))
 	}
 	if trimmed[0] != '{' {
@@ -115,6 +120,9 @@ func badType(msg string) *APIError {
 }
 
 func (s *Server) handleCreateSignature(c echo.Context) error {
+	if err := s.faultBody(c); err != nil {
+		return err
+	}
 	raw, err := jsonObject(c)
 	if err != nil {
 		return err

@@ -141,6 +141,7 @@ var (
 
 		"need.needs-disabled-credential": "no disabled credential given (--disabled-key, --disabled-secret)",
 		"need.needs-other-merchant":      "no other merchant's credential given (--other-key, --other-secret)",
+		"need.needs-sender":              "the merchant's sender was not given (--sender-name, --sender-email)",
 
 		"caveats.title":    "What passing does not prove",
 		"caveat.profile":   "It checks the target under the profile named above. A deployment that signs differently passes only under its own profile, and nothing here proves which profile a production service uses.",
@@ -313,6 +314,7 @@ var (
 
 		"need.needs-disabled-credential": "no se dio una credencial deshabilitada (--disabled-key, --disabled-secret)",
 		"need.needs-other-merchant":      "no se dio la credencial de otro comercio (--other-key, --other-secret)",
+		"need.needs-sender":              "no se dio el remitente configurado del comercio (--sender-name, --sender-email)",
 
 		"caveats.title":    "Lo que aprobar no demuestra",
 		"caveat.profile":   "Comprueba el objetivo con el perfil indicado arriba. Un despliegue que firma de otra forma solo pasa con su propio perfil, y nada de esto demuestra qué perfil usa un servicio en producción.",
@@ -364,6 +366,7 @@ var reasonsES = map[string]string{
 	"the receiver cannot be told to answer an error (use the in-process receiver or a firmakit receive)": "no se puede pedir al receptor que responda con un error (use el receptor de la suite o un firmakit receive)",
 	"the profile has no retries (webhook.retries)":                                                       "el perfil no tiene reintentos (webhook.retries)",
 	"selected, but godog did not run it":                                                                 "seleccionado, pero godog no lo ejecutó",
+	"the document_url is on another host than the target's (--document-host)":                            "el document_url está en otro host que el del objetivo (--document-host)",
 }
 
 // lang returns a report language's table, English for any other.

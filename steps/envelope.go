@@ -398,6 +398,16 @@ func (s *Steps) theSenderIs(ctx context.Context, name, email string) error {
 	return nil
 }
 
+// theSenderIsTheMerchantsConfiguredOne checks the sender against the
+// name and e-mail the target's merchant is configured with (defaults.md
+// C), given to the suite with --sender-name and --sender-email.
+func (s *Steps) theSenderIsTheMerchantsConfiguredOne(ctx context.Context) error {
+	if s.T.Sender.Name == "" || s.T.Sender.Email == "" {
+		return s.notRun(ctx, "the merchant's sender was not given (--sender-name, --sender-email)")
+	}
+	return s.theSenderIs(ctx, s.T.Sender.Name, s.T.Sender.Email)
+}
+
 func (s *Steps) theDocumentsAreTitled(ctx context.Context, title string) error {
 	sc := get(ctx)
 	docs, _ := envelope(sc)["documents"].([]any)

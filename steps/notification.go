@@ -506,8 +506,19 @@ func (s *Steps) theDocumentURLOpensAPDF(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, err := url.ParseRequestURI(n.DocumentURL); err != nil {
+	u, err := url.ParseRequestURI(n.DocumentURL)
+	if err != nil {
 		return fmt.Errorf("document_url %q: %w", n.DocumentURL, err)
+	}
+	// The suite opens links on the target's own host, or on the host the
+	// run names as the target's document host, and no others.
+	if target, _ := url.Parse(s.T.URL); target == nil || !strings.EqualFold(u.Host, target.Host) {
+		switch {
+		case s.T.DocumentHost == "":
+			return s.notRun(ctx, "the document_url is on another host than the target's (--document-host)")
+		case !strings.EqualFold(u.Host, s.T.DocumentHost) && !strings.EqualFold(u.Hostname(), s.T.DocumentHost):
+			return fmt.Errorf("expected document_url %q on the target's host or the document host %s", n.DocumentURL, s.T.DocumentHost)
+		}
 	}
 	ex, err := s.T.do(ctx, func(int) (*http.Request, error) {
 		return http.NewRequestWithContext(ctx, http.MethodGet, n.DocumentURL, nil)

@@ -180,9 +180,21 @@ func (s *Steps) signedRequest(ctx context.Context, sc *scenario, now time.Time, 
 	}
 	h := http.Header{}
 	h.Set("Content-Type", "application/json")
+	if sc.contentType != "" {
+		h.Set("Content-Type", sc.contentType)
+	}
 	h.Set(p.Request.KeyHeader, sc.cred.Key)
 	h.Set(p.Request.TimestampHeader, ts)
 	h.Set(p.Request.SignatureHeader, sig)
+	if sc.nameCase != "" {
+		// The map key is sent as written (HTTP/1.1), so a spelling that is
+		// not canonical reaches the target as such.
+		for _, name := range []string{p.Request.KeyHeader, p.Request.TimestampHeader, p.Request.SignatureHeader} {
+			v := h[http.CanonicalHeaderKey(name)]
+			delete(h, http.CanonicalHeaderKey(name))
+			h[spell(name, sc.nameCase)] = v
+		}
+	}
 	for name := range sc.missing {
 		h.Del(name)
 	}
@@ -200,6 +212,24 @@ func (s *Steps) signedRequest(ctx context.Context, sc *scenario, now time.Time, 
 	}
 	req.Header = h
 	return req, nil
+}
+
+// spell writes a header name in lower case, upper case or alternating
+// case ("x-sErViCe-…"): the same name to any reader that follows HTTP.
+func spell(name, how string) string {
+	switch how {
+	case "lower":
+		return strings.ToLower(name)
+	case "upper":
+		return strings.ToUpper(name)
+	}
+	b := []byte(strings.ToLower(name))
+	for i := range b {
+		if i%2 == 1 && b[i] >= 'a' && b[i] <= 'z' {
+			b[i] -= 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 // title is the title the scenario's create request carries.
@@ -240,11 +270,20 @@ func (s *Steps) theRequestIsSent(ctx context.Context) error { return s.send(ctx,
 func describe(r *http.Request, body []byte, p *firmakit.Profile) string {
 	var hs []string
 	for _, name := range []string{p.Request.KeyHeader, p.Request.TimestampHeader, p.Request.SignatureHeader} {
-		if v, ok := r.Header[http.CanonicalHeaderKey(name)]; ok {
-			hs = append(hs, fmt.Sprintf("%s: %q", name, strings.Join(v, ",")))
+		sent, v, ok := name, []string(nil), false
+		for k, vs := range r.Header { // a name may be sent in another case
+			if strings.EqualFold(k, name) {
+				sent, v, ok = k, vs, true
+			}
+		}
+		if ok {
+			hs = append(hs, fmt.Sprintf("%s: %q", sent, strings.Join(v, ",")))
 		} else {
 			hs = append(hs, name+" (absent)")
 		}
+	}
+	if ct := r.Header.Get("Content-Type"); ct != "application/json" {
+		hs = append(hs, fmt.Sprintf("Content-Type: %q", ct))
 	}
 	return fmt.Sprintf("%s %s [%s] body %s", r.Method, r.URL.RequestURI(), strings.Join(hs, "; "), clip(string(body), 300))
 }

@@ -204,6 +204,27 @@ func (s *Steps) theResponseIsARefusalInTheAPIsErrorShape(ctx context.Context) er
 	return nil
 }
 
+// theResponseIsA400WhoseMessageNames is a 400 naming the problem whose
+// message holds each comma-separated word, in any case: the field and the
+// value at fault ({data-key}, {signer-N} and {template} are the target's).
+func (s *Steps) theResponseIsA400WhoseMessageNames(ctx context.Context, words string) error {
+	if err := s.theResponseIsA400NamingTheProblem(ctx); err != nil {
+		return err
+	}
+	sc := get(ctx)
+	msg, _ := sc.resp["message"].(string)
+	for _, w := range strings.Split(words, ",") {
+		w, why := s.placeholders(strings.TrimSpace(w))
+		if why != "" {
+			return s.notRun(ctx, why)
+		}
+		if !strings.Contains(strings.ToLower(msg), strings.ToLower(w)) {
+			return fmt.Errorf("expected a message naming %q (defaults.md C: the message names the field and the fault), %s", w, sc.got())
+		}
+	}
+	return nil
+}
+
 // theResponseIsA400NamingTheField is a 400 naming the problem whose
 // message names the field too (defaults.md C), in any case.
 func (s *Steps) theResponseIsA400NamingTheField(ctx context.Context, field string) error {

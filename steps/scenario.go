@@ -44,6 +44,11 @@ type scenario struct {
 	verb      string  // the HTTP method sent and signed, when not POST
 	version   *string // the path's version segment, when not the accepted one
 	merchant  *string // the path's merchant segment, when not the merchant's
+	// contentType is the Content-Type sent, when not application/json;
+	// nameCase spells the authentication headers' names ("lower",
+	// "upper", "mixed"), when not canonically.
+	contentType string
+	nameCase    string
 
 	// What was sent and what came back.
 	sent       string

@@ -56,9 +56,11 @@ func (s *Steps) InitializeScenario(sc *godog.ScenarioContext) {
 
 	// Requests (request.go) and what alters them (tamper.go).
 	bind(`a signed request to the "(check|signature)" endpoint`, `una solicitud firmada al endpoint "(check|signature)"`, s.aSignedRequestToTheEndpoint)
-	bind(`the body sent is the text "(.*)"`, `el cuerpo enviado es el texto "(.*)"`, s.theBodySentIsTheText)
+	bind(`the body sent is the text "([\s\S]*)"`, `el cuerpo enviado es el texto "([\s\S]*)"`, s.theBodySentIsTheText)
 	bind(`the body sent is ([[{].*)`, `el cuerpo enviado es ([[{].*)`, s.theBodySentIs)
-	bind(`the body is laid out "(indented|escaped-unicode|keys-reversed)"`, `el cuerpo se escribe "(indented|escaped-unicode|keys-reversed)"`, s.theBodyIsLaidOut)
+	bind(`the body is laid out "(indented|escaped-unicode|keys-reversed|padded)"`, `el cuerpo se escribe "(indented|escaped-unicode|keys-reversed|padded)"`, s.theBodyIsLaidOut)
+	bind(`the Content-Type is "([^"]*)"`, `el Content-Type es "([^"]*)"`, s.theContentTypeIs)
+	bind(`the authentication headers are named in "(lower|upper|mixed)" case`, `las cabeceras de autenticación se nombran en caja "(lower|upper|mixed)"`, s.theAuthenticationHeadersAreNamedIn)
 	bind(`the body is a JSON object of (\d+) bytes`, `el cuerpo es un objeto JSON de (\d+) bytes`, s.theBodyIsAJSONObjectOfBytes)
 	bind(`the URL carries the query "([^"]*)"`, `la URL lleva la consulta "([^"]*)"`, s.theURLCarriesTheQuery)
 	bind(`the "(key|timestamp|signature)" header is missing`, `falta la cabecera "(key|timestamp|signature)"`, s.theHeaderIsMissing)
@@ -88,6 +90,7 @@ func (s *Steps) InitializeScenario(sc *godog.ScenarioContext) {
 	bind(`the response status is (\d+)`, `el estado de la respuesta es (\d+)`, s.theResponseStatusIs)
 	bind(`the response is a 400 naming the problem`, `la respuesta es un 400 que nombra el problema`, s.theResponseIsA400NamingTheProblem)
 	bind(`the response is a 400 naming the field "([^"]*)"`, `la respuesta es un 400 que nombra el campo "([^"]*)"`, s.theResponseIsA400NamingTheField)
+	bind(`the response is a 400 whose message names "([^"]*)"`, `la respuesta es un 400 cuyo mensaje nombra "([^"]*)"`, s.theResponseIsA400WhoseMessageNames)
 	bind(`the response is a refusal in the API's error shape`, `la respuesta es un rechazo con la forma de error de la API`, s.theResponseIsARefusalInTheAPIsErrorShape)
 
 	// Create signature (request.go, tamper.go, envelope.go).
@@ -114,6 +117,7 @@ func (s *Steps) InitializeScenario(sc *godog.ScenarioContext) {
 	bind(`created_at is a UTC time with milliseconds, within the clock allowance`, `created_at es una hora UTC con milisegundos, dentro del margen de reloj`, s.createdAtIsAUTCTimeWithMilliseconds)
 	bind(`the response message is "([^"]*)"`, `el mensaje de la respuesta es "([^"]*)"`, s.theResponseMessageIs)
 	bind(`the sender is "([^"]*)" with e-mail "([^"]*)"`, `el remitente es "([^"]*)" con e-mail "([^"]*)"`, s.theSenderIs)
+	bind(`the sender is the merchant's configured name and e-mail`, `el remitente es el nombre y el e-mail configurados del comercio`, s.theSenderIsTheMerchantsConfiguredOne)
 	bind(`the documents are titled "([^"]*)"`, `los documentos se titulan "([^"]*)"`, s.theDocumentsAreTitled)
 	bind(`the response matches the earlier one but for signature_id, title and created_at`, `la respuesta coincide con la anterior salvo signature_id, title y created_at`, s.theResponseMatchesTheEarlierOne)
 

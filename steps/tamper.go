@@ -53,6 +53,10 @@ func (s *Steps) theBodyIsLaidOut(ctx context.Context, layout string) error {
 		out = escapeNonASCII(out)
 	case "keys-reversed":
 		out, err = reversedKeys(v)
+	case "padded":
+		// White space around the one value is still one JSON text.
+		out, err = json.Marshal(v)
+		out = append(append([]byte("\r\n\t "), out...), " \n"...)
 	}
 	if err != nil {
 		return err
@@ -174,16 +178,34 @@ func (s *Steps) theTimestampIsSecondsOff(ctx context.Context, secs int) error {
 }
 
 // theTimestampIsTheCurrentTimeWrittenAs sends the current time in a form
-// that is not base-10 whole seconds: {now} is the Unix time in seconds,
-// {now-ms} in milliseconds, {now-hex} in hexadecimal.
+// written another way than firmakit's own client writes it, valid or not:
+// {now} is the Unix time in seconds, {now-ms} in milliseconds, {now-hex}
+// in hexadecimal, {now-spaced} in seconds with a space after the fifth
+// digit. The timestamp is signed as sent.
 func (s *Steps) theTimestampIsTheCurrentTimeWrittenAs(ctx context.Context, form string) error {
 	get(ctx).stamp = func(now time.Time) string {
+		sec := strconv.FormatInt(now.Unix(), 10)
 		return strings.NewReplacer(
-			"{now}", strconv.FormatInt(now.Unix(), 10),
+			"{now}", sec,
 			"{now-ms}", strconv.FormatInt(now.UnixMilli(), 10),
 			"{now-hex}", strconv.FormatInt(now.Unix(), 16),
+			"{now-spaced}", sec[:5]+" "+sec[5:],
 		).Replace(form)
 	}
+	return nil
+}
+
+// theContentTypeIs sends another spelling of the JSON content type
+// (parameters, another case), or another type.
+func (s *Steps) theContentTypeIs(ctx context.Context, ct string) error {
+	get(ctx).contentType = ct
+	return nil
+}
+
+// theAuthenticationHeadersAreNamedIn spells the three header names in
+// another case: HTTP header names are case-insensitive.
+func (s *Steps) theAuthenticationHeadersAreNamedIn(ctx context.Context, how string) error {
+	get(ctx).nameCase = how
 	return nil
 }
 

@@ -38,6 +38,13 @@ type Target struct {
 	Credential Credential // the merchant's enabled credential
 	Disabled   Credential // a disabled credential of the merchant; scenarios needing it are not run without it
 	Other      Credential // another merchant's credential; likewise
+	// Sender is the name and e-mail the merchant is configured with, which
+	// its envelopes name (defaults.md C); scenarios judging it are not run
+	// without it.
+	Sender firmakit.Sender
+	// DocumentHost is a host, besides the target's own, where the target
+	// serves the documents its document_url links open (defaults.md D).
+	DocumentHost string
 	// WebhookSecrets verify the notifications (several for rotation).
 	WebhookSecrets []string
 	// Template is the template the create requests use, Data its values.
@@ -81,6 +88,7 @@ func DemoTarget(url string, n Notifications, sharedClock bool) *Target {
 		Credential:     Credential{d.Credential.Key, d.Credential.Secret},
 		Disabled:       Credential{d.Disabled.Key, d.Disabled.Secret},
 		Other:          Credential{d.Other.Key, d.Other.Secret},
+		Sender:         d.Sender,
 		WebhookSecrets: d.WebhookSecrets,
 		Template:       d.Template,
 		Data:           d.Data,

@@ -37,6 +37,9 @@ func (m *Main) certifyCommand() command {
 			disabledSecret := fs.String("disabled-secret", "", "its secret")
 			otherKey := fs.String("other-key", "", "another merchant's credential; without it those scenarios are not run")
 			otherSecret := fs.String("other-secret", "", "its secret")
+			senderName := fs.String("sender-name", "", "the name the merchant is configured with, which its envelopes name as sender; without it those scenarios are not run")
+			senderEmail := fs.String("sender-email", "", "the merchant's configured sender e-mail")
+			documentHost := fs.String("document-host", "", "a host, besides the target's, where the target serves the documents its document_url links open")
 			webhookSecrets := &listFlag{}
 			fs.Var(webhookSecrets, "webhook-secret", "webhook secret of the merchant (repeatable, for rotation)")
 			template := fs.String("template", "", "template name the create requests use (default: contrato_arriendo)")
@@ -154,6 +157,7 @@ func (m *Main) certifyCommand() command {
 						templateSigners: *templateSigners, templateDocx: *templateDocx, templateData: *templateData,
 						receiverURL: *receiverURL, receiverToken: *receiverToken, listen: *listen, publicURL: *publicURL,
 						skipPreflight: *skipPreflight, client: client, pacer: pacer, retries: retries,
+						senderName: *senderName, senderEmail: *senderEmail, documentHost: *documentHost,
 					}, &cleanup, log)
 					if err != nil {
 						return err
@@ -333,6 +337,7 @@ func splitJUnit(formats string) (rest, junit string) {
 // --target: without one, certify tests the bundled reference server with
 // its own demo merchant, credentials, template and receiver.
 var targetOnly = []string{"merchant", "api-version", "key", "secret", "disabled-key", "disabled-secret", "other-key", "other-secret",
+	"sender-name", "sender-email", "document-host",
 	"webhook-secret", "template", "template-title", "template-signers", "template-docx", "template-data",
 	"receiver", "receiver-token", "listen", "public-url", "ca-cert", "client-cert", "client-key"}
 
@@ -378,6 +383,11 @@ func checkCertifyFlags(given map[string]string) error {
 			}
 		}
 	}
+	for i, name := range []string{"sender-name", "sender-email"} {
+		if other := []string{"sender-email", "sender-name"}[i]; has(name) && !has(other) {
+			return usageError("%s needs --%s: the sender is a name and an e-mail", flagName(name), other)
+		}
+	}
 	return nil
 }
 
@@ -417,6 +427,7 @@ type foreignFlags struct {
 	template, templateTitle, templateSigners, templateDocx string
 	templateData                                           []string
 	receiverURL, receiverToken, listen, publicURL          string
+	senderName, senderEmail, documentHost                  string
 	skipPreflight                                          bool
 	client                                                 *http.Client
 	pacer                                                  *steps.Pacer
@@ -435,7 +446,9 @@ func (m *Main) foreignTarget(ctx context.Context, p *firmakit.Profile, f foreign
 		Credential:     steps.Credential{Key: f.key, Secret: f.secret},
 		Disabled:       steps.Credential{Key: f.disabledKey, Secret: f.disabledSecret},
 		Other:          steps.Credential{Key: f.otherKey, Secret: f.otherSecret},
-		WebhookSecrets: f.webhookSecrets, Profile: p, HTTPClient: f.client, Pacer: f.pacer, Retries: f.retries}
+		WebhookSecrets: f.webhookSecrets, Profile: p, HTTPClient: f.client, Pacer: f.pacer, Retries: f.retries,
+		Sender:       firmakit.Sender{Name: f.senderName, Email: f.senderEmail},
+		DocumentHost: f.documentHost}
 	if len(t.WebhookSecrets) == 0 {
 		return nil, usageError("--webhook-secret is required with --target: the suite checks every notification's signature")
 	}

@@ -324,6 +324,8 @@ func TestCertifyFlagsThatNeedATarget(t *testing.T) {
 			"--public-url is for the in-process receiver, which is not started when --receiver (from FIRMAKIT_RECEIVER) names a running one"},
 		{"half a disabled credential", nil, append(append([]string{}, target...), "--disabled-key", "k"), "--disabled-key needs --disabled-secret"},
 		{"half another merchant's credential", nil, append(append([]string{}, target...), "--other-secret", "s"), "--other-secret needs --other-key"},
+		{"half a sender", nil, append(append([]string{}, target...), "--sender-name", "Comercio"), "--sender-name needs --sender-email"},
+		{"a sender without a target", nil, []string{"certify", "--sender-email", "a@b.test"}, "--sender-email only means something with --target"},
 		{"a template title without a template", nil, append(append([]string{}, target...), "--template-title", "T"), "--template-title is the title of --template"},
 		{"a template title with a Word file", nil, append(append([]string{}, target...), "--template", "t", "--template-title", "T", "--template-docx", "x.docx"),
 			"with --template-docx the title comes from the Word file"},

@@ -63,8 +63,8 @@ Feature: Demo notifications
     And it carries a document_url
     And it carries no reason
 
-  @DEMO-SIGNED-DOCUMENT-OPENS @reference
-  Scenario: the document_url of the reference server really opens
+  @DEMO-SIGNED-DOCUMENT-OPENS @profile
+  Scenario: the document_url of a SIGNED notification really opens
     Given a contract titled "DEMO_SIGNED contrato 42"
     When the contract is created
     Then exactly one "SIGNED" notification arrives between 300 and 1500 ms after the 201

@@ -25,12 +25,23 @@ Feature: Create a signature request
     When the contract is created
     Then the answer and its envelope hold exactly the fields of the interface, none null
 
-  @SIG-CREATE-REFERENCE @reference
-  Scenario: the reference server names the merchant as sender and confirms the creation
+  @SIG-CREATE-MESSAGE @profile
+  Scenario: the create answer confirms the creation with the profile's message
     Given a contract titled "Contrato de arriendo 42"
     When the contract is created
     Then the response message is "Signature request created"
-    And the sender is "Comercio Demo" with e-mail "contratos@comercio-demo.test"
+
+  @SIG-SENDER @profile @needs-sender
+  Scenario: the envelope names the merchant's configured sender
+    Given a contract titled "Contrato de arriendo 42"
+    When the contract is created
+    Then the sender is the merchant's configured name and e-mail
+
+  @SIG-CREATE-REFERENCE @reference
+  Scenario: the reference server names its demo merchant as sender and titles its demo template
+    Given a contract titled "Contrato de arriendo 42"
+    When the contract is created
+    Then the sender is "Comercio Demo" with e-mail "contratos@comercio-demo.test"
     And the documents are titled "Contrato de arriendo"
 
   @SIG-DOCUMENT-TITLE @profile
@@ -137,6 +148,38 @@ Feature: Create a signature request
       | title            | null                                                                          |
       | signers          | {}                                                                            |
       | data             | []                                                                            |
+
+  @SIG-REFUSAL-NAMES-MISSING @profile
+  Scenario Outline: a request without a required part is refused with a 400 whose message names the part
+    Given a contract titled "Contrato de arriendo 42"
+    And the body field "<field>" is removed
+    When the request is sent
+    Then the response is a 400 whose message names "<names>"
+
+    Examples:
+      | field           | names      |
+      | title           | title      |
+      | documents       | documents  |
+      | signers         | signers    |
+      | data            | data       |
+      | signers[1]      | {signer-1} |
+      | data.{data-key} | {data-key} |
+
+  @SIG-REFUSAL-NAMES-INVALID @profile
+  Scenario Outline: a request with a wrong value is refused with a 400 whose message names the field and the value at fault
+    Given a contract titled "Contrato de arriendo 42"
+    And the body field "<field>" is set to <value>
+    When the request is sent
+    Then the response is a 400 whose message names "<names>"
+
+    Examples:
+      | field                     | value                                                               | names                     |
+      | documents                 | ["firmakit_no_such_template"]                                       | firmakit_no_such_template |
+      | signers[0].email          | "ana@"                                                              | email, {signer-0}         |
+      | signers[+]                | {"key": "signer_99", "name": "Extra", "email": "extra@example.com"} | signer_99                 |
+      | data.firmakit_no_such_key | "1"                                                                 | firmakit_no_such_key      |
+      | routing                   | "mixed"                                                             | routing                   |
+      | title                     | 42                                                                  | title                     |
 
   @SIG-VALIDATION-MISSING @reference
   Scenario Outline: the reference server names the missing part

@@ -107,15 +107,60 @@ Feature: Request authentication
     Then the response is 401 "Request expired"
 
     Examples:
-      | endpoint  | form        |
-      | check     | yesterday   |
-      | check     | {now}.5     |
-      | check     | +{now}      |
-      | check     | {now}.0     |
-      | check     | {now-ms}    |
-      | signature | 0x{now-hex} |
-      | signature | -{now}      |
-      | signature | {now}{now}  |
+      | endpoint  | form         |
+      | check     | yesterday    |
+      | check     | {now}.5      |
+      | check     | +{now}       |
+      | check     | {now}.0      |
+      | check     | {now-ms}     |
+      | signature | 0x{now-hex}  |
+      | signature | -{now}       |
+      | signature | {now}{now}   |
+      | check     | {now-spaced} |
+      | signature | +0{now}      |
+
+  @AUTH-TIMESTAMP-LEADING-ZEROS @profile
+  Scenario Outline: a timestamp with leading zeros is still base-10 digits, signed as sent, and is accepted
+    Given a signed request to the "<endpoint>" endpoint
+    And the timestamp is the current time written as "<form>"
+    When the request is sent
+    Then the response status is <status>
+
+    Examples:
+      | endpoint  | form            | status |
+      | check     | 0{now}          | 200    |
+      | check     | 00000{now}      | 200    |
+      | check     | 0000000000{now} | 200    |
+      | signature | 0{now}          | 201    |
+
+  @AUTH-HEADER-NAME-CASE @profile
+  Scenario Outline: the authentication headers are read whatever the case of their names
+    Given a signed request to the "<endpoint>" endpoint
+    And the authentication headers are named in "<case>" case
+    When the request is sent
+    Then the response status is <status>
+
+    Examples:
+      | endpoint  | case  | status |
+      | check     | lower | 200    |
+      | check     | upper | 200    |
+      | check     | mixed | 200    |
+      | signature | lower | 201    |
+
+  @AUTH-CONTENT-TYPE-PARAMETERS @profile
+  Scenario Outline: a JSON Content-Type with parameters or in another case is accepted
+    Given a signed request to the "<endpoint>" endpoint
+    And the Content-Type is "<content-type>"
+    When the request is sent
+    Then the response status is <status>
+
+    Examples:
+      | endpoint  | content-type                    | status |
+      | check     | application/json; charset=utf-8 | 200    |
+      | check     | Application/JSON                | 200    |
+      | check     | application/json;charset=UTF-8  | 200    |
+      | signature | application/json; charset=utf-8 | 201    |
+      | signature | APPLICATION/JSON                | 201    |
 
   @AUTH-UNKNOWN-KEY @spec
   Scenario Outline: a key the service does not know is refused
@@ -267,6 +312,8 @@ Feature: Request authentication
       | signature | indented        | 201    |
       | signature | escaped-unicode | 201    |
       | signature | keys-reversed   | 201    |
+      | check     | padded          | 200    |
+      | signature | padded          | 201    |
 
   @AUTH-SIGNATURE-UPPERCASE @profile
   Scenario Outline: a hex signature in upper case is accepted, since the decoded bytes are compared
@@ -359,6 +406,11 @@ Feature: Request authentication
       | signature | not json |
       | signature | []       |
       | signature | null     |
+      | check     | {}{}     |
+      | check     | {} x     |
+      | check     | {} ]     |
+      | check     | {}\n]    |
+      | signature | {} {}    |
 
   @AUTH-BODY-LIMIT @profile
   Scenario Outline: a body of up to 1 MiB is read, a larger one refused with 413

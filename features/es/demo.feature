@@ -65,8 +65,8 @@ Característica: Notificaciones de demostración
     Y trae un document_url
     Y no trae reason
 
-  @DEMO-SIGNED-DOCUMENT-OPENS @reference
-  Escenario: el document_url del servidor de referencia se abre de verdad
+  @DEMO-SIGNED-DOCUMENT-OPENS @profile
+  Escenario: el document_url de una notificación SIGNED se abre de verdad
     Dado un contrato titulado "DEMO_SIGNED contrato 42"
     Cuando se crea el contrato
     Entonces llega exactamente una notificación "SIGNED" entre 300 y 1500 ms después del 201

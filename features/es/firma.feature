@@ -27,12 +27,23 @@ Característica: Crear una solicitud de firma
     Cuando se crea el contrato
     Entonces la respuesta y su sobre traen exactamente los campos de la interfaz, ninguno null
 
-  @SIG-CREATE-REFERENCE @reference
-  Escenario: el servidor de referencia nombra al comercio como remitente y confirma la creación
+  @SIG-CREATE-MESSAGE @profile
+  Escenario: la respuesta de creación confirma la creación con el mensaje del perfil
     Dado un contrato titulado "Contrato de arriendo 42"
     Cuando se crea el contrato
     Entonces el mensaje de la respuesta es "Signature request created"
-    Y el remitente es "Comercio Demo" con e-mail "contratos@comercio-demo.test"
+
+  @SIG-SENDER @profile @needs-sender
+  Escenario: el sobre nombra al remitente configurado del comercio
+    Dado un contrato titulado "Contrato de arriendo 42"
+    Cuando se crea el contrato
+    Entonces el remitente es el nombre y el e-mail configurados del comercio
+
+  @SIG-CREATE-REFERENCE @reference
+  Escenario: el servidor de referencia nombra a su comercio de demostración como remitente y titula su plantilla de demostración
+    Dado un contrato titulado "Contrato de arriendo 42"
+    Cuando se crea el contrato
+    Entonces el remitente es "Comercio Demo" con e-mail "contratos@comercio-demo.test"
     Y los documentos se titulan "Contrato de arriendo"
 
   @SIG-DOCUMENT-TITLE @profile
@@ -139,6 +150,38 @@ Característica: Crear una solicitud de firma
       | title            | null                                                                          |
       | signers          | {}                                                                            |
       | data             | []                                                                            |
+
+  @SIG-REFUSAL-NAMES-MISSING @profile
+  Esquema del escenario: una solicitud a la que le falta una parte obligatoria se rechaza con un 400 cuyo mensaje nombra la parte
+    Dado un contrato titulado "Contrato de arriendo 42"
+    Y se quita el campo "<field>" del cuerpo
+    Cuando se envía la solicitud
+    Entonces la respuesta es un 400 cuyo mensaje nombra "<names>"
+
+    Ejemplos:
+      | field           | names      |
+      | title           | title      |
+      | documents       | documents  |
+      | signers         | signers    |
+      | data            | data       |
+      | signers[1]      | {signer-1} |
+      | data.{data-key} | {data-key} |
+
+  @SIG-REFUSAL-NAMES-INVALID @profile
+  Esquema del escenario: una solicitud con un valor incorrecto se rechaza con un 400 cuyo mensaje nombra el campo y el valor en falta
+    Dado un contrato titulado "Contrato de arriendo 42"
+    Y el campo "<field>" del cuerpo vale <value>
+    Cuando se envía la solicitud
+    Entonces la respuesta es un 400 cuyo mensaje nombra "<names>"
+
+    Ejemplos:
+      | field                     | value                                                               | names                     |
+      | documents                 | ["firmakit_no_such_template"]                                       | firmakit_no_such_template |
+      | signers[0].email          | "ana@"                                                              | email, {signer-0}         |
+      | signers[+]                | {"key": "signer_99", "name": "Extra", "email": "extra@example.com"} | signer_99                 |
+      | data.firmakit_no_such_key | "1"                                                                 | firmakit_no_such_key      |
+      | routing                   | "mixed"                                                             | routing                   |
+      | title                     | 42                                                                  | title                     |
 
   @SIG-VALIDATION-MISSING @reference
   Esquema del escenario: el servidor de referencia nombra la parte que falta

@@ -109,15 +109,60 @@ Característica: Autenticación de solicitudes
     Entonces la respuesta es 401 "Request expired"
 
     Ejemplos:
-      | endpoint  | form        |
-      | check     | yesterday   |
-      | check     | {now}.5     |
-      | check     | +{now}      |
-      | check     | {now}.0     |
-      | check     | {now-ms}    |
-      | signature | 0x{now-hex} |
-      | signature | -{now}      |
-      | signature | {now}{now}  |
+      | endpoint  | form         |
+      | check     | yesterday    |
+      | check     | {now}.5      |
+      | check     | +{now}       |
+      | check     | {now}.0      |
+      | check     | {now-ms}     |
+      | signature | 0x{now-hex}  |
+      | signature | -{now}       |
+      | signature | {now}{now}   |
+      | check     | {now-spaced} |
+      | signature | +0{now}      |
+
+  @AUTH-TIMESTAMP-LEADING-ZEROS @profile
+  Esquema del escenario: una marca de tiempo con ceros a la izquierda sigue siendo dígitos decimales, se firma tal como se envía y se acepta
+    Dada una solicitud firmada al endpoint "<endpoint>"
+    Y la marca de tiempo es la hora actual escrita como "<form>"
+    Cuando se envía la solicitud
+    Entonces el estado de la respuesta es <status>
+
+    Ejemplos:
+      | endpoint  | form            | status |
+      | check     | 0{now}          | 200    |
+      | check     | 00000{now}      | 200    |
+      | check     | 0000000000{now} | 200    |
+      | signature | 0{now}          | 201    |
+
+  @AUTH-HEADER-NAME-CASE @profile
+  Esquema del escenario: las cabeceras de autenticación se leen sea cual sea la caja de sus nombres
+    Dada una solicitud firmada al endpoint "<endpoint>"
+    Y las cabeceras de autenticación se nombran en caja "<case>"
+    Cuando se envía la solicitud
+    Entonces el estado de la respuesta es <status>
+
+    Ejemplos:
+      | endpoint  | case  | status |
+      | check     | lower | 200    |
+      | check     | upper | 200    |
+      | check     | mixed | 200    |
+      | signature | lower | 201    |
+
+  @AUTH-CONTENT-TYPE-PARAMETERS @profile
+  Esquema del escenario: se acepta un Content-Type JSON con parámetros o en otra caja
+    Dada una solicitud firmada al endpoint "<endpoint>"
+    Y el Content-Type es "<content-type>"
+    Cuando se envía la solicitud
+    Entonces el estado de la respuesta es <status>
+
+    Ejemplos:
+      | endpoint  | content-type                    | status |
+      | check     | application/json; charset=utf-8 | 200    |
+      | check     | Application/JSON                | 200    |
+      | check     | application/json;charset=UTF-8  | 200    |
+      | signature | application/json; charset=utf-8 | 201    |
+      | signature | APPLICATION/JSON                | 201    |
 
   @AUTH-UNKNOWN-KEY @spec
   Esquema del escenario: se rechaza una clave que el servicio no conoce
@@ -269,6 +314,8 @@ Característica: Autenticación de solicitudes
       | signature | indented        | 201    |
       | signature | escaped-unicode | 201    |
       | signature | keys-reversed   | 201    |
+      | check     | padded          | 200    |
+      | signature | padded          | 201    |
 
   @AUTH-SIGNATURE-UPPERCASE @profile
   Esquema del escenario: se acepta una firma hexadecimal en mayúsculas, ya que se comparan los bytes decodificados
@@ -361,6 +408,11 @@ Característica: Autenticación de solicitudes
       | signature | not json |
       | signature | []       |
       | signature | null     |
+      | check     | {}{}     |
+      | check     | {} x     |
+      | check     | {} ]     |
+      | check     | {}\n]    |
+      | signature | {} {}    |
 
   @AUTH-BODY-LIMIT @profile
   Esquema del escenario: se lee un cuerpo de hasta 1 MiB, uno mayor se rechaza con 413
