@@ -3,7 +3,14 @@ package receiver_test
 import (
 	"context"
 	"fmt"
+	"github.com/gorilla/websocket"
+	"io"
+	"net/http"
+	"runtime"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/receiver"
@@ -56,4 +63,89 @@ func bytesOf(c byte, n int) []byte {
 		b[i] = c
 	}
 	return b
+}
+
+// heapPeak samples the heap in use until stop is called and returns the
+// highest figure seen.
+func heapPeak() (stop func() uint64) {
+	done, out := make(chan struct{}), make(chan uint64)
+	go func() {
+		var peak uint64
+		var ms runtime.MemStats
+		for {
+			runtime.ReadMemStats(&ms)
+			peak = max(peak, ms.HeapInuse)
+			select {
+			case <-done:
+				out <- peak
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	}()
+	return func() uint64 { close(done); return <-out }
+}
+
+func TestPagesAndSlowStreamsOfEscapedBodiesStayWithinMemory(t *testing.T) {
+	rv := MustOpenReceiver(t, nil)
+	// 1 MiB of '<': JSON writes each as \u003c, six bytes.
+	body := bytesOf('<', 1<<20)
+	for i := 0; i < 40; i++ {
+		st, out := post(t, rv, "merchant_demo", body, "")
+		require.Equal(t, 200, st, out)
+	}
+	runtime.GC()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	stop := heapPeak()
+
+	// Twenty stream clients that never read, from the first record.
+	for i := 0; i < 20; i++ {
+		c, _, err := websocket.DefaultDialer.Dial(strings.Replace(rv.URL(), "http", "ws", 1)+"/api/stream?after=0", nil)
+		require.NoError(t, err)
+		t.Cleanup(func() { c.Close() })
+	}
+	// Four dashboards loading their first page at once.
+	var wg sync.WaitGroup
+	sizes := make([]int64, 4)
+	tails := make([]string, 4)
+	for i := range sizes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, err := http.Get(rv.URL() + "/api/events?limit=100")
+			if err != nil {
+				return
+			}
+			defer resp.Body.Close()
+			// Read, not kept: the test's heap is the receiver's too.
+			tail := &tailWriter{}
+			sizes[i], _ = io.Copy(tail, resp.Body)
+			tails[i] = string(tail.b)
+		}()
+	}
+	// Notifications are still taken meanwhile.
+	for i := 0; i < 20; i++ {
+		st, out := signedPost(t, rv, "merchant_demo", notification(firmakit.StateSigned, fmt.Sprint("during-", i), "s"))
+		require.Equal(t, 200, st, out)
+	}
+	wg.Wait()
+	peak := stop()
+	for i, n := range sizes {
+		// A page stops past 8 MiB written, with one more record at most.
+		assert.LessOrEqual(t, n, int64(8<<20+7<<20), "page %d", i)
+		assert.Regexp(t, `}\],"count":\d+,"total":\d+,"next":"before=\d+"}\n$`, tails[i], "page %d ends with next", i)
+	}
+	grew := int64(peak) - int64(before.HeapInuse)
+	t.Logf("heap in use grew by %d MiB at most", grew>>20)
+	assert.Less(t, grew, int64(128<<20))
+}
+
+// tailWriter keeps the last bytes written to it.
+type tailWriter struct{ b []byte }
+
+func (w *tailWriter) Write(p []byte) (int, error) {
+	w.b = append(w.b, p[max(0, len(p)-200):]...)
+	w.b = w.b[max(0, len(w.b)-200):]
+	return len(p), nil
 }

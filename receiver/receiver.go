@@ -152,6 +152,8 @@ type Receiver struct {
 	stop      chan struct{}
 	conns     httpserve.Tracker
 	large     chan struct{} // a slot per large body being read
+	pages     chan struct{} // a slot per list or export page being read and written
+	backlogs  chan struct{} // a slot per stream backlog page being read and written
 	// readTimeout and writeTimeout are the server's, taken from the
 	// package's at Open.
 	readTimeout, writeTimeout time.Duration
@@ -217,6 +219,7 @@ func (rv *Receiver) Open() error {
 	rv.hub = newHub()
 	rv.stop = make(chan struct{})
 	rv.large = make(chan struct{}, largeReaders)
+	rv.pages, rv.backlogs = make(chan struct{}, pageReaders), make(chan struct{}, streamReaders)
 	rv.readTimeout, rv.writeTimeout = readTimeout, writeTimeout
 	st, err := openStore(storeConfig{path: rv.DB, maxEvents: rv.MaxEvents, maxAge: rv.MaxAge, maxBytes: max(rv.MaxBytes, 0),
 		now: rv.Now, log: rv.Logger, published: rv.hub.publish})
@@ -294,7 +297,7 @@ func (rv *Receiver) Wait(ctx context.Context, f Filter) (*Record, error) {
 	for {
 		sub := rv.hub.subscribe(256, f.Match)
 		f.Limit, f.Newest = 1, false
-		found, _, err := rv.store.list(ctx, f)
+		found, _, err := rv.store.list(ctx, f, listBytes)
 		if err != nil {
 			rv.hub.unsubscribe(sub)
 			if ctx.Err() != nil {
@@ -332,7 +335,7 @@ func (rv *Receiver) List(ctx context.Context, f Filter) ([]*Record, error) {
 	if f.Limit <= 0 || f.Limit > 1000 {
 		f.Limit = 100
 	}
-	recs, _, err := rv.store.list(ctx, f)
+	recs, _, err := rv.store.list(ctx, f, listBytes)
 	return recs, err
 }
 

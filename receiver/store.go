@@ -687,8 +687,8 @@ func conditions(f Filter, paging bool) (string, []any) {
 }
 
 // list returns the records matching f, up to f.Limit of them; truncated
-// tells that it stopped early, at listBytes of bodies, with more to come.
-func (s *store) list(ctx context.Context, f Filter) (recs []*Record, truncated bool, err error) {
+// tells that it stopped early, past maxBytes of bodies, with more to come.
+func (s *store) list(ctx context.Context, f Filter, maxBytes int) (recs []*Record, truncated bool, err error) {
 	where, args := conditions(f, true)
 	q := `SELECT ` + columns + ` FROM records r LEFT JOIN contracts c ON c.signature_id = r.signature_id AND r.signature_id != ''` + where
 	if f.Newest {
@@ -706,7 +706,7 @@ func (s *store) list(ctx context.Context, f Filter) (recs []*Record, truncated b
 	out := []*Record{}
 	var size int
 	for rows.Next() {
-		if size >= listBytes {
+		if size >= maxBytes {
 			return out, true, nil
 		}
 		r, err := scanRecord(rows)
