@@ -3,8 +3,10 @@ package receiver_test
 import (
 	"context"
 	"fmt"
+	"github.com/firmakit/firmakit/internal/connlimit"
 	"github.com/gorilla/websocket"
 	"io"
+	"net"
 	"net/http"
 	"runtime"
 	"strings"
@@ -148,4 +150,36 @@ func (w *tailWriter) Write(p []byte) (int, error) {
 	w.b = append(w.b, p[max(0, len(p)-200):]...)
 	w.b = w.b[max(0, len(w.b)-200):]
 	return len(p), nil
+}
+
+func TestTrickledBodiesDoNotKeepANotificationOut(t *testing.T) {
+	rv := MustOpenReceiver(t, func(r *receiver.Receiver) { r.MaxConns = 32 })
+	addr := strings.TrimPrefix(rv.URL(), "http://")
+	// More connections than the cap, each with its header and one byte of
+	// a 1,000-byte body, then nothing.
+	for i := 0; i < 40; i++ {
+		c, err := net.Dial("tcp", addr)
+		require.NoError(t, err)
+		t.Cleanup(func() { c.Close() })
+		fmt.Fprintf(c, "POST /hooks/merchant_demo HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{", addr)
+	}
+	// Once they have trickled for longer than connlimit.SlowAfter, room
+	// is made for a real notification in place of one of them.
+	time.Sleep(connlimit.SlowAfter + 500*time.Millisecond)
+	body := notification(firmakit.StateSigned, "through", "s")
+	req, _ := http.NewRequest("POST", rv.URL()+"/hooks/merchant_demo", strings.NewReader(string(body)))
+	req.Header.Set("X-Service-Signature", profile.WebhookSignature([]string{"whsec_test_demo"}, time.Now(), body))
+	resp, err := (&http.Client{Timeout: 20 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}).Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, 200, resp.StatusCode)
+	var st struct {
+		Count             int64 `json:"count"`
+		SlowBodiesEvicted int64 `json:"slow_bodies_evicted"`
+		Connections       int   `json:"connections"`
+	}
+	require.Equal(t, 200, getJSON(t, rv.URL()+"/api/stats", &st))
+	assert.Equal(t, int64(1), st.Count)
+	assert.GreaterOrEqual(t, st.SlowBodiesEvicted, int64(1))
+	assert.LessOrEqual(t, st.Connections, 32)
 }

@@ -110,7 +110,8 @@ func (rv *Receiver) handleStats(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusOK, map[string]any{"count": n, "last_id": rv.store.last(), "subscribers": rv.hub.count(),
-		"dropped": rv.store.dropped.Load(), "connections": rv.ln.Open(), "connections_evicted": rv.ln.Evicted()})
+		"dropped": rv.store.dropped.Load(), "connections": rv.ln.Open(), "connections_evicted": rv.ln.Evicted(),
+		"slow_bodies_evicted": rv.ln.EvictedSlow()})
 }
 
 // filterFrom reads a Filter from the query; bad values are 400s that say

@@ -42,7 +42,8 @@ const (
 	// store: past it, the oldest records are dropped.
 	DefaultMaxMemory = 128 << 20
 	// DefaultMaxConns is how many connections a receiver holds at once;
-	// past it, the connection idle the longest is closed to make room.
+	// past it, the connection idle the longest, or else the slowest body,
+	// is closed to make room.
 	DefaultMaxConns    = 1024
 	DefaultIdleTimeout = 30 * time.Second
 )
@@ -101,9 +102,10 @@ type Receiver struct {
 	// negative: no limit.
 	MaxBytes int64
 	// MaxConns is how many connections are held at once (default
-	// DefaultMaxConns); past it the one idle the longest is closed, so
-	// idle connections cannot keep a notification out. Websocket streams
-	// may take half of them at most.
+	// DefaultMaxConns); past it the one idle the longest is closed, or
+	// else the slowest request body (coming for 1 s at least), so that
+	// neither idle connections nor trickled bodies keep a notification
+	// out. Websocket streams may take half of them at most.
 	MaxConns int
 	// IdleTimeout closes a keep-alive connection idle this long, and a new
 	// one that has not sent its request header by then (default
@@ -245,7 +247,7 @@ func (rv *Receiver) Open() error {
 	}
 	rv.PublicURL = strings.TrimRight(rv.PublicURL, "/")
 	rv.echo = rv.routes()
-	rv.srv = &http.Server{Handler: apierror.DecodePaths(rv.echo, errorBody),
+	rv.srv = &http.Server{Handler: connlimit.WatchBodies(apierror.DecodePaths(rv.echo, errorBody)), ConnContext: rv.ln.ConnContext,
 		ReadHeaderTimeout: min(readHeaderTimeout, rv.IdleTimeout), ReadTimeout: rv.readTimeout,
 		WriteTimeout: rv.writeTimeout, IdleTimeout: rv.IdleTimeout, MaxHeaderBytes: maxHeaderBytes,
 		ConnState: func(c net.Conn, s http.ConnState) { rv.conns.Hook(c, s); rv.ln.Hook(c, s) }}

@@ -5,17 +5,29 @@
 // send nothing keeps out a client with a request to make until they time
 // out. This listener instead makes room by closing the connection that has
 // been idle longest: one that has not sent a complete request header yet,
-// or a keep-alive connection between requests. Connections in the middle of
-// a request and hijacked ones (websockets) are never closed by it; when
-// every connection is busy, Accept waits for one to end.
+// or a keep-alive connection between requests. When none is idle, it
+// closes the slowest body: of the requests whose body has been coming for
+// at least SlowAfter, the one that sent the fewest bytes per second (with
+// WatchBodies around the handler and ConnContext set on the server), so
+// that connections trickling their bodies cannot keep a request out
+// either. Requests being answered and hijacked connections (websockets)
+// are never closed by it; when every connection is busy so, Accept waits
+// for one to end.
 package connlimit
 
 import (
+	"context"
+	"io"
 	"net"
 	"net/http"
 	"sync"
 	"sync/atomic"
+	"time"
 )
+
+// SlowAfter is how long a body has been coming before its connection may
+// be closed to make room: a client sending at any speed gets that long.
+const SlowAfter = time.Second
 
 // Listener holds at most max connections at once (one more waits in
 // Accept while every slot is busy). Set its Hook as (part of) the
@@ -31,6 +43,7 @@ type Listener struct {
 	done    chan struct{}
 	once    sync.Once
 	evicted atomic.Int64
+	slow    atomic.Int64
 }
 
 // Listen wraps ln so that at most max connections are open at once; max
@@ -49,6 +62,10 @@ type conn struct {
 	once  sync.Once
 	state http.ConnState // guarded by l.mu
 	since uint64         // when it entered state, in accept order; guarded by l.mu
+	// bodyStart is when the request's body began to be awaited (0: no
+	// body pending), bodyRead how much of it the handler has read.
+	bodyStart atomic.Int64
+	bodyRead  atomic.Int64
 }
 
 // Close closes the connection and frees its slot.
@@ -89,19 +106,52 @@ func (l *Listener) Accept() (net.Conn, error) {
 			return lc, nil
 		}
 		victim := l.oldestIdle()
+		if victim == nil {
+			if victim = l.slowestBody(time.Now()); victim != nil {
+				l.slow.Add(1)
+			}
+		}
 		l.mu.Unlock()
 		if victim != nil {
 			l.evicted.Add(1)
 			victim.Close()
 			continue
 		}
+		// Look again when one ends, or when bodies may have become slow.
+		t := time.NewTimer(SlowAfter / 10)
 		select {
 		case <-l.freed:
+		case <-t.C:
 		case <-l.done:
+			t.Stop()
 			c.Close()
 			return nil, net.ErrClosed
 		}
+		t.Stop()
 	}
+}
+
+// slowestBody returns the connection whose request body has come slowest
+// (bytes read per second since it began), among those begun at least
+// SlowAfter ago, or nil; l.mu is held.
+func (l *Listener) slowestBody(now time.Time) *conn {
+	var victim *conn
+	var worst float64
+	for c := range l.conns {
+		start := c.bodyStart.Load()
+		if start == 0 || c.state != http.StateActive {
+			continue
+		}
+		elapsed := now.Sub(time.Unix(0, start))
+		if elapsed < SlowAfter {
+			continue
+		}
+		rate := float64(c.bodyRead.Load()) / elapsed.Seconds()
+		if victim == nil || rate < worst {
+			victim, worst = c, rate
+		}
+	}
+	return victim
 }
 
 // oldestIdle returns the connection idle the longest, or nil; l.mu is held.
@@ -129,6 +179,58 @@ func (l *Listener) Hook(c net.Conn, s http.ConnState) {
 	}
 	l.seq++
 	lc.state, lc.since = s, l.seq
+	if s != http.StateActive {
+		lc.bodyStart.Store(0)
+	}
+}
+
+type connKey struct{}
+
+// ConnContext is for the http.Server's ConnContext: it lets WatchBodies
+// find the connection of a request.
+func (l *Listener) ConnContext(ctx context.Context, c net.Conn) context.Context {
+	if lc, ok := c.(*conn); ok && lc.l == l {
+		return context.WithValue(ctx, connKey{}, lc)
+	}
+	return ctx
+}
+
+// WatchBodies tells the listener, for each request with a body, when the
+// body began to be awaited and how much of it the handler has read, so
+// that Accept can close the slowest to make room. A body not read to its
+// end when the handler returns stays watched while the server drains it.
+func WatchBodies(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		lc, ok := r.Context().Value(connKey{}).(*conn)
+		if !ok || r.Body == nil || r.Body == http.NoBody || r.ContentLength == 0 {
+			next.ServeHTTP(w, r)
+			return
+		}
+		lc.bodyRead.Store(0)
+		lc.bodyStart.Store(time.Now().UnixNano())
+		r.Body = &watchedBody{ReadCloser: r.Body, c: lc, left: r.ContentLength}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// watchedBody counts what is read of a body; left is what remains of a
+// known length (negative: unknown, until EOF).
+type watchedBody struct {
+	io.ReadCloser
+	c    *conn
+	left int64
+}
+
+func (b *watchedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.c.bodyRead.Add(int64(n))
+	if b.left > 0 {
+		b.left -= int64(n)
+	}
+	if err != nil || b.left == 0 {
+		b.c.bodyStart.Store(0)
+	}
+	return n, err
 }
 
 // Close stops listening; open connections stay open.
@@ -144,5 +246,9 @@ func (l *Listener) Open() int {
 	return len(l.conns)
 }
 
-// Evicted returns how many idle connections were closed to make room.
+// Evicted returns how many connections were closed to make room, idle
+// ones and slow bodies.
 func (l *Listener) Evicted() int64 { return l.evicted.Load() }
+
+// EvictedSlow returns how many of those were slow bodies.
+func (l *Listener) EvictedSlow() int64 { return l.slow.Load() }
