@@ -247,7 +247,7 @@ func (rv *Receiver) Open() error {
 	}
 	rv.PublicURL = strings.TrimRight(rv.PublicURL, "/")
 	rv.echo = rv.routes()
-	rv.srv = &http.Server{Handler: connlimit.WatchBodies(apierror.DecodePaths(rv.echo, errorBody)), ConnContext: rv.ln.ConnContext,
+	rv.srv = &http.Server{Handler: rv.ln.WatchBodies(apierror.DecodePaths(rv.echo, errorBody)), ConnContext: rv.ln.ConnContext,
 		ReadHeaderTimeout: min(readHeaderTimeout, rv.IdleTimeout), ReadTimeout: rv.readTimeout,
 		WriteTimeout: rv.writeTimeout, IdleTimeout: rv.IdleTimeout, MaxHeaderBytes: maxHeaderBytes,
 		ConnState: func(c net.Conn, s http.ConnState) { rv.conns.Hook(c, s); rv.ln.Hook(c, s) }}

@@ -194,7 +194,7 @@ func (s *Server) Open() error {
 	// net/http answers some malformed requests before any handler: the
 	// inner listener rewrites those answers in the API's shape.
 	s.limited = connlimit.Listen(apierror.Listen(ln, errorBody, MaxHeaderBytes), s.MaxConns)
-	s.srv = &http.Server{Handler: connlimit.WatchBodies(s.handler), ConnContext: s.limited.ConnContext, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+	s.srv = &http.Server{Handler: s.limited.WatchBodies(s.handler), ConnContext: s.limited.ConnContext, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
 		WriteTimeout: 30 * time.Second, IdleTimeout: 30 * time.Second, MaxHeaderBytes: MaxHeaderBytes,
 		ConnState: func(c net.Conn, st http.ConnState) { s.conns.Hook(c, st); s.limited.Hook(c, st) }}
 	go func() {
