@@ -89,8 +89,9 @@ var tables = map[string][]string{
 // contracts never pushes acknowledged records out.
 const maxContracts = 10000
 
-// listBytes bounds the bodies one list call holds in memory; a page of
-// large records is cut short there, and paging goes on after it.
+// listBytes bounds the bodies one in-process List call holds in memory; a
+// page of large records is cut short there, and paging goes on after it.
+// The API's pages read listChunk at a time.
 const listBytes = 32 << 20
 
 // store keeps records in SQLite. One goroutine writes, in batches: every
