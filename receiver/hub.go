@@ -12,8 +12,8 @@ import (
 // it, the subscription furthest behind is cut off. Cut subscriptions let
 // go of their records at once.
 const (
-	subscriptionBytes = 16 << 20
-	hubBytes          = 32 << 20
+	subscriptionBytes = 8 << 20
+	hubBytes          = 16 << 20
 )
 
 // hub fans committed records out to subscribers. A subscriber whose buffer
