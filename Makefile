@@ -7,7 +7,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo deve
 DEBS    := chromium poppler-utils curl
 FUZZTIME ?= 30s
 
-.PHONY: build test power deps lint bench bench-verify bench-load bench-demo bench-receiver bench-suite bench-verdict bench-dashboard bench-sandbox fuzz clean
+.PHONY: build test power deps lint bench bench-verify bench-load bench-demo bench-receiver bench-suite bench-verdict bench-dashboard bench-sandbox bench-abuse fuzz clean
 
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/firmakit
@@ -54,6 +54,12 @@ bench-demo: build
 
 bench-receiver: build
 	$(GO) run ./internal/bench receiver --bin $(BIN)
+
+# The receiver under an outsider's attacks: pages of bodies JSON escapes
+# sixfold, stream clients that never read, connections that trickle their
+# bodies (the reference too); fails when its resident memory passes 256 MiB.
+bench-abuse: build
+	$(GO) run ./internal/bench abuse --bin $(BIN)
 
 # The dashboard in headless Chromium: 1,000 stored records, then 200
 # notifications a second for 5 s, clicking rows; fails under 30 frames/s

@@ -110,7 +110,8 @@ func (rv *Receiver) handleStats(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusOK, map[string]any{"count": n, "last_id": rv.store.last(), "subscribers": rv.hub.count(),
-		"dropped": rv.store.dropped.Load(), "connections": rv.ln.Open(), "connections_evicted": rv.ln.Evicted()})
+		"dropped": rv.store.dropped.Load(), "connections": rv.ln.Open(), "connections_evicted": rv.ln.Evicted(),
+		"slow_bodies_evicted": rv.ln.EvictedSlow()})
 }
 
 // filterFrom reads a Filter from the query; bad values are 400s that say
@@ -161,29 +162,74 @@ func filterFrom(c echo.Context) (Filter, error) {
 	return f, nil
 }
 
+// handleList writes a page of records as it reads them from storage, a
+// chunk at a time: the answer stops at f.Limit records, or past pageBytes
+// written, with next to go on.
 func (rv *Receiver) handleList(c echo.Context) error {
 	f, err := filterFrom(c)
 	if err != nil {
 		return err
 	}
-	recs, truncated, err := rv.store.list(c.Request().Context(), f)
+	ctx := c.Request().Context()
+	total, err := rv.store.total(ctx, f)
 	if err != nil {
 		return err
 	}
-	total, err := rv.store.total(c.Request().Context(), f)
-	if err != nil {
-		return err
-	}
-	out := map[string]any{"events": recs, "count": len(recs), "total": total}
-	if len(recs) == f.Limit || truncated {
-		last := recs[len(recs)-1].ID
+	w := c.Response()
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	bw := bufio.NewWriterSize(w, 32<<10)
+	out := &countWriter{w: bw}
+	io.WriteString(out, `{"events":[`)
+	n, last, full := 0, int64(0), false
+	page := f
+	for n < f.Limit && !full {
+		if rv.acquire(ctx, rv.pages) != nil {
+			return nil
+		}
+		page.Limit = f.Limit - n
+		recs, truncated, err := rv.store.list(ctx, page, listChunk)
+		if err == nil {
+			for _, r := range recs {
+				if n > 0 && out.n >= pageBytes {
+					full = true
+					break
+				}
+				if n > 0 {
+					io.WriteString(out, ",")
+				}
+				if err = encodeRecord(out, r); err != nil {
+					break
+				}
+				n, last = n+1, r.ID
+			}
+		}
+		<-rv.pages
+		if err != nil {
+			// The status is sent: cut the answer short, so that the
+			// client sees invalid JSON rather than a short page.
+			rv.Logger.Warn("a page of records was cut short", "err", err)
+			return nil
+		}
+		if !truncated {
+			break
+		}
 		if f.Newest {
-			out["next"] = fmt.Sprintf("before=%d", last)
+			page.BeforeID = last
 		} else {
-			out["next_after"] = last
+			page.AfterID = last
 		}
 	}
-	return c.JSON(http.StatusOK, out)
+	fmt.Fprintf(out, `],"count":%d,"total":%d`, n, total)
+	if n > 0 && (n == f.Limit || full) {
+		if f.Newest {
+			fmt.Fprintf(out, `,"next":"before=%d"`, last)
+		} else {
+			fmt.Fprintf(out, `,"next_after":%d`, last)
+		}
+	}
+	io.WriteString(out, "}\n")
+	return bw.Flush()
 }
 
 func idParam(c echo.Context) (int64, error) {
@@ -254,28 +300,43 @@ func (rv *Receiver) handleWait(c echo.Context) error {
 	return c.JSON(http.StatusOK, r)
 }
 
-// each pages through every stored record matching f, oldest first; page,
-// when set, is called before each page.
-func (rv *Receiver) each(ctx context.Context, f Filter, page func(), fn func(*Record) error) error {
+// each pages through every stored record matching f, oldest first, a
+// chunk at a time, each read and handed to fn within a slot of sem; page,
+// when set, is called before each chunk.
+func (rv *Receiver) each(ctx context.Context, f Filter, sem chan struct{}, page func(), fn func(*Record) error) error {
 	f.Newest, f.Limit = false, 500
 	for {
 		if page != nil {
 			page()
 		}
-		recs, truncated, err := rv.store.list(ctx, f)
+		if err := rv.acquire(ctx, sem); err != nil {
+			return err
+		}
+		recs, truncated, err := rv.chunk(ctx, &f, fn)
+		<-sem
 		if err != nil {
 			return err
 		}
-		for _, r := range recs {
-			if err := fn(r); err != nil {
-				return err
-			}
-			f.AfterID = r.ID
-		}
-		if len(recs) < f.Limit && !truncated {
+		if recs < f.Limit && !truncated {
 			return nil
 		}
 	}
+}
+
+// chunk reads one chunk of records after f.AfterID and hands each to fn,
+// moving f.AfterID on.
+func (rv *Receiver) chunk(ctx context.Context, f *Filter, fn func(*Record) error) (int, bool, error) {
+	recs, truncated, err := rv.store.list(ctx, *f, listChunk)
+	if err != nil {
+		return 0, false, err
+	}
+	for _, r := range recs {
+		if err := fn(r); err != nil {
+			return 0, false, err
+		}
+		f.AfterID = r.ID
+	}
+	return len(recs), truncated, nil
 }
 
 func (rv *Receiver) handleExport(c echo.Context) error {
@@ -293,9 +354,13 @@ func (rv *Receiver) handleExport(c echo.Context) error {
 		w.Header().Set("Content-Type", "application/x-ndjson")
 		w.Header().Set("Content-Disposition", `attachment; filename="firmakit-events.jsonl"`)
 		w.WriteHeader(http.StatusOK)
-		bw := bufio.NewWriter(w)
-		enc := json.NewEncoder(bw)
-		err = rv.each(ctx, f, page, func(r *Record) error { return enc.Encode(r) })
+		bw := bufio.NewWriterSize(w, 32<<10)
+		err = rv.each(ctx, f, rv.pages, page, func(r *Record) error {
+			if err := encodeRecord(bw, r); err != nil {
+				return err
+			}
+			return bw.WriteByte('\n')
+		})
 		_ = bw.Flush()
 		return err
 	case "har":
@@ -305,7 +370,7 @@ func (rv *Receiver) handleExport(c echo.Context) error {
 		bw := bufio.NewWriter(w)
 		fmt.Fprint(bw, `{"log":{"version":"1.2","creator":{"name":"firmakit receiver","version":"1"},"entries":[`)
 		first := true
-		err = rv.each(ctx, f, page, func(r *Record) error {
+		err = rv.each(ctx, f, rv.pages, page, func(r *Record) error {
 			if !first {
 				bw.WriteByte(',')
 			}
@@ -540,12 +605,8 @@ func (rv *Receiver) handleStream(c echo.Context) error {
 		if r.ID <= last {
 			return nil
 		}
-		b, err := r.wireJSON()
-		if err != nil {
-			return err
-		}
 		conn.SetWriteDeadline(time.Now().Add(writeWait))
-		if err := conn.WriteMessage(websocket.TextMessage, b); err != nil {
+		if err := writeFrame(conn, r); err != nil {
 			return err
 		}
 		last = r.ID
@@ -554,7 +615,7 @@ func (rv *Receiver) handleStream(c echo.Context) error {
 	// Backlog from storage; live records wait in the subscription.
 	backlog := match
 	backlog.AfterID = f.AfterID
-	if err := rv.each(c.Request().Context(), backlog, nil, send); err != nil {
+	if err := rv.each(c.Request().Context(), backlog, rv.backlogs, nil, send); err != nil {
 		return nil
 	}
 
@@ -593,4 +654,25 @@ func (rv *Receiver) handleStream(c echo.Context) error {
 			return nil
 		}
 	}
+}
+
+// writeFrame writes r as one websocket message: a small live record's
+// shared JSON, or the record encoded a piece at a time into the frame.
+func writeFrame(conn *websocket.Conn, r *Record) error {
+	if r.wire != nil && len(r.Body) <= wireCached {
+		b, err := r.wireJSON()
+		if err != nil {
+			return err
+		}
+		return conn.WriteMessage(websocket.TextMessage, b)
+	}
+	w, err := conn.NextWriter(websocket.TextMessage)
+	if err != nil {
+		return err
+	}
+	if err := encodeRecord(w, r); err != nil {
+		w.Close()
+		return err
+	}
+	return w.Close()
 }

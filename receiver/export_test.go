@@ -13,3 +13,6 @@ func SetServerTimeouts(read, write time.Duration) (restore func()) {
 	readTimeout, writeTimeout = read, write
 	return func() { readTimeout, writeTimeout = oldRead, oldWrite }
 }
+
+// MaxContracts is how many contract notes are kept.
+const MaxContracts = maxContracts

@@ -42,7 +42,8 @@ const (
 	// store: past it, the oldest records are dropped.
 	DefaultMaxMemory = 128 << 20
 	// DefaultMaxConns is how many connections a receiver holds at once;
-	// past it, the connection idle the longest is closed to make room.
+	// past it, the connection idle the longest, or else the slowest body,
+	// is closed to make room.
 	DefaultMaxConns    = 1024
 	DefaultIdleTimeout = 30 * time.Second
 )
@@ -101,9 +102,10 @@ type Receiver struct {
 	// negative: no limit.
 	MaxBytes int64
 	// MaxConns is how many connections are held at once (default
-	// DefaultMaxConns); past it the one idle the longest is closed, so
-	// idle connections cannot keep a notification out. Websocket streams
-	// may take half of them at most.
+	// DefaultMaxConns); past it the one idle the longest is closed, or
+	// else the slowest request body (coming for 1 s at least), so that
+	// neither idle connections nor trickled bodies keep a notification
+	// out. Websocket streams may take half of them at most.
 	MaxConns int
 	// IdleTimeout closes a keep-alive connection idle this long, and a new
 	// one that has not sent its request header by then (default
@@ -152,6 +154,8 @@ type Receiver struct {
 	stop      chan struct{}
 	conns     httpserve.Tracker
 	large     chan struct{} // a slot per large body being read
+	pages     chan struct{} // a slot per list or export page being read and written
+	backlogs  chan struct{} // a slot per stream backlog page being read and written
 	// readTimeout and writeTimeout are the server's, taken from the
 	// package's at Open.
 	readTimeout, writeTimeout time.Duration
@@ -217,6 +221,7 @@ func (rv *Receiver) Open() error {
 	rv.hub = newHub()
 	rv.stop = make(chan struct{})
 	rv.large = make(chan struct{}, largeReaders)
+	rv.pages, rv.backlogs = make(chan struct{}, pageReaders), make(chan struct{}, streamReaders)
 	rv.readTimeout, rv.writeTimeout = readTimeout, writeTimeout
 	st, err := openStore(storeConfig{path: rv.DB, maxEvents: rv.MaxEvents, maxAge: rv.MaxAge, maxBytes: max(rv.MaxBytes, 0),
 		now: rv.Now, log: rv.Logger, published: rv.hub.publish})
@@ -242,7 +247,7 @@ func (rv *Receiver) Open() error {
 	}
 	rv.PublicURL = strings.TrimRight(rv.PublicURL, "/")
 	rv.echo = rv.routes()
-	rv.srv = &http.Server{Handler: apierror.DecodePaths(rv.echo, errorBody),
+	rv.srv = &http.Server{Handler: rv.ln.WatchBodies(apierror.DecodePaths(rv.echo, errorBody)), ConnContext: rv.ln.ConnContext,
 		ReadHeaderTimeout: min(readHeaderTimeout, rv.IdleTimeout), ReadTimeout: rv.readTimeout,
 		WriteTimeout: rv.writeTimeout, IdleTimeout: rv.IdleTimeout, MaxHeaderBytes: maxHeaderBytes,
 		ConnState: func(c net.Conn, s http.ConnState) { rv.conns.Hook(c, s); rv.ln.Hook(c, s) }}
@@ -294,7 +299,7 @@ func (rv *Receiver) Wait(ctx context.Context, f Filter) (*Record, error) {
 	for {
 		sub := rv.hub.subscribe(256, f.Match)
 		f.Limit, f.Newest = 1, false
-		found, _, err := rv.store.list(ctx, f)
+		found, _, err := rv.store.list(ctx, f, listBytes)
 		if err != nil {
 			rv.hub.unsubscribe(sub)
 			if ctx.Err() != nil {
@@ -332,7 +337,7 @@ func (rv *Receiver) List(ctx context.Context, f Filter) ([]*Record, error) {
 	if f.Limit <= 0 || f.Limit > 1000 {
 		f.Limit = 100
 	}
-	recs, _, err := rv.store.list(ctx, f)
+	recs, _, err := rv.store.list(ctx, f, listBytes)
 	return recs, err
 }
 

@@ -83,8 +83,15 @@ var tables = map[string][]string{
 	"meta":      {"key", "value"},
 }
 
-// listBytes bounds the bodies one list call holds in memory; a page of
-// large records is cut short there, and paging goes on after it.
+// maxContracts bounds the contract notes (POST /api/contracts): past it
+// the oldest noted go. With signature ids of at most 200 bytes they take a
+// few MiB at most, outside the records' budget (MaxBytes), so that noting
+// contracts never pushes acknowledged records out.
+const maxContracts = 10000
+
+// listBytes bounds the bodies one in-process List call holds in memory; a
+// page of large records is cut short there, and paging goes on after it.
+// The API's pages read listChunk at a time.
 const listBytes = 32 << 20
 
 // store keeps records in SQLite. One goroutine writes, in batches: every
@@ -111,6 +118,11 @@ type store struct {
 	// hasContracts is set once a contract is noted, so that commits skip
 	// the contract lookup until then.
 	hasContracts atomic.Bool
+	// contractBytes is what the contract notes' pages take, measured
+	// after each note: they have their own bound (maxContracts), so
+	// retention by size leaves them out of the records' budget.
+	contractBytes atomic.Int64
+	notes         atomic.Int64 // contract notes since open
 
 	// pageCost is what a byte of database page costs: in memory, each
 	// page is an allocation of the page and its header, which the
@@ -216,6 +228,7 @@ func openStore(cfg storeConfig) (*store, error) {
 	var contracts int
 	_ = w.QueryRow(`SELECT COUNT(*) FROM contracts`).Scan(&contracts)
 	s.hasContracts.Store(contracts > 0)
+	s.contractBytes.Store(contractPages(w))
 	go s.writer()
 	return s, nil
 }
@@ -437,7 +450,9 @@ func (s *store) commitRecords(recs []*Record) error {
 	if _, err := tx.Exec(`UPDATE meta SET value = ? WHERE key = 'last_id'`, id); err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
-	dropped, err := s.retain(tx, id)
+	// The records of this batch are about to be acknowledged: the
+	// retention their insert triggers deletes only older ones.
+	dropped, err := s.retain(tx, id, recs[0].ID)
 	if err != nil {
 		return fmt.Errorf("store: retention: %w", err)
 	}
@@ -460,8 +475,9 @@ type execer interface {
 
 // retain deletes what is over the limits, oldest first, and returns how
 // many records went. It runs on the writer goroutine (inside a commit or
-// on a pass), so it never races an insert; last is the last id given.
-func (s *store) retain(db execer, last int64) (int64, error) {
+// on a pass), so it never races an insert; last is the last id given, and
+// no record from keepFrom on is deleted (the batch being committed).
+func (s *store) retain(db execer, last, keepFrom int64) (int64, error) {
 	var dropped int64
 	del := func(q string, args ...any) error {
 		res, err := db.Exec(q, args...)
@@ -472,14 +488,14 @@ func (s *store) retain(db execer, last int64) (int64, error) {
 		dropped += n
 		return nil
 	}
-	if s.maxEvents > 0 && last-s.maxEvents > s.floor {
-		if err := del(`DELETE FROM records WHERE id <= ?`, last-s.maxEvents); err != nil {
+	if upTo := min(last-s.maxEvents, keepFrom-1); s.maxEvents > 0 && upTo > s.floor {
+		if err := del(`DELETE FROM records WHERE id <= ?`, upTo); err != nil {
 			return dropped, err
 		}
-		s.floor = last - s.maxEvents
+		s.floor = upTo
 	}
 	if s.maxAge > 0 {
-		if err := del(`DELETE FROM records WHERE received_at < ?`, s.now().Add(-s.maxAge).UnixMicro()); err != nil {
+		if err := del(`DELETE FROM records WHERE received_at < ? AND id < ?`, s.now().Add(-s.maxAge).UnixMicro(), keepFrom); err != nil {
 			return dropped, err
 		}
 	}
@@ -492,13 +508,16 @@ func (s *store) retain(db execer, last int64) (int64, error) {
 			if err != nil {
 				return dropped, err
 			}
-			used *= s.pageCost
+			used = (used - s.contractBytes.Load()) * s.pageCost
 			if used <= s.maxBytes {
 				break
 			}
 			upTo, err := oldestWorth(db, (used-s.maxBytes*9/10)/s.pageCost)
 			if err != nil || upTo == 0 {
 				return dropped, err
+			}
+			if upTo = min(upTo, keepFrom-1); upTo < 1 {
+				break
 			}
 			if err := del(`DELETE FROM records WHERE id <= ?`, upTo); err != nil {
 				return dropped, err
@@ -539,7 +558,8 @@ func oldestWorth(db execer, need int64) (int64, error) {
 // retentionPass applies the limits outside a commit: records age while
 // nothing arrives.
 func (s *store) retentionPass() {
-	dropped, err := s.retain(s.write, s.last())
+	last := s.last()
+	dropped, err := s.retain(s.write, last, last+1)
 	if err != nil {
 		s.log.Error("retention pass failed", "err", err)
 	}
@@ -668,8 +688,8 @@ func conditions(f Filter, paging bool) (string, []any) {
 }
 
 // list returns the records matching f, up to f.Limit of them; truncated
-// tells that it stopped early, at listBytes of bodies, with more to come.
-func (s *store) list(ctx context.Context, f Filter) (recs []*Record, truncated bool, err error) {
+// tells that it stopped early, past maxBytes of bodies, with more to come.
+func (s *store) list(ctx context.Context, f Filter, maxBytes int) (recs []*Record, truncated bool, err error) {
 	where, args := conditions(f, true)
 	q := `SELECT ` + columns + ` FROM records r LEFT JOIN contracts c ON c.signature_id = r.signature_id AND r.signature_id != ''` + where
 	if f.Newest {
@@ -687,7 +707,7 @@ func (s *store) list(ctx context.Context, f Filter) (recs []*Record, truncated b
 	out := []*Record{}
 	var size int
 	for rows.Next() {
-		if size >= listBytes {
+		if size >= maxBytes {
 			return out, true, nil
 		}
 		r, err := scanRecord(rows)
@@ -741,9 +761,32 @@ func (s *store) deleteAll(ctx context.Context) (int64, error) {
 	return n, nil
 }
 
+// noteContract keeps when a contract was created, the last maxContracts
+// noted only, and measures what they take.
 func (s *store) noteContract(ctx context.Context, signatureID, createdAt string) error {
 	s.hasContracts.Store(true)
 	_, err := s.write.ExecContext(ctx, `INSERT INTO contracts (signature_id, created_at) VALUES (?, ?)
 		ON CONFLICT(signature_id) DO UPDATE SET created_at = excluded.created_at`, signatureID, createdAt)
-	return err
+	if err != nil {
+		return err
+	}
+	// A note updated keeps its rowid; new ones take the next.
+	if _, err := s.write.ExecContext(ctx, `DELETE FROM contracts WHERE rowid <= (SELECT MAX(rowid) FROM contracts) - ?`, maxContracts); err != nil {
+		return err
+	}
+	// Measured now and then: between two measures, records may be
+	// dropped a few KiB early, never kept over the budget.
+	if s.notes.Add(1)%64 == 1 {
+		s.contractBytes.Store(contractPages(s.write))
+	}
+	return nil
+}
+
+// contractPages returns the bytes of the pages the contract notes and
+// their index take (0 when it cannot tell).
+func contractPages(db execer) int64 {
+	var n int64
+	_ = db.QueryRow(`SELECT COALESCE(SUM(pgsize), 0) FROM dbstat('main', 1)
+		WHERE name IN ('contracts', 'sqlite_autoindex_contracts_1')`).Scan(&n)
+	return n
 }

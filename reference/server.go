@@ -79,7 +79,8 @@ type Server struct {
 	// It runs on the goroutine that made the change and must return soon.
 	OnDelivery func(Delivery)
 	// MaxConns is how many connections the server holds at once (default
-	// DefaultMaxConns); past it the one idle the longest is closed.
+	// DefaultMaxConns); past it the one idle the longest is closed, or
+	// else the slowest request body (coming for 1 s at least).
 	MaxConns int
 	// ShutdownGrace bounds how long Close waits for pending notifications.
 	ShutdownGrace time.Duration
@@ -193,7 +194,7 @@ func (s *Server) Open() error {
 	// net/http answers some malformed requests before any handler: the
 	// inner listener rewrites those answers in the API's shape.
 	s.limited = connlimit.Listen(apierror.Listen(ln, errorBody, MaxHeaderBytes), s.MaxConns)
-	s.srv = &http.Server{Handler: s.handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+	s.srv = &http.Server{Handler: s.limited.WatchBodies(s.handler), ConnContext: s.limited.ConnContext, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
 		WriteTimeout: 30 * time.Second, IdleTimeout: 30 * time.Second, MaxHeaderBytes: MaxHeaderBytes,
 		ConnState: func(c net.Conn, st http.ConnState) { s.conns.Hook(c, st); s.limited.Hook(c, st) }}
 	go func() {

@@ -29,7 +29,7 @@ func (m *Main) receiverFlags(fs *flag.FlagSet, defaultAddr, defaultDB, publicURL
 	maxEvents := fs.Int64("max-events", receiver.DefaultMaxEvents, "records kept at most (0: no limit)")
 	maxAge := fs.Duration("max-age", 0, "age of records kept at most, e.g. 72h (0: no limit)")
 	maxBytes := fs.Int64("max-bytes", 0, fmt.Sprintf("bytes the stored records may take; past it the oldest are dropped (0: %d MiB with --db :memory:, no limit with a file)", receiver.DefaultMaxMemory>>20))
-	maxConns := fs.Int("max-conns", receiver.DefaultMaxConns, "connections held at once; past it the one idle the longest is closed")
+	maxConns := fs.Int("max-conns", receiver.DefaultMaxConns, "connections held at once; past it the one idle the longest, or else the slowest body, is closed")
 	publicURL := fs.String(publicURLFlag, "", "URL senders reach the receiver at; default its own address. Its host is also allowed as Host")
 	forwardTo := fs.String("forward-to", "", "forward every notification, unchanged, to this endpoint of yours (e.g. http://localhost:3000/webhook) and answer the sender with its status")
 	return func() (*receiver.Receiver, error) {

@@ -8,6 +8,7 @@
 //	go run ./internal/bench verdict [--bin bin/firmakit] [--hogs 4] [--runs 20] [--faults …]
 //	go run ./internal/bench reference [--bin bin/firmakit] [--only blackhole|burst]
 //	go run ./internal/bench dashboard [--stored 1000] [--rate 200] [--duration 5s]
+//	go run ./internal/bench abuse [--bin bin/firmakit] [--only memory|slow] [--duration 10s] [--ceiling 256]
 //	go run ./internal/bench sandbox [--bin bin/firmakit] [--only a|b|c] [--rate R] [--tls] [-- certify flags]
 package main
 
@@ -23,7 +24,7 @@ var demoMerchant = reference.Demo()
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: bench load|demo|receiver|reference|verdict|dashboard|sandbox [flags]")
+		fmt.Fprintln(os.Stderr, "usage: bench load|demo|receiver|reference|verdict|dashboard|sandbox|abuse [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -42,6 +43,8 @@ func main() {
 		err = runDashboard(os.Args[2:])
 	case "sandbox":
 		err = runSandbox(os.Args[2:])
+	case "abuse":
+		err = runAbuse(os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown benchmark %q", os.Args[1])
 	}

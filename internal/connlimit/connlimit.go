@@ -3,19 +3,32 @@
 // A plain limit (golang.org/x/net/netutil.LimitListener) makes a new
 // connection wait while the cap is reached, so a flood of connections that
 // send nothing keeps out a client with a request to make until they time
-// out. This listener instead makes room by closing the connection that has
-// been idle longest: one that has not sent a complete request header yet,
-// or a keep-alive connection between requests. Connections in the middle of
-// a request and hijacked ones (websockets) are never closed by it; when
-// every connection is busy, Accept waits for one to end.
+// out. This listener instead makes room by closing, in this order: the
+// keep-alive connection idle the longest between requests; the oldest
+// connection that has not sent a whole request header within SlowAfter;
+// the slowest request body that has been coming for SlowAfter (the fewest
+// bytes read per second; with WatchBodies around the handler and
+// ConnContext set on the server). So neither connections that send nothing nor ones that
+// trickle their request keep a request out, and every connection gets
+// SlowAfter to send its request. Requests being answered and hijacked
+// connections (websockets) are never closed by it; when every connection
+// is busy so, Accept waits for one to end.
 package connlimit
 
 import (
+	"context"
+	"io"
 	"net"
 	"net/http"
 	"sync"
 	"sync/atomic"
+	"time"
 )
+
+// SlowAfter is how long a new connection's request header, or a request's
+// body, may take before the connection may be closed to make room: a
+// client sending at any speed gets that long.
+const SlowAfter = time.Second
 
 // Listener holds at most max connections at once (one more waits in
 // Accept while every slot is busy). Set its Hook as (part of) the
@@ -31,6 +44,10 @@ type Listener struct {
 	done    chan struct{}
 	once    sync.Once
 	evicted atomic.Int64
+	slow    atomic.Int64
+	// watching is set by WatchBodies: requests are then watched on the
+	// connections that ConnContext saw.
+	watching atomic.Bool
 }
 
 // Listen wraps ln so that at most max connections are open at once; max
@@ -45,10 +62,17 @@ func Listen(ln net.Listener, max int) *Listener {
 
 type conn struct {
 	net.Conn
-	l     *Listener
-	once  sync.Once
-	state http.ConnState // guarded by l.mu
-	since uint64         // when it entered state, in accept order; guarded by l.mu
+	l        *Listener
+	once     sync.Once
+	state    http.ConnState // guarded by l.mu
+	since    uint64         // when it entered state, in accept order; guarded by l.mu
+	accepted time.Time
+	watched  atomic.Bool // seen by ConnContext
+	// bodyStart is when the request (its header, then its body) began to
+	// be awaited (0: none pending), bodyRead how much of its body the
+	// handler has read.
+	bodyStart atomic.Int64
+	bodyRead  atomic.Int64
 }
 
 // Close closes the connection and frees its slot.
@@ -83,36 +107,77 @@ func (l *Listener) Accept() (net.Conn, error) {
 		l.mu.Lock()
 		if len(l.conns) < l.max {
 			l.seq++
-			lc := &conn{Conn: c, l: l, state: http.StateNew, since: l.seq}
+			lc := &conn{Conn: c, l: l, state: http.StateNew, since: l.seq, accepted: time.Now()}
 			l.conns[lc] = struct{}{}
 			l.mu.Unlock()
 			return lc, nil
 		}
-		victim := l.oldestIdle()
+		victim := l.oldestIdle(time.Now())
+		if victim == nil {
+			if victim = l.slowestBody(time.Now()); victim != nil {
+				l.slow.Add(1)
+			}
+		}
 		l.mu.Unlock()
 		if victim != nil {
 			l.evicted.Add(1)
 			victim.Close()
 			continue
 		}
+		// Look again when one ends, or when bodies may have become slow.
+		t := time.NewTimer(SlowAfter / 10)
 		select {
 		case <-l.freed:
+		case <-t.C:
 		case <-l.done:
+			t.Stop()
 			c.Close()
 			return nil, net.ErrClosed
 		}
+		t.Stop()
 	}
 }
 
-// oldestIdle returns the connection idle the longest, or nil; l.mu is held.
-func (l *Listener) oldestIdle() *conn {
+// slowestBody returns the connection whose request body has come slowest
+// (bytes read per second since it began to be awaited), among those begun
+// at least SlowAfter ago, or nil; l.mu is held.
+func (l *Listener) slowestBody(now time.Time) *conn {
 	var victim *conn
+	var worst float64
 	for c := range l.conns {
-		if (c.state == http.StateNew || c.state == http.StateIdle) && (victim == nil || c.since < victim.since) {
-			victim = c
+		start := c.bodyStart.Load()
+		if start == 0 || c.state != http.StateActive {
+			continue
+		}
+		elapsed := now.Sub(time.Unix(0, start))
+		if elapsed < SlowAfter {
+			continue
+		}
+		rate := float64(c.bodyRead.Load()) / elapsed.Seconds()
+		if victim == nil || rate < worst {
+			victim, worst = c, rate
 		}
 	}
 	return victim
+}
+
+// oldestIdle returns the keep-alive connection idle the longest, else the
+// oldest that has not sent a whole request header within SlowAfter, or
+// nil; l.mu is held.
+func (l *Listener) oldestIdle(now time.Time) *conn {
+	var idle, silent *conn
+	for c := range l.conns {
+		switch {
+		case c.state == http.StateIdle && (idle == nil || c.since < idle.since):
+			idle = c
+		case c.state == http.StateNew && now.Sub(c.accepted) >= SlowAfter && (silent == nil || c.since < silent.since):
+			silent = c
+		}
+	}
+	if idle != nil {
+		return idle
+	}
+	return silent
 }
 
 // Hook records a connection's state change; connections this listener did
@@ -129,6 +194,74 @@ func (l *Listener) Hook(c net.Conn, s http.ConnState) {
 	}
 	l.seq++
 	lc.state, lc.since = s, l.seq
+	if s == http.StateActive && l.watching.Load() && lc.watched.Load() {
+		// A request's header is whole; until the handler runs, count
+		// from here.
+		lc.bodyRead.Store(0)
+		lc.bodyStart.Store(time.Now().UnixNano())
+	} else {
+		lc.bodyStart.Store(0)
+	}
+}
+
+type connKey struct{}
+
+// ConnContext is for the http.Server's ConnContext: it lets WatchBodies
+// find the connection of a request.
+func (l *Listener) ConnContext(ctx context.Context, c net.Conn) context.Context {
+	if lc, ok := c.(*conn); ok && lc.l == l {
+		lc.watched.Store(true)
+		return context.WithValue(ctx, connKey{}, lc)
+	}
+	return ctx
+}
+
+// WatchBodies tells the listener when each request's header is whole and,
+// for a request with a body, when the body began to be awaited and how
+// much of it the handler has read, so that Accept can close the slowest to
+// make room. A body not read to its end when the handler returns stays
+// watched while the server drains it. It needs ConnContext set on the
+// server; without it, only idle connections are closed.
+func (l *Listener) WatchBodies(next http.Handler) http.Handler {
+	l.watching.Store(true)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		lc, ok := r.Context().Value(connKey{}).(*conn)
+		if !ok || lc.l != l {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if r.Body == nil || r.Body == http.NoBody || r.ContentLength == 0 {
+			// The request is whole: it is being answered.
+			lc.bodyStart.Store(0)
+			next.ServeHTTP(w, r)
+			return
+		}
+		// The header took its time; the body's rate counts from here.
+		lc.bodyRead.Store(0)
+		lc.bodyStart.Store(time.Now().UnixNano())
+		r.Body = &watchedBody{ReadCloser: r.Body, c: lc, left: r.ContentLength}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// watchedBody counts what is read of a body; left is what remains of a
+// known length (negative: unknown, until EOF).
+type watchedBody struct {
+	io.ReadCloser
+	c    *conn
+	left int64
+}
+
+func (b *watchedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.c.bodyRead.Add(int64(n))
+	if b.left > 0 {
+		b.left -= int64(n)
+	}
+	if err != nil || b.left == 0 {
+		b.c.bodyStart.Store(0)
+	}
+	return n, err
 }
 
 // Close stops listening; open connections stay open.
@@ -144,5 +277,9 @@ func (l *Listener) Open() int {
 	return len(l.conns)
 }
 
-// Evicted returns how many idle connections were closed to make room.
+// Evicted returns how many connections were closed to make room, idle
+// ones and slow bodies.
 func (l *Listener) Evicted() int64 { return l.evicted.Load() }
+
+// EvictedSlow returns how many of those were slow bodies.
+func (l *Listener) EvictedSlow() int64 { return l.slow.Load() }

@@ -1,0 +1,185 @@
+package receiver_test
+
+import (
+	"context"
+	"fmt"
+	"github.com/firmakit/firmakit/internal/connlimit"
+	"github.com/gorilla/websocket"
+	"io"
+	"net"
+	"net/http"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/receiver"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestContractNotesDoNotPushRecordsOut(t *testing.T) {
+	rv := MustOpenReceiver(t, func(r *receiver.Receiver) { r.MaxBytes = 2000000 })
+	ctx := context.Background()
+	// Some through the API, the rest in-process: more than the notes kept.
+	for i := 0; i < 50; i++ {
+		st, out := call(t, rv, "POST", "/api/contracts", "", fmt.Sprintf(`{"signature_id":"api-%d","created_at":"2026-11-22T10:00:00Z"}`, i),
+			map[string]string{"Content-Type": "application/json"})
+		require.Equal(t, 204, st, out)
+	}
+	for i := 0; i < receiver.MaxContracts+500; i++ {
+		require.NoError(t, rv.NoteContract(ctx, fmt.Sprintf("contract-%06d-%s", i, "0123456789abcdef0123456789abcdef"), "2026-11-22T10:00:00Z"))
+	}
+	st, out := signedPost(t, rv, "merchant_demo", notification(firmakit.StateSigned, "kept", "contract-010499-0123456789abcdef0123456789abcdef"))
+	require.Equal(t, 200, st, out)
+	var got receiver.Record
+	require.Equal(t, 200, getJSON(t, fmt.Sprintf("%s/api/events/%v", rv.URL(), out["received"]), &got), "an acknowledged record is kept")
+	assert.NotEmpty(t, got.ContractCreatedAt, "the newest contract notes are kept")
+	signedPost(t, rv, "merchant_demo", notification(firmakit.StateSigned, "old", "contract-000000-0123456789abcdef0123456789abcdef"))
+	var list struct{ Events []receiver.Record }
+	getJSON(t, rv.URL()+"/api/events?event_id=old", &list)
+	require.Len(t, list.Events, 1)
+	assert.Empty(t, list.Events[0].ContractCreatedAt, "the oldest notes went past the bound")
+	n, err := rv.Count(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, int64(2), n)
+}
+
+func TestRecordsJustAcknowledgedOutliveTheirRetention(t *testing.T) {
+	// A budget smaller than one record: each insert triggers retention,
+	// which deletes only the records before it.
+	rv := MustOpenReceiver(t, func(r *receiver.Receiver) { r.MaxBytes = 64 << 10 })
+	big := append([]byte(`{"pad":"`), append(bytesOf('x', 200<<10), '"', '}')...)
+	for i := 0; i < 3; i++ {
+		st, out := post(t, rv, "merchant_demo", big, "")
+		require.Equal(t, 200, st, out)
+		require.Equal(t, 200, getJSON(t, fmt.Sprintf("%s/api/events/%v", rv.URL(), out["received"]), nil), "record %v answered and kept", out["received"])
+	}
+}
+
+func bytesOf(c byte, n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = c
+	}
+	return b
+}
+
+// heapPeak samples the heap in use until stop is called and returns the
+// highest figure seen.
+func heapPeak() (stop func() uint64) {
+	done, out := make(chan struct{}), make(chan uint64)
+	go func() {
+		var peak uint64
+		var ms runtime.MemStats
+		for {
+			runtime.ReadMemStats(&ms)
+			peak = max(peak, ms.HeapInuse)
+			select {
+			case <-done:
+				out <- peak
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	}()
+	return func() uint64 { close(done); return <-out }
+}
+
+func TestPagesAndSlowStreamsOfEscapedBodiesStayWithinMemory(t *testing.T) {
+	rv := MustOpenReceiver(t, nil)
+	// 1 MiB of '<': JSON writes each as \u003c, six bytes.
+	body := bytesOf('<', 1<<20)
+	for i := 0; i < 40; i++ {
+		st, out := post(t, rv, "merchant_demo", body, "")
+		require.Equal(t, 200, st, out)
+	}
+	runtime.GC()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	stop := heapPeak()
+
+	// Twenty stream clients that never read, from the first record.
+	for i := 0; i < 20; i++ {
+		c, _, err := websocket.DefaultDialer.Dial(strings.Replace(rv.URL(), "http", "ws", 1)+"/api/stream?after=0", nil)
+		require.NoError(t, err)
+		t.Cleanup(func() { c.Close() })
+	}
+	// Four dashboards loading their first page at once.
+	var wg sync.WaitGroup
+	sizes := make([]int64, 4)
+	tails := make([]string, 4)
+	for i := range sizes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, err := http.Get(rv.URL() + "/api/events?limit=100")
+			if err != nil {
+				return
+			}
+			defer resp.Body.Close()
+			// Read, not kept: the test's heap is the receiver's too.
+			tail := &tailWriter{}
+			sizes[i], _ = io.Copy(tail, resp.Body)
+			tails[i] = string(tail.b)
+		}()
+	}
+	// Notifications are still taken meanwhile.
+	for i := 0; i < 20; i++ {
+		st, out := signedPost(t, rv, "merchant_demo", notification(firmakit.StateSigned, fmt.Sprint("during-", i), "s"))
+		require.Equal(t, 200, st, out)
+	}
+	wg.Wait()
+	peak := stop()
+	for i, n := range sizes {
+		// A page stops past 8 MiB written, with one more record at most.
+		assert.LessOrEqual(t, n, int64(8<<20+7<<20), "page %d", i)
+		assert.Regexp(t, `}\],"count":\d+,"total":\d+,"next":"before=\d+"}\n$`, tails[i], "page %d ends with next", i)
+	}
+	grew := int64(peak) - int64(before.HeapInuse)
+	t.Logf("heap in use grew by %d MiB at most", grew>>20)
+	assert.Less(t, grew, int64(128<<20))
+}
+
+// tailWriter keeps the last bytes written to it.
+type tailWriter struct{ b []byte }
+
+func (w *tailWriter) Write(p []byte) (int, error) {
+	w.b = append(w.b, p[max(0, len(p)-200):]...)
+	w.b = w.b[max(0, len(w.b)-200):]
+	return len(p), nil
+}
+
+func TestTrickledBodiesDoNotKeepANotificationOut(t *testing.T) {
+	rv := MustOpenReceiver(t, func(r *receiver.Receiver) { r.MaxConns = 32 })
+	addr := strings.TrimPrefix(rv.URL(), "http://")
+	// More connections than the cap, each with its header and one byte of
+	// a 1,000-byte body, then nothing.
+	for i := 0; i < 40; i++ {
+		c, err := net.Dial("tcp", addr)
+		require.NoError(t, err)
+		t.Cleanup(func() { c.Close() })
+		fmt.Fprintf(c, "POST /hooks/merchant_demo HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{", addr)
+	}
+	// Once they have trickled for longer than connlimit.SlowAfter, room
+	// is made for a real notification in place of one of them.
+	time.Sleep(connlimit.SlowAfter + 500*time.Millisecond)
+	body := notification(firmakit.StateSigned, "through", "s")
+	req, _ := http.NewRequest("POST", rv.URL()+"/hooks/merchant_demo", strings.NewReader(string(body)))
+	req.Header.Set("X-Service-Signature", profile.WebhookSignature([]string{"whsec_test_demo"}, time.Now(), body))
+	resp, err := (&http.Client{Timeout: 20 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}).Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, 200, resp.StatusCode)
+	var st struct {
+		Count             int64 `json:"count"`
+		SlowBodiesEvicted int64 `json:"slow_bodies_evicted"`
+		Connections       int   `json:"connections"`
+	}
+	require.Equal(t, 200, getJSON(t, rv.URL()+"/api/stats", &st))
+	assert.Equal(t, int64(1), st.Count)
+	assert.GreaterOrEqual(t, st.SlowBodiesEvicted, int64(1))
+	assert.LessOrEqual(t, st.Connections, 32)
+}
