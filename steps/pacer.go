@@ -184,8 +184,14 @@ func (p *Pacer) grow(now time.Time) {
 		// …then probe past it slowly.
 		r = p.rate + 0.05*last
 	}
+	if r > maxPaced && p.Ceiling == 0 {
+		r = 0 // as fast as the scenarios go
+	}
 	p.setRate(r, now)
 }
+
+// maxPaced is the rate past which a run without a ceiling stops pacing.
+const maxPaced = 1000
 
 // setRate sets the rate within the ceiling and the announced policy.
 // Called with p.mu held.
