@@ -213,11 +213,8 @@ const scripts = "Договор аренды · Σύμβαση μίσθωσης 
 // misses the rest) or written in several scripts.
 func (w *webhookSteps) itsFreeTextIs(ctx context.Context, text string) error {
 	ws := getWebhook(ctx)
-	field, kind, _ := strings.Cut(text, "-")
+	kind, field, _ := strings.Cut(text, "-")
 	add := " — " + scripts
-	if field == "long" {
-		field, kind = kind, field
-	}
 	if kind == "long" {
 		add = " — " + strings.Repeat("cláusula 7.3: el arrendatario pagará la renta el día 5 de cada mes; ", 90)
 	}
