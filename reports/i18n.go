@@ -193,6 +193,8 @@ var (
 		"hint.signature-form":        "Signatures that are not a %s= entry over \"<t>%s\" + the raw body were accepted (%s): only v1 entries are signatures, and a signature must be the whole HMAC, compared whole, over exactly that text.",
 		"hint.timestamp-form":        "A %[2]s that is not whole Unix seconds in base-10 digits was accepted (%[1]s): the endpoint reads it with a float or lenient parser. Refuse a t with anything but the digits 0-9.",
 		"hint.tolerance-wide":        "A t a little more than %d s away was accepted: the endpoint allows more than the profile's tolerance.",
+		"hint.charset":               "Valid notifications were refused unless every non-ASCII character of the body was escaped (\\u00f1): the endpoint reads the body in another charset than UTF-8 (Latin-1, say) and verifies the bytes it wrote back. Verify the bytes received, before decoding them.",
+		"hint.tolerance-tiny":        "Valid notifications signed just now were refused at random, and every t a few seconds away: the endpoint allows less than a second instead of %d s (a tolerance read in milliseconds?).",
 	}
 
 	spanish = map[string]string{
@@ -378,6 +380,8 @@ var (
 		"hint.signature-form":        "Se aceptaron firmas que no son una entrada %s= sobre \"<t>%s\" + el cuerpo tal como llega (%s): solo las entradas v1 son firmas, y una firma debe ser el HMAC entero, comparado entero, sobre exactamente ese texto.",
 		"hint.timestamp-form":        "Se aceptó una %[2]s que no son segundos Unix enteros en dígitos decimales (%[1]s): el endpoint la lee con un intérprete de coma flotante o permisivo. Rechace una t con algo más que los dígitos 0-9.",
 		"hint.tolerance-wide":        "Se aceptó una t a poco más de %d s: el endpoint permite más que la tolerancia del perfil.",
+		"hint.charset":               "Se rechazaron las notificaciones válidas salvo cuando todo carácter no ASCII del cuerpo venía escapado (\\u00f1): el endpoint lee el cuerpo en otra codificación que UTF-8 (Latin-1, por ejemplo) y verifica los bytes que vuelve a escribir. Verifique los bytes recibidos, antes de decodificarlos.",
+		"hint.tolerance-tiny":        "Se rechazaron al azar notificaciones válidas firmadas en el momento, y toda t a unos segundos: el endpoint permite menos de un segundo en lugar de %d s (¿una tolerancia leída en milisegundos?).",
 	}
 
 	tables = map[string]map[string]string{"en": english, "es": spanish}

@@ -34,6 +34,16 @@ func (f hintFacts) failedRows(req string) []string {
 	return rows
 }
 
+// rowPassed tells whether the row of req passed.
+func (f hintFacts) rowPassed(req, row string) bool {
+	for _, r := range f.results {
+		if r.Requirement == req && r.Row == row && r.Status == reports.Passed {
+			return true
+		}
+	}
+	return false
+}
+
 // passed tells whether every judged scenario of req passed, and at least
 // one was judged.
 func (f hintFacts) passed(req string) bool {
@@ -137,7 +147,17 @@ func webhookHints(e *Endpoint, results []reports.ScenarioResult, observed []obse
 		hint("all-accepted", answered(refStatuses), header)
 	}
 
-	if !allRefused {
+	// Valid notifications of the plainest kind refused, though not all:
+	// the narrower hints below would name a symptom, not the cause.
+	stateOK := f.passed("WH-STATE")
+	switch {
+	case allRefused || stateOK || len(f.failedRows("WH-STATE")) == 0:
+	case f.rowPassed("WH-RAW-BYTES", "layout=escaped-unicode"):
+		hint("charset")
+	case len(f.failedRows("WH-TIME-WINDOW")) == 4:
+		hint("tolerance-tiny", tol)
+	}
+	if !allRefused && stateOK {
 		if rows := f.failedRows("WH-RAW-BYTES"); len(rows) > 0 && f.passed("WH-STATE") {
 			hint("raw-bytes", strings.Join(rows, "; "))
 		}
