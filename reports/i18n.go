@@ -162,7 +162,7 @@ var (
 		"notproven.webhook.effects":   "An answer is judged by its status alone: that the endpoint acted on a valid notification (stored it, moved the contract on) and on nothing it refused is not seen from outside.",
 		"notproven.webhook.duplicate": "A duplicate is judged by its answer: that the endpoint did not act twice on the same event_id is not seen from outside.",
 		"notproven.webhook.timing":    "Whether the endpoint compares signatures in constant time is not measured.",
-		"notproven.webhook.scope":     "Each scenario sends one or two notifications; load, concurrency and bodies near the size limits are not exercised, nor retries beyond the first.",
+		"notproven.webhook.scope":     "Each scenario sends one to three notifications, bodies of a few KiB at most; load, concurrency and bodies near a size limit of the endpoint are not exercised, nor retries beyond the first.",
 
 		"hint.no-status":             "no status",
 		"hint.unreachable":           "%d scenario(s) got no answer at all (%s): check that the endpoint runs at %s and that this machine can reach it.",
@@ -349,7 +349,7 @@ var (
 		"notproven.webhook.effects":   "Una respuesta se juzga solo por su estado: que el endpoint actuara sobre una notificación válida (la guardara, hiciera avanzar el contrato) y sobre nada de lo que rechazó no se ve desde fuera.",
 		"notproven.webhook.duplicate": "Un duplicado se juzga por su respuesta: que el endpoint no actuara dos veces sobre el mismo event_id no se ve desde fuera.",
 		"notproven.webhook.timing":    "No se mide si el endpoint compara las firmas en tiempo constante.",
-		"notproven.webhook.scope":     "Cada escenario envía una o dos notificaciones; no se ejercitan la carga, la concurrencia ni los cuerpos cercanos a los límites de tamaño, ni los reintentos más allá del primero.",
+		"notproven.webhook.scope":     "Cada escenario envía de una a tres notificaciones, con cuerpos de unos pocos KiB como mucho; no se ejercitan la carga, la concurrencia ni los cuerpos cercanos a un límite de tamaño del endpoint, ni los reintentos más allá del primero.",
 
 		"hint.no-status":             "sin estado",
 		"hint.unreachable":           "%d escenario(s) no obtuvieron ninguna respuesta (%s): compruebe que el endpoint está en marcha en %s y que esta máquina puede llegar a él.",
