@@ -49,6 +49,10 @@ type observation struct {
 	Unreachable, Late bool
 	// Errors are the transport errors met, for the hint that names them.
 	Errors []string
+	// sent are the deliveries as sent, and why is why a forged one must
+	// be refused: the stuff of test vectors (WebhookVectors).
+	sent []*delivery
+	why  string
 }
 
 // webhookKey holds a webhook scenario's state in its context.
@@ -88,6 +92,7 @@ type delivery struct {
 	signedAt    time.Time
 	t           int64
 	contentType string
+	headerName  string // the signature header's name as sent
 	sentAt      time.Time
 	status      int
 	answer      []byte
@@ -562,13 +567,13 @@ func (w *webhookSteps) post(ctx context.Context, ws *webhookScenario, d *deliver
 	}
 	req.Header.Set("Content-Type", d.contentType)
 	req.Header.Set("User-Agent", "firmakit-certify-webhook/1")
+	d.headerName = w.E.profile().Webhook.SignatureHeader
+	if ws.httpForm == "lower-case-header-name" {
+		// Set in the map directly: Header.Set would canonicalise it.
+		d.headerName = strings.ToLower(d.headerName)
+	}
 	if d.header != nil {
-		name := w.E.profile().Webhook.SignatureHeader
-		if ws.httpForm == "lower-case-header-name" {
-			// Set in the map directly: Header.Set would canonicalise it.
-			name = strings.ToLower(name)
-		}
-		req.Header[name] = []string{*d.header}
+		req.Header[d.headerName] = []string{*d.header}
 	}
 	d.sentAt = time.Now()
 	resp, err := w.E.client().Do(req)
@@ -796,7 +801,7 @@ func (w *webhookSteps) outcome(ctx context.Context, p *godog.Scenario, err error
 	var obs observation
 	ws, _ := ctx.Value(webhookKey{}).(*webhookScenario)
 	if ws != nil {
-		obs.Expect = ws.expect
+		obs.Expect, obs.sent, obs.why = ws.expect, ws.deliveries, ws.why
 		for _, d := range ws.deliveries {
 			obs.Statuses = append(obs.Statuses, d.status)
 			switch {

@@ -288,3 +288,31 @@ func TestCertifyWebhookWithTheMerchantsContracts(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(page), "<code>ctr-1</code>, <code>ctr-2</code>, <code>ctr-3</code>")
 }
+
+// TestVectorsCommand: firmakit vectors writes the webhook set's cases as
+// versioned JSON, to a file or to standard output.
+func TestVectorsCommand(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "vectors.json")
+	code, out, errOut := run(t, nil, "vectors", "--webhook-secret", "whsec_shop", "--at", "1795000000", "--out", file)
+	require.Equal(t, ExitOK, code, out+errOut)
+	assert.Contains(t, out, "firmakit vectors: 60 cases (profile \"bundled\", reference time 1795000000) written to "+file)
+	b, err := os.ReadFile(file)
+	require.NoError(t, err)
+	var v struct {
+		Version       int    `json:"version"`
+		Secret        string `json:"secret"`
+		ReferenceTime int64  `json:"reference_time"`
+		Cases         []struct {
+			Code, Expect string
+		} `json:"cases"`
+	}
+	require.NoError(t, json.Unmarshal(b, &v))
+	assert.Equal(t, 1, v.Version)
+	assert.Equal(t, "whsec_shop", v.Secret)
+	assert.Equal(t, "WH-STATE/state=CREATED", v.Cases[0].Code)
+	assert.Equal(t, "accept", v.Cases[0].Expect)
+
+	code, _, errOut = run(t, nil, "vectors", "extra")
+	assert.Equal(t, ExitUsage, code)
+	assert.Contains(t, errOut, `unexpected argument "extra"`)
+}
