@@ -152,7 +152,8 @@ func webhookHints(e *Endpoint, results []reports.ScenarioResult, observed []obse
 	stateOK := f.passed("WH-STATE")
 	switch {
 	case allRefused || stateOK || len(f.failedRows("WH-STATE")) == 0:
-	case f.rowPassed("WH-RAW-BYTES", "layout=escaped-unicode"):
+	case f.rowPassed("WH-RAW-BYTES", "layout=escaped-unicode") && accTotal-accFailed == 1:
+		// Only the body with no raw non-ASCII byte was accepted.
 		hint("charset")
 	case len(f.failedRows("WH-TIME-WINDOW")) == 4:
 		hint("tolerance-tiny", tol)
