@@ -19,11 +19,13 @@ build:
 test: deps
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
-	$(GO) test -count=1 -run 'TestEveryFaultIsCaught' ./steps
+	$(GO) test -count=1 -run 'TestEveryFaultIsCaught|TestEveryEndpointFaultIsCaught|TestTheModelEndpointPasses' ./steps
 
-# The suite's power alone, with every fault's verdict in the log.
+# The power of both suites, with every fault's verdict in the log: the
+# service suite against the reference's named faults, the webhook suite
+# against the endpoint faults of steps/endpoint_faults_test.go.
 power:
-	$(GO) test -count=1 -v -run 'TestEveryFaultIsCaught' ./steps | grep -E 'faults, each|caught|^(ok|FAIL)|failed:'
+	$(GO) test -count=1 -v -run 'TestEveryFaultIsCaught|TestEveryEndpointFaultIsCaught' ./steps | grep -E 'faults, each|caught|^(ok|FAIL)|failed:'
 
 deps:
 	@missing=""; \

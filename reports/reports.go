@@ -80,6 +80,9 @@ type Run struct {
 	// results ApplyExpectations rewrote; the certificate and report.html
 	// list them with their reasons and what became of each.
 	Expected []Expectation
+	// SignatureIDs are the contracts a webhook run's notifications named
+	// (certify-webhook --signature-id); none: made up.
+	SignatureIDs []string
 }
 
 // BundledTarget is how the reports name the bundled reference server.
@@ -210,6 +213,9 @@ type Certificate struct {
 		URL        string `json:"url"`
 		Label      string `json:"label"`
 		MerchantID string `json:"merchant_id"`
+		// SignatureIDs are the merchant's contracts the webhook set's
+		// notifications named; none: contracts firmakit made up.
+		SignatureIDs []string `json:"signature_ids,omitempty"`
 	} `json:"target"`
 	Profile struct {
 		Name   string `json:"name"`
@@ -272,6 +278,7 @@ func Build(run Run, scenarios []ScenarioResult) (*Certificate, error) {
 	c.Tool.Name, c.Tool.Version = run.Tool, run.Version
 	c.GeneratedAt = run.Started.Add(run.Elapsed).UTC().Format(time.RFC3339)
 	c.Target.URL, c.Target.Label, c.Target.MerchantID = run.Target, run.targetLabel(), run.MerchantID
+	c.Target.SignatureIDs = run.SignatureIDs
 	if run.Bundled {
 		c.Target.URL = ""
 	}

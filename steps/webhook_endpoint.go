@@ -2,12 +2,14 @@ package steps
 
 import (
 	"fmt"
-	"github.com/firmakit/firmakit/reference"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"time"
 
 	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/reference"
+	"github.com/google/uuid"
 )
 
 // Endpoint is a merchant's webhook endpoint under test, and what firmakit
@@ -30,6 +32,19 @@ type Endpoint struct {
 	HTTPClient *http.Client
 	// Now is the clock notifications are signed with (default time.Now).
 	Now func() time.Time
+	// SignatureIDs are contracts the merchant's system knows, used in
+	// turn as the notifications' signature_id; none: a new id each time,
+	// which an endpoint that looks contracts up answers 404.
+	SignatureIDs []string
+}
+
+// signatureID is the contract of a new notification: one of those
+// given, at random, so that every scenario may meet each.
+func (e *Endpoint) signatureID() string {
+	if len(e.SignatureIDs) == 0 {
+		return uuid.NewString()
+	}
+	return e.SignatureIDs[rand.IntN(len(e.SignatureIDs))]
 }
 
 // DeliveryGrace is how long past the delivery timeout the suite still

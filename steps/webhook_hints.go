@@ -34,6 +34,16 @@ func (f hintFacts) failedRows(req string) []string {
 	return rows
 }
 
+// rowPassed tells whether the row of req passed.
+func (f hintFacts) rowPassed(req, row string) bool {
+	for _, r := range f.results {
+		if r.Requirement == req && r.Row == row && r.Status == reports.Passed {
+			return true
+		}
+	}
+	return false
+}
+
 // passed tells whether every judged scenario of req passed, and at least
 // one was judged.
 func (f hintFacts) passed(req string) bool {
@@ -94,7 +104,7 @@ func answered(statuses []int) any {
 // a late answer). observed[i] is what the endpoint did in results[i].
 // Each hint is a key of the report's language tables with its values
 // (reports.Hint), so that report.html says it in its language.
-func webhookHints(e *Endpoint, results []reports.ScenarioResult, observed []observation) []reports.Hint {
+func webhookHints(e *Endpoint, results []reports.ScenarioResult, observed []observation, clock clockFinding) []reports.Hint {
 	p := e.profile()
 	f := hintFacts{results, observed}
 	header := p.Webhook.SignatureHeader
@@ -121,14 +131,34 @@ func webhookHints(e *Endpoint, results []reports.ScenarioResult, observed []obse
 	refTotal, refFailed, refStatuses := f.tally("refuse")
 	allRefused := accTotal > 0 && accFailed == accTotal && refFailed == 0
 	allAccepted := refTotal > 0 && refFailed == refTotal && accFailed == 0
+	ids := strings.Join(e.SignatureIDs, ", ")
 	switch {
+	case allRefused && slices.Equal(accStatuses, []int{404}) && ids != "":
+		hint("unknown-contracts", ids)
+	case allRefused && slices.Equal(accStatuses, []int{404}):
+		hint("unknown-contract")
+	case allRefused && clock.Millis:
+		hint("clock-millis", answered(accStatuses))
+	case allRefused && clock.Offset != 0:
+		hint("clock-off", answered(accStatuses), clock.Offset, float64(clock.Offset)/3600)
 	case allRefused:
 		hint("all-refused", answered(accStatuses), p.Webhook.PayloadSeparator, tol)
 	case allAccepted:
 		hint("all-accepted", answered(refStatuses), header)
 	}
 
-	if !allRefused {
+	// Valid notifications of the plainest kind refused, though not all:
+	// the narrower hints below would name a symptom, not the cause.
+	stateOK := f.passed("WH-STATE")
+	switch {
+	case allRefused || stateOK || len(f.failedRows("WH-STATE")) == 0:
+	case f.rowPassed("WH-RAW-BYTES", "layout=escaped-unicode") && accTotal-accFailed == 1:
+		// Only the body with no raw non-ASCII byte was accepted.
+		hint("charset")
+	case len(f.failedRows("WH-TIME-WINDOW")) == 4:
+		hint("tolerance-tiny", tol)
+	}
+	if !allRefused && stateOK {
 		if rows := f.failedRows("WH-RAW-BYTES"); len(rows) > 0 && f.passed("WH-STATE") {
 			hint("raw-bytes", strings.Join(rows, "; "))
 		}
@@ -143,12 +173,48 @@ func webhookHints(e *Endpoint, results []reports.ScenarioResult, observed []obse
 		}
 		if f.duplicateRefused() {
 			hint("duplicate-refused")
+		} else if len(f.failedRows("WH-DUPLICATE-EXACT")) > 0 && f.passed("WH-DUPLICATE") {
+			hint("exact-retry-refused", header)
+		}
+		if len(f.failedRows("WH-SAME-CONTRACT")) > 0 && f.passed("WH-STATE") {
+			hint("same-contract-refused")
+		}
+		if rows := f.failedRows("WH-BODY-TEXT"); len(rows) > 0 && f.passed("WH-STATE") {
+			hint("body-text", strings.Join(rows, "; "))
+		}
+		if rows := f.failedRows("WH-HTTP-FORM"); len(rows) > 0 {
+			hint("http-form", strings.Join(rows, "; "), header)
+		}
+		if len(f.failedRows("WH-REAL-CONTRACT")) > 0 && f.passed("WH-STATE") {
+			hint("real-contract")
+		}
+		switch rows := f.failedRows("WH-TIME-WINDOW"); {
+		case len(rows) == 0:
+		case !slices.ContainsFunc(rows, func(r string) bool { return strings.Contains(r, "-") }):
+			hint("window-future", tol)
+		default:
+			hint("window-narrow", strings.Join(rows, "; "), tol)
+		}
+	}
+
+	if !allAccepted {
+		if rows := f.failedRows("WH-SIGNATURE-FORM"); len(rows) > 0 {
+			hint("signature-form", p.Webhook.SignatureKey, p.Webhook.PayloadSeparator, strings.Join(rows, "; "))
+		}
+		if rows := f.failedRows("WH-TIMESTAMP-FORM"); len(rows) > 0 {
+			hint("timestamp-form", strings.Join(rows, "; "), p.Webhook.TimestampKey)
 		}
 	}
 
 	if !allAccepted && f.passed("WH-WRONG-SECRET") {
-		old, ahead := len(f.failedRows("WH-TIMESTAMP-OLD")) > 0, len(f.failedRows("WH-TIMESTAMP-AHEAD")) > 0
+		oldRows, aheadRows := f.failedRows("WH-TIMESTAMP-OLD"), f.failedRows("WH-TIMESTAMP-AHEAD")
+		old, ahead := len(oldRows) > 0, len(aheadRows) > 0
+		nearOnly := func(rows []string) bool {
+			return len(rows) > 0 && !slices.ContainsFunc(rows, func(r string) bool { return !strings.HasSuffix(r, "=10") })
+		}
 		switch {
+		case (old || ahead) && (!old || nearOnly(oldRows)) && (!ahead || nearOnly(aheadRows)):
+			hint("tolerance-wide", tol)
 		case old && ahead:
 			hint("timestamp-unchecked", tol)
 		case ahead:

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/firmakit/firmakit"
 	"github.com/stretchr/testify/assert"
@@ -56,5 +57,33 @@ func TestRedactWebhookSignature(t *testing.T) {
 		"":                           `"" (empty)`,
 	} {
 		assert.Equal(t, want, redactWebhookSignature(p, in), in)
+	}
+}
+
+// TestStraddles: an answer about a t near the tolerance is no verdict
+// when, depending on when in the exchange the endpoint read its clock, t
+// could have lain on either side of it.
+func TestStraddles(t *testing.T) {
+	w := &webhookSteps{E: &Endpoint{}}
+	at := time.Unix(1795000000, 200e6)
+	d := func(offset int64, took time.Duration) *delivery {
+		return &delivery{t: at.Unix() + offset, signedAt: at, sentAt: at, latency: took}
+	}
+	for _, tc := range []struct {
+		offset int64
+		took   time.Duration
+		inside bool
+		want   bool
+	}{
+		{-290, 50 * time.Millisecond, true, false},  // refused in time: a failure
+		{290, 50 * time.Millisecond, true, false},   // likewise ahead
+		{-290, 10 * time.Second, true, true},        // 300 s old by the answer
+		{290, 10 * time.Second, true, false},        // ahead, t only comes nearer
+		{-310, 50 * time.Millisecond, false, false}, // accepted in time: a failure
+		{310, 50 * time.Millisecond, false, false},
+		{310, 10 * time.Second, false, true}, // came within 300 s by the answer
+		{-310, 10 * time.Second, false, false},
+	} {
+		assert.Equal(t, tc.want, w.straddles(d(tc.offset, tc.took), tc.inside), "t %+d s, answer after %s", tc.offset, tc.took)
 	}
 }

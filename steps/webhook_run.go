@@ -47,6 +47,7 @@ type WebhookSuite struct {
 	log      Suite
 	mu       sync.Mutex
 	observed map[string]observation
+	clock    clockFinding
 }
 
 // SelectWebhook is Select for the webhook set: how many scenarios (outline
@@ -89,6 +90,11 @@ func (s *WebhookSuite) Run() (int, error) {
 	}
 	if s.Format == "" {
 		s.Format = "progress"
+	}
+	if len(s.Endpoint.SignatureIDs) == 0 {
+		if err := probeContract(s.Endpoint); err != nil {
+			return 2, err
+		}
 	}
 	rows := map[string]pickled{}
 	for _, p := range selected {
@@ -197,6 +203,10 @@ func (s *WebhookSuite) Run() (int, error) {
 	if status == 0 && s.Count(reports.Failed) > 0 {
 		status = 1
 	}
+	s.clock = clockFinding{}
+	if r, o := s.facts(); refusedEverything(r, o) {
+		s.clock = probeClock(s.Endpoint)
+	}
 	return status, nil
 }
 
@@ -219,6 +229,12 @@ func (s *WebhookSuite) Summary() string { return s.log.Summary() }
 // Hints name the likely mistakes the last run's failures point at (see
 // webhookHints).
 func (s *WebhookSuite) Hints() []reports.Hint {
+	results, observed := s.facts()
+	return webhookHints(s.Endpoint, results, observed, s.clock)
+}
+
+// facts are the last run's results and, for each, what the endpoint did.
+func (s *WebhookSuite) facts() ([]reports.ScenarioResult, []observation) {
 	s.mu.Lock()
 	obs := make(map[string]observation, len(s.observed))
 	for k, v := range s.observed {
@@ -230,7 +246,7 @@ func (s *WebhookSuite) Hints() []reports.Hint {
 	for i, r := range results {
 		observed[i] = obs[rowKey(r)]
 	}
-	return webhookHints(s.Endpoint, results, observed)
+	return results, observed
 }
 
 // String describes the suite's selection.

@@ -26,9 +26,10 @@ const shopSecret = "whsec_shop_42"
 
 // The webhook set's requirements, by what they want of the endpoint.
 var (
-	acceptReqs = []string{"WH-DUPLICATE", "WH-RAW-BYTES", "WH-ROTATION", "WH-STATE"}
-	refuseReqs = []string{"WH-BODY-CHANGED", "WH-HEADER-MALFORMED", "WH-HEADER-MISSING", "WH-TIMESTAMP-AHEAD",
-		"WH-TIMESTAMP-CHANGED", "WH-TIMESTAMP-OLD", "WH-WRONG-SECRET"}
+	acceptReqs = []string{"WH-BODY-TEXT", "WH-DUPLICATE", "WH-DUPLICATE-EXACT", "WH-HTTP-FORM", "WH-RAW-BYTES", "WH-REAL-CONTRACT",
+		"WH-ROTATION", "WH-SAME-CONTRACT", "WH-STATE", "WH-TIME-WINDOW"}
+	refuseReqs = []string{"WH-BODY-CHANGED", "WH-HEADER-MALFORMED", "WH-HEADER-MISSING", "WH-SIGNATURE-FORM", "WH-TIMESTAMP-AHEAD",
+		"WH-TIMESTAMP-CHANGED", "WH-TIMESTAMP-FORM", "WH-TIMESTAMP-OLD", "WH-WRONG-SECRET"}
 )
 
 // runWebhook runs the webhook set against url and returns the suite.
@@ -76,7 +77,7 @@ func TestWebhookSuiteAgainstTheStrictReceiver(t *testing.T) {
 	require.Equal(t, reports.Passed, s.Verdict(), "%v", s.Results())
 	selected, err := steps.SelectWebhook("all", "")
 	require.NoError(t, err)
-	assert.Equal(t, 52, selected, "11 scenarios, 26 rows, two languages")
+	assert.Equal(t, 112, selected, "19 scenarios, 56 rows, two languages")
 	require.Len(t, s.Results(), selected)
 	assert.Equal(t, selected, s.Count(reports.Passed))
 	assert.Empty(t, s.Hints())
@@ -89,7 +90,7 @@ func TestWebhookSuiteAgainstTheStrictReceiver(t *testing.T) {
 	// What reached the receiver: each delivery, as the profile signs it.
 	recs, err := rv.List(context.Background(), receiver.Filter{Channel: "shop", Limit: 1000})
 	require.NoError(t, err)
-	assert.Len(t, recs, selected+2, "one delivery per scenario, two for each duplicate")
+	assert.Len(t, recs, 1+selected+2+2+4, "the contract probe, one delivery per scenario, two for each duplicate, three for each contract of several events")
 	valid, dup := 0, 0
 	for _, r := range recs {
 		if r.Verdict == receiver.VerdictValid {
@@ -104,8 +105,9 @@ func TestWebhookSuiteAgainstTheStrictReceiver(t *testing.T) {
 			dup++
 		}
 	}
-	assert.Equal(t, 2*(5+2+2+4), valid, "states, rotation, both deliveries of the duplicate, raw-bytes layouts")
-	assert.Equal(t, 2, dup, "the retry of each language's duplicate")
+	assert.Equal(t, 1+2*(5+2+2+5+4+4+2+2+3+2), valid,
+		"the probe; states, rotation, both deliveries of the duplicate, raw-bytes layouts, free texts, time window, HTTP forms, real contracts, one contract's events, both exact deliveries")
+	assert.Equal(t, 4, dup, "the retry of each language's duplicate, and the exact repeat")
 }
 
 // naive answers 200 to everything.
@@ -193,7 +195,7 @@ func TestWebhookSuiteNamesEachFault(t *testing.T) {
 			}
 		}, acceptReqs, "another secret than the one given (--webhook-secret)"},
 		{"verifies a compacted body", verifying(p, compacted, nil), []string{"WH-RAW-BYTES"},
-			"refused (layout=indented; layout=keys-reversed): the endpoint verifies a re-serialised or re-formatted body"},
+			"refused (layout=crlf; layout=indented; layout=keys-reversed): the endpoint verifies a re-serialised or re-formatted body"},
 		{"checks only the first v1 entry", verifying(p, same, firstEntryOnly), []string{"WH-ROTATION"},
 			"the endpoint checks only the first v1= entry"},
 		{"does not check the age of t", verifying(noAge, same, nil), []string{"WH-TIMESTAMP-AHEAD", "WH-TIMESTAMP-OLD"},
@@ -222,7 +224,7 @@ func TestWebhookSuiteNamesEachFault(t *testing.T) {
 				}
 				w.WriteHeader(rec.Code)
 			}
-		}(), []string{"WH-DUPLICATE"}, "The retry of an event the endpoint had accepted was refused"},
+		}(), []string{"WH-DUPLICATE", "WH-DUPLICATE-EXACT"}, "The retry of an event the endpoint had accepted was refused"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := httptest.NewServer(tc.handler)
@@ -314,7 +316,7 @@ func TestSelectWebhook(t *testing.T) {
 	assert.Equal(t, 7, n)
 	n, err = steps.SelectWebhook("all", "~@spec")
 	require.NoError(t, err)
-	assert.Equal(t, 2*21, n)
+	assert.Equal(t, 2*49, n)
 	_, err = steps.SelectWebhook("en", "@AUTH-OK")
 	var se *steps.SelectionError
 	require.ErrorAs(t, err, &se)

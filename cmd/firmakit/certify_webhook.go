@@ -9,6 +9,9 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/firmakit/firmakit/features"
@@ -18,11 +21,14 @@ import (
 
 func (m *Main) certifyWebhookCommand() command {
 	return command{name: "certify-webhook", summary: "play the service and check a merchant's webhook endpoint",
-		usage: "firmakit certify-webhook --endpoint URL --webhook-secret S [--merchant ID] [--lang es|en|all] [--tags EXPR] [--expected-failures FILE] [--report DIR [--report-lang es|en]]",
+		usage: "firmakit certify-webhook --endpoint URL --webhook-secret S [--merchant ID] [--signature-id ID ... | --signature-ids FILE] [--lang es|en|all] [--tags EXPR] [--expected-failures FILE] [--report DIR [--report-lang es|en]]",
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			endpoint := fs.String("endpoint", "", "URL of the merchant's webhook endpoint (its signature_webhook), where notifications are posted")
 			secret := fs.String("webhook-secret", "", "the webhook secret the endpoint verifies notifications with")
 			merchant := fs.String("merchant", reference.Demo().MerchantID, "merchant id written in the notifications")
+			ids := &listFlag{}
+			fs.Var(ids, "signature-id", "a contract the merchant's system knows, used as the notifications' signature_id (repeatable); without any, firmakit makes ids up, which an endpoint that looks contracts up answers 404")
+			idsFile := fs.String("signature-ids", "", "a file of contract ids the merchant's system knows, one a line ('#' starts a comment)")
 			lang := fs.String("lang", "all", "features to run: es, en or all")
 			tags := fs.String("tags", "", "godog tag expression, e.g. '@WH-STATE,@WH-ROTATION'; default: all")
 			concurrency := fs.Int("concurrency", 4, "scenarios run at once")
@@ -55,6 +61,10 @@ func (m *Main) certifyWebhookCommand() command {
 				if *secret == "" {
 					return usageError("--webhook-secret is required: the secret the endpoint verifies notifications with")
 				}
+				contracts, err := signatureIDs(*ids, *idsFile)
+				if err != nil {
+					return err
+				}
 				if err := checkReportLang(*reportLang, *reportDir); err != nil {
 					return err
 				}
@@ -86,11 +96,16 @@ func (m *Main) certifyWebhookCommand() command {
 				if err != nil {
 					return err
 				}
-				e := &steps.Endpoint{URL: *endpoint, Secret: *secret, MerchantID: *merchant, Profile: p}
+				e := &steps.Endpoint{URL: *endpoint, Secret: *secret, MerchantID: *merchant, Profile: p, SignatureIDs: contracts}
 				suite := &steps.WebhookSuite{Endpoint: e, Lang: *lang, Tags: *tags, Concurrency: *concurrency, Format: formats,
 					Output: shown.Output, Progress: shown.Lines, Randomize: *seed}
 				fmt.Fprintf(m.Stdout, "firmakit certify-webhook: playing the service for the endpoint %s\n", *endpoint)
-				fmt.Fprintf(m.Stdout, "profile %q, delivery timeout %s; %s\n\n", p.Name, p.Webhook.Timeout, suite)
+				fmt.Fprintf(m.Stdout, "profile %q, delivery timeout %s; %s\n", p.Name, p.Webhook.Timeout, suite)
+				if len(contracts) > 0 {
+					fmt.Fprintf(m.Stdout, "contracts (signature_id) of merchant %s: %s\n\n", *merchant, strings.Join(contracts, ", "))
+				} else {
+					fmt.Fprintf(m.Stdout, "contracts (signature_id): made up by firmakit (give --signature-id if the endpoint looks them up)\n\n")
+				}
 				total, _ := steps.SelectWebhook(*lang, *tags)
 				suite.OnResult = shown.Start(total)
 				start := time.Now()
@@ -101,6 +116,8 @@ func (m *Main) certifyWebhookCommand() command {
 				switch {
 				case errors.As(err, &se):
 					return usageError("--tags: %v", err)
+				case errors.Is(err, steps.ErrUnknownContract):
+					return &exitError{ExitFailed, err}
 				case err != nil:
 					return usageError("%v", err)
 				}
@@ -111,7 +128,7 @@ func (m *Main) certifyWebhookCommand() command {
 				results, status = expectFailures(results, expected, status)
 				run := reports.Run{Tool: "firmakit", Version: Version(), Target: *endpoint, MerchantID: *merchant, TargetLabel: reports.WebhookTarget,
 					Set: features.WebhookSet, Hints: hints, Profile: p, Lang: *lang, Tags: *tags, ReportLang: *reportLang, Started: start, Elapsed: elapsed,
-					Expected: expected}
+					Expected: expected, SignatureIDs: contracts}
 				// The hints are this set's likely causes: the service's
 				// (reports.Causes) speak of a --target.
 				return m.finishRun(ending{run: run, results: results, godogStatus: status, junitTo: junitTo, reportDir: *reportDir,
@@ -140,4 +157,35 @@ func reachable(ctx context.Context, endpoint string) error {
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	return resp.Body.Close()
+}
+
+// signatureIDs are the contracts given by --signature-id and in the
+// --signature-ids file, in that order, each once.
+func signatureIDs(flags []string, file string) ([]string, error) {
+	ids := append([]string(nil), flags...)
+	if file != "" {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return nil, usageError("--signature-ids: %v", err)
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			line, _, _ = strings.Cut(line, "#")
+			if line = strings.TrimSpace(line); line != "" {
+				ids = append(ids, line)
+			}
+		}
+		if len(ids) == len(flags) {
+			return nil, usageError("--signature-ids: %s names no contract id", file)
+		}
+	}
+	var out []string
+	for _, id := range ids {
+		switch {
+		case strings.TrimSpace(id) == "":
+			return nil, usageError("--signature-id: an empty id")
+		case !slices.Contains(out, id):
+			out = append(out, id)
+		}
+	}
+	return out, nil
 }

@@ -55,7 +55,7 @@ func TestCertifyWebhookPassesTheStrictReceiver(t *testing.T) {
 	code, out, errOut := run(t, map[string]string{"FIRMAKIT_WEBHOOK_SECRET": "whsec_shop"},
 		"certify-webhook", "--endpoint", rv.HookURL("shop"), "--merchant", "shop", "--report", dir)
 	require.Equal(t, ExitOK, code, out+errOut)
-	assert.Equal(t, []string{"verdict: passed: every selected scenario passed, 52 of 52", "firmakit: 52 scenarios: 52 passed, 0 failed, 0 not run"},
+	assert.Equal(t, []string{"verdict: passed: every selected scenario passed, 112 of 112", "firmakit: 112 scenarios: 112 passed, 0 failed, 0 not run"},
 		lastLines(out, 2))
 	assert.NotContains(t, out, "hint:")
 	assert.Contains(t, out, "firmakit certify-webhook: playing the service for the endpoint "+rv.HookURL("shop"))
@@ -69,12 +69,12 @@ func TestCertifyWebhookPassesTheStrictReceiver(t *testing.T) {
 	assert.Equal(t, "merchant webhook endpoint", c.Target.Label)
 	assert.Equal(t, "shop", c.Target.MerchantID)
 	assert.Equal(t, "webhook", c.Suite.Set)
-	assert.Len(t, c.Requirements, 11)
+	assert.Len(t, c.Requirements, 19)
 	for _, r := range c.Requirements {
 		assert.Contains(t, r.Exchange, "sent: POST "+rv.HookURL("shop"), r.Tag)
 	}
 	doc := readJUnit(t, filepath.Join(dir, "junit.xml"))
-	assert.Equal(t, 52, doc.Tests)
+	assert.Equal(t, 112, doc.Tests)
 	assert.Len(t, doc.Suites, 4, "a testsuite per feature file")
 }
 
@@ -104,9 +104,10 @@ func TestCertifyWebhookFailsWrongEndpoints(t *testing.T) {
 		failed []string
 		hint   string
 	}{
-		{"answers 200 to everything", naive.URL, []string{"WH-BODY-CHANGED", "WH-HEADER-MALFORMED", "WH-HEADER-MISSING", "WH-TIMESTAMP-AHEAD",
-			"WH-TIMESTAMP-CHANGED", "WH-TIMESTAMP-OLD", "WH-WRONG-SECRET"}, "hint: Everything was accepted, the forged notifications too"},
-		{"verifies a re-serialised body", reserialising.URL, []string{"WH-DUPLICATE", "WH-RAW-BYTES", "WH-ROTATION", "WH-STATE"},
+		{"answers 200 to everything", naive.URL, []string{"WH-BODY-CHANGED", "WH-HEADER-MALFORMED", "WH-HEADER-MISSING", "WH-SIGNATURE-FORM",
+			"WH-TIMESTAMP-AHEAD", "WH-TIMESTAMP-CHANGED", "WH-TIMESTAMP-FORM", "WH-TIMESTAMP-OLD", "WH-WRONG-SECRET"}, "hint: Everything was accepted, the forged notifications too"},
+		{"verifies a re-serialised body", reserialising.URL, []string{"WH-BODY-TEXT", "WH-DUPLICATE", "WH-DUPLICATE-EXACT", "WH-HTTP-FORM", "WH-RAW-BYTES",
+			"WH-REAL-CONTRACT", "WH-ROTATION", "WH-SAME-CONTRACT", "WH-STATE", "WH-TIME-WINDOW"},
 			"hint: Everything was refused, the valid notifications too (answered 401)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -116,7 +117,7 @@ func TestCertifyWebhookFailsWrongEndpoints(t *testing.T) {
 			got := failedTags(out)
 			assert.ElementsMatch(t, tc.failed, got)
 			last := lastLines(out, 2)
-			assert.Regexp(t, `^verdict: failed: \d+ of 26 scenarios failed \(@WH-`, last[0])
+			assert.Regexp(t, `^verdict: failed: \d+ of 56 scenarios failed \(@WH-`, last[0])
 			for _, tag := range tc.failed {
 				assert.Contains(t, last[0], "@"+tag, "the verdict names each failed requirement")
 			}
@@ -245,4 +246,73 @@ func TestCertifyWebhookOnATerminal(t *testing.T) {
 	last := lastLines(s, 2)
 	assert.Regexp(t, `^verdict: failed: 1 of \d+ scenarios failed \(@WH-WRONG-SECRET`, last[0])
 	assert.Regexp(t, `^firmakit: \d+ scenarios: \d+ passed, 1 failed, 0 not run$`, last[1])
+}
+
+// TestCertifyWebhookWithTheMerchantsContracts: an endpoint that looks
+// contracts up answers 404 to made-up ones; without ids the run stops
+// with one diagnosis, with --signature-id and --signature-ids it passes,
+// and the output and the certificate name the contracts used.
+func TestCertifyWebhookWithTheMerchantsContracts(t *testing.T) {
+	p := firmakit.BundledProfile()
+	known := map[string]bool{"ctr-1": true, "ctr-2": true, "ctr-3": true}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		raw, _ := io.ReadAll(r.Body)
+		if err := p.VerifyWebhook(r.Header.Get("X-Service-Signature"), raw, []string{"whsec_shop"}, time.Now()); err != nil {
+			http.Error(w, err.Error(), http.StatusUnauthorized)
+			return
+		}
+		n, _, err := p.DecodeNotification(raw)
+		if err != nil || !known[n.SignatureID] {
+			http.Error(w, "no such contract", http.StatusNotFound)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(srv.Close)
+	env := map[string]string{"FIRMAKIT_WEBHOOK_SECRET": "whsec_shop"}
+
+	code, out, errOut := run(t, env, "certify-webhook", "--endpoint", srv.URL, "--lang", "en")
+	assert.Equal(t, ExitFailed, code, out+errOut)
+	assert.Equal(t, 1, strings.Count(out+errOut, "--signature-id ID"), "one diagnosis:\n%s", out+errOut)
+	assert.NotContains(t, out, "FAIL ", "no scenario ran")
+
+	file := filepath.Join(t.TempDir(), "contracts.txt")
+	require.NoError(t, os.WriteFile(file, []byte("# contracts of the shop\nctr-2\n\nctr-3 # the last one\n"), 0o600))
+	dir := t.TempDir()
+	code, out, errOut = run(t, env, "certify-webhook", "--endpoint", srv.URL, "--lang", "en",
+		"--signature-id", "ctr-1", "--signature-ids", file, "--report", dir)
+	require.Equal(t, ExitOK, code, out+errOut)
+	assert.Contains(t, out, "contracts (signature_id) of merchant merchant_demo: ctr-1, ctr-2, ctr-3")
+	assert.Equal(t, []string{"ctr-1", "ctr-2", "ctr-3"}, readCertificate(t, dir).Target.SignatureIDs)
+	page, err := os.ReadFile(filepath.Join(dir, "report.html"))
+	require.NoError(t, err)
+	assert.Contains(t, string(page), "<code>ctr-1</code>, <code>ctr-2</code>, <code>ctr-3</code>")
+}
+
+// TestVectorsCommand: firmakit vectors writes the webhook set's cases as
+// versioned JSON, to a file or to standard output.
+func TestVectorsCommand(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "vectors.json")
+	code, out, errOut := run(t, nil, "vectors", "--webhook-secret", "whsec_shop", "--at", "1795000000", "--out", file)
+	require.Equal(t, ExitOK, code, out+errOut)
+	assert.Contains(t, out, "firmakit vectors: 60 cases (profile \"bundled\", reference time 1795000000) written to "+file)
+	b, err := os.ReadFile(file)
+	require.NoError(t, err)
+	var v struct {
+		Version       int    `json:"version"`
+		Secret        string `json:"secret"`
+		ReferenceTime int64  `json:"reference_time"`
+		Cases         []struct {
+			Code, Expect string
+		} `json:"cases"`
+	}
+	require.NoError(t, json.Unmarshal(b, &v))
+	assert.Equal(t, 1, v.Version)
+	assert.Equal(t, "whsec_shop", v.Secret)
+	assert.Equal(t, "WH-STATE/state=CREATED", v.Cases[0].Code)
+	assert.Equal(t, "accept", v.Cases[0].Expect)
+
+	code, _, errOut = run(t, nil, "vectors", "extra")
+	assert.Equal(t, ExitUsage, code)
+	assert.Contains(t, errOut, `unexpected argument "extra"`)
 }

@@ -99,6 +99,7 @@ func (m *Main) commands() []command {
 		m.upCommand(),
 		m.demoCommand(),
 		m.signCommand(),
+		m.vectorsCommand(),
 		m.templateCommand(),
 		m.profileCommand(),
 		m.featuresCommand(),

@@ -58,3 +58,76 @@ Feature: A merchant's endpoint accepts the service's notifications
       | indented        |
       | escaped-unicode |
       | escaped-slash   |
+      | crlf            |
+
+  @WH-BODY-TEXT @profile
+  Scenario Outline: a notification with long free text, or text in several scripts, is verified over all its bytes
+    Given a "<state>" notification
+    And its free text is "<text>"
+    And it is signed with the webhook secret
+    When it is posted to the endpoint
+    Then the endpoint answers 2xx within the delivery timeout
+
+    Examples:
+      | state    | text           |
+      | SIGNED   | long-title     |
+      | REJECTED | long-reason    |
+      | CREATED  | scripts-title  |
+      | BOUNCED  | scripts-reason |
+
+  @WH-TIME-WINDOW @profile
+  Scenario Outline: a timestamp away from now but within the tolerance is accepted, in the past and in the future
+    Given a "SIGNED" notification
+    And it is signed with the webhook secret
+    And its timestamp is <seconds> seconds from now
+    When it is posted to the endpoint
+    Then the endpoint answers 2xx within the delivery timeout
+
+    Examples:
+      | seconds |
+      | -30     |
+      | 30      |
+      | -290    |
+      | 290     |
+
+  @WH-HTTP-FORM @profile
+  Scenario Outline: a notification is accepted however its HTTP headers are written
+    Given a "SIGNED" notification
+    And it is signed with the webhook secret
+    And it is sent with "<form>"
+    When it is posted to the endpoint
+    Then the endpoint answers 2xx within the delivery timeout
+
+    Examples:
+      | form                   |
+      | lower-case-header-name |
+      | content-type-charset   |
+
+  @WH-REAL-CONTRACT @spec
+  Scenario Outline: a notification of a real contract, with no demo key and only the keys its state requires, is accepted
+    Given a "<state>" notification of a real contract, its optional keys absent
+    And it is signed with the webhook secret
+    When it is posted to the endpoint
+    Then the endpoint answers 2xx within the delivery timeout
+
+    Examples:
+      | state   |
+      | CREATED |
+      | SIGNED  |
+
+  @WH-SAME-CONTRACT @profile
+  Scenario: several events of one contract are each accepted
+    Given a "CREATED" notification
+    And it is signed with the webhook secret
+    When it is posted to the endpoint
+    And a "BOUNCED" notification of the same contract is posted to the endpoint
+    And a "CANCELED" notification of the same contract is posted to the endpoint
+    Then the endpoint answers 2xx within the delivery timeout
+
+  @WH-DUPLICATE-EXACT @profile
+  Scenario: a retry with the same bytes and the same signature header is accepted both times
+    Given a "SIGNED" notification
+    And it is signed with the webhook secret
+    When it is posted to the endpoint
+    And the same delivery is repeated at once, its bytes and signature header unchanged
+    Then the endpoint answers 2xx to both deliveries within the delivery timeout

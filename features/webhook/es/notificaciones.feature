@@ -59,3 +59,76 @@ Característica: El endpoint del comercio acepta las notificaciones del servicio
       | indented        |
       | escaped-unicode |
       | escaped-slash   |
+      | crlf            |
+
+  @WH-BODY-TEXT @profile
+  Esquema del escenario: una notificación con un texto libre largo, o en varias escrituras, se verifica sobre todos sus bytes
+    Dada una notificación "<state>"
+    Y su texto libre es "<text>"
+    Y se firma con el secreto del webhook
+    Cuando se envía al endpoint
+    Entonces el endpoint responde 2xx dentro del plazo de entrega
+
+    Ejemplos:
+      | state    | text           |
+      | SIGNED   | long-title     |
+      | REJECTED | long-reason    |
+      | CREATED  | scripts-title  |
+      | BOUNCED  | scripts-reason |
+
+  @WH-TIME-WINDOW @profile
+  Esquema del escenario: se acepta una marca de tiempo alejada de ahora pero dentro de la tolerancia, en el pasado y en el futuro
+    Dada una notificación "SIGNED"
+    Y se firma con el secreto del webhook
+    Y su marca de tiempo está a <seconds> segundos de ahora
+    Cuando se envía al endpoint
+    Entonces el endpoint responde 2xx dentro del plazo de entrega
+
+    Ejemplos:
+      | seconds |
+      | -30     |
+      | 30      |
+      | -290    |
+      | 290     |
+
+  @WH-HTTP-FORM @profile
+  Esquema del escenario: se acepta una notificación se escriban como se escriban sus cabeceras HTTP
+    Dada una notificación "SIGNED"
+    Y se firma con el secreto del webhook
+    Y se envía con "<form>"
+    Cuando se envía al endpoint
+    Entonces el endpoint responde 2xx dentro del plazo de entrega
+
+    Ejemplos:
+      | form                   |
+      | lower-case-header-name |
+      | content-type-charset   |
+
+  @WH-REAL-CONTRACT @spec
+  Esquema del escenario: se acepta la notificación de un contrato real, sin la clave demo y solo con las claves que su estado exige
+    Dada una notificación "<state>" de un contrato real, sin sus claves opcionales
+    Y se firma con el secreto del webhook
+    Cuando se envía al endpoint
+    Entonces el endpoint responde 2xx dentro del plazo de entrega
+
+    Ejemplos:
+      | state   |
+      | CREATED |
+      | SIGNED  |
+
+  @WH-SAME-CONTRACT @profile
+  Escenario: se acepta cada uno de varios eventos de un mismo contrato
+    Dada una notificación "CREATED"
+    Y se firma con el secreto del webhook
+    Cuando se envía al endpoint
+    Y una notificación "BOUNCED" del mismo contrato se envía al endpoint
+    Y una notificación "CANCELED" del mismo contrato se envía al endpoint
+    Entonces el endpoint responde 2xx dentro del plazo de entrega
+
+  @WH-DUPLICATE-EXACT @profile
+  Escenario: se acepta las dos veces un reintento con los mismos bytes y la misma cabecera de firma
+    Dada una notificación "SIGNED"
+    Y se firma con el secreto del webhook
+    Cuando se envía al endpoint
+    Y la misma entrega se repite enseguida, con los mismos bytes y la misma cabecera de firma
+    Entonces el endpoint responde 2xx a ambas entregas dentro del plazo de entrega

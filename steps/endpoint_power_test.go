@@ -1,0 +1,100 @@
+// The webhook suite's power: run against the model endpoint twenty times
+// and against every endpoint fault, it takes a minute; under the race
+// detector several, so `make test` runs it on its own without -race (the
+// same steps run under -race in TestAnEndpointThatLooksContractsUp and
+// TestWebhookSuiteAgainstTheStrictReceiver).
+
+//go:build !race
+
+package steps_test
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/firmakit/firmakit/reports"
+	"github.com/firmakit/firmakit/steps"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestTheModelEndpointPasses: the endpoint written from the profile
+// passes every run, in both languages, with no hint: what the suite
+// sends as valid is valid, and it refuses nothing a correct endpoint
+// accepts.
+func TestTheModelEndpointPasses(t *testing.T) {
+	runs := 20
+	if testing.Short() {
+		runs = 2
+	}
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 2)
+	for i := range runs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			s := runShop(t, &shop{secret: shopSecret}, "all", nil)
+			assert.Equal(t, reports.Passed, s.Verdict(), "run %d:\n%s", i, unpassedWebhook(s))
+			assert.Empty(t, s.Hints(), "run %d", i)
+		}()
+	}
+	wg.Wait()
+}
+
+// TestEveryEndpointFaultIsCaught measures the webhook suite's power: each
+// endpoint with one realistic mistake must fail the suite (in English, the
+// Spanish scenarios being the same), with a failure, not an inconclusive
+// run; where a fault names a hint, the hints must name that cause.
+func TestEveryEndpointFaultIsCaught(t *testing.T) {
+	faults := endpointFaults()
+	require.GreaterOrEqual(t, len(faults), 25)
+	type outcome struct {
+		suite *steps.WebhookSuite
+		by    []string
+	}
+	outcomes := make([]outcome, len(faults))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 4)
+	for i, f := range faults {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			s := &shop{secret: shopSecret}
+			f.make(s)
+			suite := runShop(t, s, "en", nil)
+			o := outcome{suite: suite}
+			for _, r := range suite.Results() {
+				if r.Status == reports.Failed {
+					o.by = append(o.by, r.Requirement)
+				}
+			}
+			outcomes[i] = o
+		}()
+	}
+	wg.Wait()
+	var lines []string
+	for i, f := range faults {
+		o := outcomes[i]
+		t.Run(f.name, func(t *testing.T) {
+			require.NotNil(t, o.suite)
+			assert.Equal(t, reports.Failed, o.suite.Verdict(), "endpoint fault %s (%s) was not caught:\n%s", f.name, f.mistake, unpassedWebhook(o.suite))
+			if f.hint != "" {
+				assert.Contains(t, hintText(t, o.suite.Hints()), f.hint)
+			}
+		})
+		var hints []string
+		for _, h := range o.suite.Hints() {
+			hints = append(hints, h.ID)
+		}
+		lines = append(lines, fmt.Sprintf("%-30s %d failed: %s; hint: %s", f.name, len(o.by), strings.Join(uniqueSorted(o.by), " "), strings.Join(hints, ", ")))
+	}
+	sort.Strings(lines)
+	t.Logf("%d endpoint faults, each caught by:\n%s", len(faults), strings.Join(lines, "\n"))
+}

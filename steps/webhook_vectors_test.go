@@ -1,0 +1,77 @@
+package steps_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/steps"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestWebhookVectors: the vectors are the suite's deliveries, one per
+// row and one more per extra delivery, each with a stable code; the
+// profile's verifier and the model endpoint, their clocks at the
+// reference time, accept exactly the cases marked accept; and the
+// README's Python check agrees.
+func TestWebhookVectors(t *testing.T) {
+	p := firmakit.BundledProfile()
+	at := time.Unix(1795000000, 0)
+	v, err := steps.MakeWebhookVectors(p, shopSecret, "shop", at)
+	require.NoError(t, err)
+	assert.Equal(t, steps.VectorsVersion, v.Version)
+	assert.Equal(t, int64(1795000000), v.ReferenceTime)
+	rows, err := steps.SelectWebhook("en", "")
+	require.NoError(t, err)
+	require.Len(t, v.Cases, rows+1+1+2, "a case per row, the second delivery of each duplicate, two more events of one contract")
+
+	codes := map[string]bool{}
+	model := &shop{secret: shopSecret, now: func() time.Time { return at }}
+	for _, c := range v.Cases {
+		assert.False(t, codes[c.Code], "code %s is unique", c.Code)
+		codes[c.Code] = true
+		var h string
+		for k, val := range c.Headers {
+			if strings.EqualFold(k, p.Webhook.SignatureHeader) {
+				h = val
+			}
+		}
+		verr := p.VerifyWebhook(h, []byte(c.Body), []string{shopSecret}, at)
+		assert.Equal(t, c.Expect == "accept", verr == nil, "%s: %v", c.Code, verr)
+
+		req := httptest.NewRequest(http.MethodPost, "/webhook", bytes.NewReader([]byte(c.Body)))
+		for k, val := range c.Headers {
+			req.Header[k] = []string{val}
+		}
+		if k := strings.ToLower(p.Webhook.SignatureHeader); req.Header[k] != nil {
+			req.Header.Set(k, req.Header[k][0]) // as Go's server reads it
+		}
+		rec := httptest.NewRecorder()
+		model.ServeHTTP(rec, req)
+		assert.Equal(t, c.Expect == "accept", rec.Code < 300, "%s: the model endpoint answered %d", c.Code, rec.Code)
+	}
+	for _, code := range []string{"WH-STATE/state=CREATED", "WH-SIGNATURE-FORM/form=v0-only", "WH-DUPLICATE#2", "WH-BODY-TEXT/state=SIGNED,text=long-title",
+		"WH-TIME-WINDOW/seconds=-290", "WH-TIMESTAMP-FORM/form=nan"} {
+		assert.True(t, codes[code], code)
+	}
+
+	file := filepath.Join(t.TempDir(), "vectors.json")
+	b, err := json.MarshalIndent(v, "", "  ")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(file, b, 0o600))
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("no python3 for the README's check")
+	}
+	out, err := exec.Command("python3", "testdata/check_vectors.py", file).CombinedOutput()
+	require.NoError(t, err, string(out))
+	assert.Contains(t, string(out), "cases agree")
+}
