@@ -119,9 +119,15 @@ func sandboxRun(bin string, g *gateway.Server, rate string, limit time.Duration,
 	d := demoMerchant
 	ref := &reference.Server{Addr: "127.0.0.1:0", Config: reference.DemoConfig(), Faults: faultList(fault),
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))}
-	// The notifications go straight to certify's receiver, not through
-	// the gateway, as a sandbox's do.
-	if err := ref.Config.SetWebhook(d.MerchantID, "http://"+hook+"/hooks/"+d.MerchantID); err != nil {
+	// The notifications do not pass the gateway's limits and failures,
+	// as a sandbox's do not, but they cross the same network: a second
+	// gateway adds only the latency on their way to certify's receiver.
+	way := &gateway.Server{Upstream: "http://" + hook, Latency: g.Latency}
+	if err := way.Open(); err != nil {
+		return "", err
+	}
+	defer way.Close()
+	if err := ref.Config.SetWebhook(d.MerchantID, way.URL()+"/hooks/"+d.MerchantID); err != nil {
 		return "", err
 	}
 	if err := ref.Open(); err != nil {
@@ -138,7 +144,8 @@ func sandboxRun(bin string, g *gateway.Server, rate string, limit time.Duration,
 		"--key", d.Credential.Key, "--secret", d.Credential.Secret,
 		"--disabled-key", d.Disabled.Key, "--disabled-secret", d.Disabled.Secret,
 		"--other-key", d.Other.Key, "--other-secret", d.Other.Secret,
-		"--webhook-secret", d.WebhookSecrets[0], "--listen", hook}
+		"--webhook-secret", d.WebhookSecrets[0], "--listen", hook,
+		"--sender-name", d.Sender.Name, "--sender-email", d.Sender.Email, "--document-host", "127.0.0.1"}
 	if rate != "" {
 		args = append(args, "--rate", rate)
 	}
