@@ -156,6 +156,7 @@ type Receiver struct {
 	large     chan struct{} // a slot per large body being read
 	pages     chan struct{} // a slot per list or export page being read and written
 	backlogs  chan struct{} // a slot per stream backlog page being read and written
+	taking    taking        // the notifications being taken in, for Settle
 	// readTimeout and writeTimeout are the server's, taken from the
 	// package's at Open.
 	readTimeout, writeTimeout time.Duration
@@ -398,6 +399,8 @@ func (rv *Receiver) verdict(channel string, h http.Header, body []byte) (string,
 
 func (rv *Receiver) handleHook(c echo.Context) error {
 	req := c.Request()
+	taken := rv.taking.begin(time.Now())
+	defer taken()
 	channel := c.Param("channel")
 	if channel == "" || len(channel) > 200 || !utf8.ValidString(channel) {
 		return apiError(http.StatusBadRequest, "the channel must be 1 to 200 bytes of UTF-8: /hooks/{channel}")
@@ -463,7 +466,9 @@ func (rv *Receiver) handleHook(c echo.Context) error {
 	rec.Status = status
 	rec.headerJSON, _ = json.Marshal(rec.Header)
 	rec.wire = &lazyJSON{}
-	if err := rv.store.insert(insertCtx, rec); err != nil {
+	err = rv.store.insert(insertCtx, rec)
+	taken()
+	if err != nil {
 		rv.Logger.Error("notification not stored", "channel", channel, "err", err)
 		return apiError(http.StatusServiceUnavailable, "the notification could not be stored; send it again")
 	}

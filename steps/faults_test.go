@@ -13,7 +13,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/firmakit/firmakit/features"
 	"github.com/firmakit/firmakit/receiver"
 	"github.com/firmakit/firmakit/reference"
 	"github.com/firmakit/firmakit/reports"
@@ -28,24 +27,6 @@ import (
 // keeps time well enough to judge them (a miss its lag explains is
 // inconclusive, and inconclusive is not caught).
 const faultRuns, timedFaultRuns = 8, 3
-
-// areaTags selects, for a fault's area, the scenarios of the feature
-// that covers it: a run of fewer scenarios can only catch less, so the
-// measure stays honest while the test stays short.
-func areaTags(t *testing.T) map[string]string {
-	scs, err := features.Scenarios(features.FS, "en")
-	require.NoError(t, err)
-	byFile := map[string][]string{}
-	for _, sc := range scs {
-		byFile[sc.File] = append(byFile[sc.File], "@"+sc.Requirement)
-	}
-	return map[string]string{
-		reference.AreaAuth:         strings.Join(byFile["verification.feature"], ","),
-		reference.AreaEnvelope:     strings.Join(byFile["signature.feature"], ","),
-		reference.AreaValidation:   strings.Join(byFile["signature.feature"], ","),
-		reference.AreaNotification: strings.Join(byFile["demo.feature"], ","),
-	}
-}
 
 // TestEveryFaultIsCaught measures the suite's power: the suite (in
 // English, the Spanish scenarios being the same; the feature of the

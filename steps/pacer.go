@@ -50,10 +50,10 @@ type Pacer struct {
 	hold      time.Time // no request leaves before this
 	changed   time.Time // when the rate last changed, or a busy second began
 	decreased time.Time
-	waited    bool // a request waited for the rate since the last change
-	recent    []time.Time
+	waited    bool        // a request waited for the rate since the last change
+	passed    []time.Time // the latest answers that were not a refusal
 	stats     NetworkStats
-	limitedAt []float64 // the rate at each 429 after slow start
+	limitedAt []float64 // the rate requests passed at, at each 429 measured
 	// lastLimited is the rate at the last 429: the rate climbs back
 	// quickly to 85% of it, then slowly.
 	lastLimited float64
@@ -153,10 +153,6 @@ func (p *Pacer) Acquire(ctx context.Context) error {
 		held := p.hold.After(time.Now()) || (p.gen != gen && at.After(p.decreased))
 		if !held {
 			p.stats.Requests++
-			p.recent = append(p.recent, time.Now())
-			if len(p.recent) > 64 {
-				p.recent = p.recent[len(p.recent)-64:]
-			}
 		}
 		p.mu.Unlock()
 		if !held {
@@ -208,20 +204,34 @@ func (p *Pacer) setRate(r float64, now time.Time) {
 	p.rate, p.changed, p.waited = r, now, false
 }
 
-// sendRate estimates the rate requests actually left at over the last
-// two seconds; ok is false with too few requests to tell. Called with
+// passWindow is how far back the answers a refusal is weighed against
+// go; maxPassed how many of them are kept.
+const (
+	passWindow = 2 * time.Second
+	maxPassed  = 64
+)
+
+// passRate estimates the rate at which the target let requests through
+// lately: its answers other than refusals over the last passWindow (or
+// over the latest maxPassed, when they came faster). measured is false
+// while the run's answers do not reach back that far: then the estimate
+// tells more about the run's start than about the target. Called with
 // p.mu held.
-func (p *Pacer) sendRate(now time.Time) (rate float64, ok bool) {
-	n := 0
-	for _, t := range p.recent {
-		if now.Sub(t) <= 2*time.Second {
-			n++
-		}
-	}
-	if n < 4 {
+func (p *Pacer) passRate(now time.Time) (rate float64, measured bool) {
+	n := len(p.passed)
+	if n < 2 {
 		return 1, false
 	}
-	return float64(n) / 2, true
+	from := now.Add(-passWindow)
+	if !p.passed[0].After(from) {
+		i := sort.Search(n, func(i int) bool { return p.passed[i].After(from) })
+		return float64(n-i) / passWindow.Seconds(), true
+	}
+	span := now.Sub(p.passed[0]).Seconds()
+	if span <= 0 {
+		return float64(n), false
+	}
+	return float64(n) / span, n == maxPassed
 }
 
 // Observe reads an answer's rate-limit signals: a 429 (or a 503 with
@@ -258,19 +268,26 @@ func (p *Pacer) Observe(status int, h http.Header) {
 		}
 	}
 	if !limited {
+		p.passed = append(p.passed, now)
+		if len(p.passed) > maxPassed {
+			p.passed = p.passed[len(p.passed)-maxPassed:]
+		}
 		return
 	}
 	p.stats.RateLimited++
 	if now.Sub(p.decreased) < time.Second {
 		return // one burst of refusals is one signal
 	}
-	// What the target refused is the rate requests really left at, when
-	// fewer than the pace allowed (the scenarios waited, or a hold did).
+	// The refusal tells about the rate the target let requests through
+	// at, which is below the pacer's when the scenarios asked for less
+	// or the target refused some: halving an unused rate would not slow
+	// the run, and a --rate suggested from it would be refused again.
 	base := p.rate
-	if sent, ok := p.sendRate(now); base == 0 || (ok && sent < base) {
-		base = sent
+	passed, measured := p.passRate(now)
+	if base == 0 || (measured && passed < base) {
+		base = passed
 	}
-	if !p.slow {
+	if measured {
 		p.limitedAt = append(p.limitedAt, base)
 	}
 	p.lastLimited = base
@@ -339,9 +356,8 @@ func (p *Pacer) Stats() NetworkStats {
 }
 
 // suggest is the --rate to give next time: what the target announced,
-// else 80% of the lowest rate at which it refused after slow start,
-// else 80% of the rate the run settled at. Called with
-// p.mu held.
+// else 80% of the lowest rate requests passed at when it refused, else
+// 80% of the rate the run settled at. Called with p.mu held.
 func (p *Pacer) suggest() float64 {
 	if p.policy > 0 {
 		return p.policy

@@ -592,7 +592,7 @@ func TestPacerStatsAndSuggest(t *testing.T) {
 	assert.Equal(t, map[string]int{"rate-limited (429)": 1, "gateway 502": 2}, st.Transient)
 	assert.Equal(t, 16.0, st.Start)
 	assert.Equal(t, 4.0, st.Rate)
-	assert.Equal(t, 6.0, st.Suggest, "a little under the lowest rate refused after slow start (8 × 0.8, to the half below)")
+	assert.Equal(t, 3.0, st.Suggest, "no pass rate measured yet: 80% of the settled rate (4 × 0.8, to the half below)")
 
 	st.Transient["gateway 502"] = 99
 	assert.Equal(t, 2, p.Stats().Transient["gateway 502"], "Stats returns a copy")

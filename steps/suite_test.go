@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/firmakit/firmakit"
-
+	"github.com/firmakit/firmakit/features"
 	"github.com/firmakit/firmakit/receiver"
 	"github.com/firmakit/firmakit/reference"
 	"github.com/firmakit/firmakit/reports"
@@ -151,5 +151,23 @@ func TestSuiteFailsOnAWrongDemoDelay(t *testing.T) {
 			assert.Contains(t, out.String(), tc.want)
 			assert.True(t, hasLedger(s, tc.ledger), unpassed(s))
 		})
+	}
+}
+
+// areaTags selects, for a fault's area, the scenarios of the feature
+// that covers it: a run of fewer scenarios can only catch less, so the
+// measure stays honest while the test stays short.
+func areaTags(t *testing.T) map[string]string {
+	scs, err := features.Scenarios(features.FS, "en")
+	require.NoError(t, err)
+	byFile := map[string][]string{}
+	for _, sc := range scs {
+		byFile[sc.File] = append(byFile[sc.File], "@"+sc.Requirement)
+	}
+	return map[string]string{
+		reference.AreaAuth:         strings.Join(byFile["verification.feature"], ","),
+		reference.AreaEnvelope:     strings.Join(byFile["signature.feature"], ","),
+		reference.AreaValidation:   strings.Join(byFile["signature.feature"], ","),
+		reference.AreaNotification: strings.Join(byFile["demo.feature"], ","),
 	}
 }

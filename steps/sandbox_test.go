@@ -1,0 +1,176 @@
+package steps_test
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/firmakit/firmakit/internal/gateway"
+	"github.com/firmakit/firmakit/receiver"
+	"github.com/firmakit/firmakit/reference"
+	"github.com/firmakit/firmakit/reports"
+	"github.com/firmakit/firmakit/steps"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// gatewayLatency is what the test gateways add each way: a sandbox's
+// round trip, small enough to keep the runs short.
+const gatewayLatency = 20 * time.Millisecond
+
+// behindGateway starts a reference server with faults (none: the correct
+// one) and its receiver, puts g in front of the reference and returns a
+// target that reaches it through g, paced as certify paces a --target.
+// The notifications go straight to the receiver, as a sandbox's do.
+func behindGateway(t *testing.T, g *gateway.Server, faults ...string) *steps.Target {
+	t.Helper()
+	ref, rv := startReference(t, func(ref *reference.Server, _ *receiver.Receiver) { ref.Faults = faults })
+	g.Upstream = ref.URL()
+	require.NoError(t, g.Open())
+	t.Cleanup(func() { g.Close() })
+	target := steps.DemoTarget(g.URL(), rv, true)
+	target.Pacer = steps.NewPacer(steps.DefaultStartRate, 0)
+	return target
+}
+
+// TestVerdictHoldsBehindAGateway runs the English suite against the
+// correct reference behind gateways that rate-limit (saying when to come
+// back or not, announcing their policy or not) and fail some requests: the
+// suite must not fail it. What the gateway did is checked too, so that the
+// test cannot pass by meeting none of it.
+func TestVerdictHoldsBehindAGateway(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		gateway func() *gateway.Server
+		// unreliable: 502s and resets may leave a scenario inconclusive
+		// after every retry; never failed.
+		unreliable bool
+		check      func(t *testing.T, g gateway.Stats, p steps.NetworkStats)
+	}{
+		{"429 with Retry-After", func() *gateway.Server { return &gateway.Server{Rate: 20, Burst: 10, RetryAfter: true} }, false,
+			func(t *testing.T, g gateway.Stats, p steps.NetworkStats) {
+				assert.Positive(t, g.RateLimited, "the gateway rate-limited")
+				assert.Positive(t, p.RateLimited, "the pacer saw the 429s")
+				assert.Positive(t, p.Held, "and waited as Retry-After asked")
+			}},
+		{"429 without Retry-After", func() *gateway.Server { return &gateway.Server{Rate: 20, Burst: 10} }, false,
+			func(t *testing.T, g gateway.Stats, p steps.NetworkStats) {
+				assert.Positive(t, g.RateLimited, "the gateway rate-limited")
+				assert.Positive(t, p.RateLimited, "the pacer saw the 429s")
+				assert.Zero(t, p.Held, "nothing said how long to wait")
+			}},
+		{"RateLimit headers, 3% 502s and 3% resets", func() *gateway.Server {
+			return &gateway.Server{Rate: 20, Burst: 20, RetryAfter: true, RateLimitHeaders: true, BadGateway: 0.03, Reset: 0.03}
+		}, true,
+			func(t *testing.T, g gateway.Stats, p steps.NetworkStats) {
+				assert.Positive(t, g.BadGateway, "the gateway made up 502s")
+				assert.Positive(t, g.BadGatewayForwarded, "some after the upstream had the request")
+				assert.Positive(t, g.Resets, "the gateway reset connections")
+				assert.Positive(t, p.Transient["gateway 502"], "the suite saw the 502s: %v", p.Transient)
+				assert.Positive(t, p.Transient["connection reset"], "and the resets: %v", p.Transient)
+				assert.Equal(t, 20.0, p.Policy, "the pacer read the policy the gateway announced")
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			g := tc.gateway()
+			g.Latency, g.Seed = gatewayLatency, 1
+			target := behindGateway(t, g)
+			s := &steps.Suite{Target: target, Lang: "en", Randomize: -1}
+			_, err := s.Run()
+			require.NoError(t, err)
+			gs, ps := g.Stats(), target.Pacer.Stats()
+			t.Logf("%s; gateway: %+v; %s", s.VerdictLine(), gs, ps)
+			if tc.unreliable {
+				assert.Contains(t, []string{reports.Passed, reports.Inconclusive}, s.Verdict(), unpassed(s))
+			} else {
+				assert.Equal(t, reports.Passed, s.Verdict(), unpassed(s))
+			}
+			assert.Zero(t, s.Count(reports.Failed), unpassed(s))
+			assert.Empty(t, s.NotRun())
+			assert.Positive(t, ps.Retried, "requests were sent again")
+			if ps.RateLimited > 0 {
+				assert.Positive(t, ps.Suggest, "a --rate is suggested")
+				assert.LessOrEqual(t, ps.Suggest, g.Rate, "the --rate suggested is one the gateway lets through")
+			}
+			tc.check(t, gs, ps)
+		})
+	}
+}
+
+// unreliableGateway is a gateway like a sandbox's on a bad day: a rate
+// limit that says when to come back, 3% of 502s and 3% of resets, and
+// latency each way.
+func unreliableGateway() *gateway.Server {
+	return &gateway.Server{Rate: 20, Burst: 10, RetryAfter: true, BadGateway: 0.03, Reset: 0.03, Latency: gatewayLatency, Seed: 1}
+}
+
+// TestFaultsAreCaughtBehindAGateway: faults of timing and of 5xx answers,
+// which a gateway's own delays and 502s could hide or excuse, are still
+// caught behind an unreliable gateway: failed, not inconclusive. Each
+// runs the feature of its area, as TestEveryFaultIsCaught does.
+func TestFaultsAreCaughtBehindAGateway(t *testing.T) {
+	tags := areaTags(t)
+	faults := map[string]reference.Fault{}
+	for _, f := range reference.Faults() {
+		faults[f.Name] = f
+	}
+	for _, name := range []string{"notification-immediate", "notification-late", "notification-twice", "notification-never",
+		"auth-invalid-json-500", "validation-wrong-type-500"} {
+		f, ok := faults[name]
+		require.True(t, ok, "fault %s", name)
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			g := unreliableGateway()
+			target := behindGateway(t, g, f.Name)
+			s := &steps.Suite{Target: target, Lang: "en", Tags: tags[f.Area], Randomize: -1, Concurrency: 32}
+			_, err := s.Run()
+			require.NoError(t, err)
+			t.Logf("%s; gateway: %+v; %s", s.VerdictLine(), g.Stats(), target.Pacer.Stats())
+			assert.Equal(t, reports.Failed, s.Verdict(), "fault %s (%s: %s) was not caught:\n%s", f.Name, f.Rule, f.Description, unpassed(s))
+			assert.Positive(t, g.Stats().Requests, "the requests went through the gateway")
+		})
+	}
+}
+
+// TestAPersistent502IsJudged: a service whose own answer to one request
+// is a 502 HTML page, every time, fails that scenario once the retries
+// are spent; a 502 is not a license to pass.
+func TestAPersistent502IsJudged(t *testing.T) {
+	ref, rv := startReference(t, nil)
+	up, err := url.Parse(ref.URL())
+	require.NoError(t, err)
+	proxy := httputil.NewSingleHostReverseProxy(up)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength == 1<<20 {
+			_, _ = io.Copy(io.Discard, r.Body)
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(http.StatusBadGateway)
+			_, _ = io.WriteString(w, "<html><body><h1>502 Bad Gateway</h1></body></html>")
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	target := steps.DemoTarget(srv.URL, rv, true)
+	target.Pacer = steps.NewPacer(steps.DefaultStartRate, 0)
+	s := &steps.Suite{Target: target, Lang: "en", Tags: "@AUTH-BODY-LIMIT"}
+	_, err = s.Run()
+	require.NoError(t, err)
+	assert.Equal(t, reports.Failed, s.Verdict(), unpassed(s))
+	var failed []reports.ScenarioResult
+	for _, r := range s.Results() {
+		if r.Status == reports.Failed {
+			failed = append(failed, r)
+		}
+	}
+	require.Len(t, failed, 1, unpassed(s))
+	assert.Contains(t, failed[0].Example, "1048576")
+	assert.Contains(t, failed[0].Error, "the same 502 came back to each of 5 attempts")
+	assert.Equal(t, 1, s.Count(reports.Passed), "the 413 row passed: %s", unpassed(s))
+	assert.Equal(t, 5, target.Pacer.Stats().Transient["gateway 502"])
+}
