@@ -448,7 +448,7 @@ func (rv *Receiver) handleSetAnswer(c echo.Context) error {
 		return apiError(http.StatusBadRequest, `the body must be JSON: {"status": 500, "delay": "2s", "count": 3, "signature_id": "optional: only this contract's notifications"} (count 0: until cleared)`)
 	}
 	if in.Status == nil {
-		return apiError(http.StatusBadRequest, "status must be an HTTP status from 100 to 599")
+		return apiError(http.StatusBadRequest, msgRuleStatus)
 	}
 	if err := validRule(c.Param("channel"), *in.Status, in.Count); err != nil {
 		return apiError(http.StatusBadRequest, err.Error())
