@@ -86,6 +86,10 @@ func (m *Main) upCommand() command {
 					fmt.Fprintf(m.Stdout, "receiver:         %s, the signature_webhook of %s\n", rv.HookURL("{merchant_id}"), strings.Join(onReceiver, ", "))
 				}
 				fmt.Fprintf(m.Stdout, "dashboard:        %s\n", dash)
+				if rv.Token != "" {
+					fmt.Fprintf(m.Stdout, "token:            %s (the dashboard, the API and the stream need it; /hooks/ stay open)\n", rv.Token)
+				}
+				sandboxToken(m.Stdout, ref)
 				if rv.ForwardTo != "" {
 					fmt.Fprintf(m.Stdout, "forwarding:       each notification to %s, whose answer is the service's\n", rv.ForwardTo)
 				}
