@@ -151,7 +151,7 @@ func (f webhooksFlag) apply(cfg *reference.Config) (map[string]bool, error) {
 
 func (m *Main) serveCommand() command {
 	return command{name: "serve", summary: "run the reference server of the merchant API",
-		usage: "firmakit serve [--addr 127.0.0.1:8080] [--merchants FILE] [--webhook-url [MERCHANT=]URL ...] [--max-deliveries 256] [--explain] [--profile FILE] [--fault NAME,... | --fault list]",
+		usage: "firmakit serve [--addr 127.0.0.1:8080] [--merchants FILE] [--webhook-url [MERCHANT=]URL ...] [--max-deliveries 256] [--explain] [--sandbox-token T] [--profile FILE] [--fault NAME,... | --fault list]",
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			newServer := m.referenceFlags(fs, reference.DefaultAddr, m.sharedFlags(fs, "info"))
 			var faults faultsFlag

@@ -16,7 +16,7 @@ import (
 
 func (m *Main) upCommand() command {
 	return command{name: "up", summary: "run the reference server and the receiver together, with the live dashboard",
-		usage: "firmakit up [--addr 127.0.0.1:8080] [--listen 127.0.0.1:8090] [--db :memory:] [--explain]",
+		usage: "firmakit up [--addr 127.0.0.1:8080] [--listen 127.0.0.1:8090] [--db :memory:] [--explain] [--allow-private-replay] [--sandbox-token T]",
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			sh := m.sharedFlags(fs, "info")
 			newServer := m.referenceFlags(fs, reference.DefaultAddr, sh)
