@@ -9,6 +9,14 @@ import (
 	"time"
 )
 
+// Messages of a refused answer rule. A 1xx is an interim answer, not an
+// answer: net/http would send it and then wait for the handler's final one
+// (or, for 101, hand the connection over), so the sender would hang.
+const (
+	msgRuleStatus    = "status must be an HTTP status from 200 to 599"
+	msgInterimStatus = "status must be an HTTP status from 200 to 599: 100-199 are interim answers, which leave the sender waiting for a final one"
+)
+
 // maxRules bounds the programmed answers held at once, over all channels.
 const maxRules = 10000
 
@@ -41,8 +49,10 @@ func validRule(channel string, status, count int) error {
 	switch {
 	case channel == "" || len(channel) > 200:
 		return errors.New("the channel must be 1 to 200 bytes")
-	case status < 100 || status > 599:
-		return errors.New("status must be an HTTP status from 100 to 599")
+	case status >= 100 && status <= 199:
+		return errors.New(msgInterimStatus)
+	case status < 200 || status > 599:
+		return errors.New(msgRuleStatus)
 	case count < 0:
 		return errors.New("count must be 0 (until cleared) or more")
 	}
@@ -171,7 +181,8 @@ func (a *answers) list(channel string) (*answerRule, []answerRule) {
 // status answered (Record.Status). The answer comes after the record is
 // stored, as for any notification.
 //
-// It returns an error for a status outside 100-599, a negative count, a
+// It returns an error for a status outside 200-599 (1xx are interim
+// answers, which would leave the sender hanging), a negative count, a
 // channel that is empty or over 200 bytes, and ErrTooManyRules.
 func (rv *Receiver) FailNext(ctx context.Context, channel, signatureID string, status, count int) error {
 	if err := validRule(channel, status, count); err != nil {

@@ -123,6 +123,15 @@ func TestAnswersPerContract(t *testing.T) {
 
 	// Refusals.
 	assert.ErrorContains(t, rv.FailNext(ctx, "merchant_demo", "s", 99, 1), "status must be an HTTP status")
+	for _, interim := range []int{100, 101, 103, 199} {
+		assert.ErrorContains(t, rv.FailNext(ctx, "merchant_demo", "", interim, 1), "100-199 are interim answers", interim)
+		st, out := call(t, rv, "POST", "/api/channels/merchant_demo/responses", "", fmt.Sprintf(`{"status":%d}`, interim), map[string]string{"Content-Type": "application/json"})
+		assert.Equal(t, 400, st, interim)
+		assert.Contains(t, out["error"], "from 200 to 599", interim)
+	}
+	rule, rules = getRules(t, rv, "merchant_demo")
+	assert.Nil(t, rule, "no 1xx rule was set")
+	assert.Empty(t, rules)
 	assert.ErrorContains(t, rv.FailNext(ctx, "merchant_demo", "s", 500, -1), "count must be 0")
 	assert.ErrorContains(t, client.FailNext(ctx, "merchant_demo", "s", 99, 1), "receiver answered 400")
 	st, _ = call(t, rv, "POST", "/api/channels/merchant_demo/responses", "", `{"status":503,"signature":"x"}`, map[string]string{"Content-Type": "application/json"})

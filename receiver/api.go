@@ -16,6 +16,7 @@ import (
 
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/internal/apierror"
+	"github.com/firmakit/firmakit/internal/guard"
 	"github.com/firmakit/firmakit/internal/textclip"
 	"github.com/gorilla/websocket"
 	"github.com/labstack/echo/v4"
@@ -37,18 +38,19 @@ func (rv *Receiver) routes() *echo.Echo {
 	e.HTTPErrorHandler = apierror.Handler(apierror.Config{Shape: errorBody, Logger: rv.Logger, Echo: echoError, Internal: "internal error"})
 	// Without a token, only loopback names (and the public URL's host)
 	// reach anything, hooks included.
-	e.Pre(rv.checkHost)
+	g := rv.newGuard()
+	e.Pre(g.CheckHost)
 	e.POST("/hooks/:channel", rv.handleHook)
 	e.GET("/healthz", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
 
-	// The token guards every route but the hooks; calls that change the
-	// receiver (and the stream, which a page could otherwise read from
-	// another site) refuse what a browser sends for another site's page.
-	// Both are attached per route because a group middleware would turn
-	// 405s into 404s.
-	read := func(method, path string, h echo.HandlerFunc) { e.Add(method, path, h, rv.requireToken) }
+	// The token guards every route but the hooks (and a request that came
+	// through a proxy needs one); calls that change the receiver (and the
+	// stream, which a page could otherwise read from another site) refuse
+	// what a browser sends for another site's page. Both are attached per
+	// route because a group middleware would turn 405s into 404s.
+	read := func(method, path string, h echo.HandlerFunc) { e.Add(method, path, h, g.RequireToken) }
 	change := func(method, path string, h echo.HandlerFunc) {
-		e.Add(method, path, h, rv.refuseCrossSite, rv.requireToken)
+		e.Add(method, path, h, g.RefuseCrossSite, guard.RequireJSON, g.RequireToken)
 	}
 	read("GET", "/", rv.handleDashboard)
 	read("GET", "/assets/*", echo.WrapHandler(http.StripPrefix("/assets/", http.FileServer(http.FS(dashboardAssets())))))
@@ -438,11 +440,6 @@ func harEntry(r *Record, base string) map[string]any {
 var hopHeaders = map[string]bool{"Host": true, "Content-Length": true, "Connection": true, "Accept-Encoding": true,
 	"Transfer-Encoding": true, "Keep-Alive": true, "Te": true, "Trailer": true, "Upgrade": true}
 
-// replayClient sends replays. It follows no redirect: a replay goes only
-// to the URL its caller named, and a redirect is reported instead.
-var replayClient = &http.Client{Timeout: 10 * time.Second,
-	CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-
 func (rv *Receiver) handleReplay(c echo.Context) error {
 	id, err := idParam(c)
 	if err != nil {
@@ -455,9 +452,14 @@ func (rv *Receiver) handleReplay(c echo.Context) error {
 	if err := json.NewDecoder(io.LimitReader(c.Request().Body, 64<<10)).Decode(&in); err != nil {
 		return apiError(http.StatusBadRequest, `the body must be JSON: {"url": "http://…", "secrets": ["optional, to re-sign"]}`)
 	}
-	u, err := url.Parse(in.URL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return apiError(http.StatusBadRequest, "url must be an http(s) URL")
+	// Where a replay may go is checked before anything is read or sent,
+	// and again when dialling (rv.replayer); a redirect is reported, not
+	// followed.
+	if err := rv.replays.checkURL(c.Request().Context(), in.URL); err != nil {
+		if errors.Is(err, ErrPrivateDestination) || errors.Is(err, ErrSelfDestination) {
+			return apiError(http.StatusForbidden, "refused: "+err.Error())
+		}
+		return apiError(http.StatusBadRequest, err.Error())
 	}
 	r, err := rv.store.get(c.Request().Context(), id)
 	if errors.Is(err, ErrNotFound) {
@@ -479,8 +481,11 @@ func (rv *Receiver) handleReplay(c echo.Context) error {
 		req.Header.Set(rv.Profile.Webhook.SignatureHeader, rv.Profile.WebhookSignature(in.Secrets, rv.Now(), r.Body))
 	}
 	start := time.Now()
-	resp, err := replayClient.Do(req)
+	resp, err := rv.replayer.Do(req)
 	out := map[string]any{"latency_ms": float64(time.Since(start).Microseconds()) / 1000, "resigned": len(in.Secrets) > 0}
+	if errors.Is(err, ErrPrivateDestination) || errors.Is(err, ErrSelfDestination) {
+		return apiError(http.StatusForbidden, "refused: "+err.Error())
+	}
 	if err != nil {
 		out["error"] = err.Error()
 		return c.JSON(http.StatusBadGateway, out)
@@ -513,7 +518,7 @@ func (rv *Receiver) handleSetAnswer(c echo.Context) error {
 		return apiError(http.StatusBadRequest, `the body must be JSON: {"status": 500, "delay": "2s", "count": 3, "signature_id": "optional: only this contract's notifications"} (count 0: until cleared)`)
 	}
 	if in.Status == nil {
-		return apiError(http.StatusBadRequest, "status must be an HTTP status from 100 to 599")
+		return apiError(http.StatusBadRequest, msgRuleStatus)
 	}
 	if err := validRule(c.Param("channel"), *in.Status, in.Count); err != nil {
 		return apiError(http.StatusBadRequest, err.Error())

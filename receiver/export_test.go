@@ -1,6 +1,10 @@
 package receiver
 
-import "time"
+import (
+	"context"
+	"net"
+	"time"
+)
 
 // RetentionPass runs a retention pass now and returns once it is done, so
 // that tests of retention by age need not wait for the periodic one.
@@ -16,3 +20,9 @@ func SetServerTimeouts(read, write time.Duration) (restore func()) {
 
 // MaxContracts is how many contract notes are kept.
 const MaxContracts = maxContracts
+
+// SetLookupIP makes rv resolve the names it sends to with lookup; call it
+// before Open.
+func SetLookupIP(rv *Receiver, lookup func(ctx context.Context, host string) ([]net.IP, error)) {
+	rv.lookupIP = lookup
+}

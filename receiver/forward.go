@@ -46,16 +46,6 @@ func checkForwardTo(raw string, strict bool) error {
 	return nil
 }
 
-// newForwardClient makes the client that forwards notifications. It
-// follows no redirect: a notification goes to the configured URL only,
-// never to one an answer names. The delivery timeout is set per request.
-func newForwardClient() *http.Client {
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.MaxIdleConnsPerHost = 16
-	return &http.Client{Transport: tr,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-}
-
 // forward posts a notification to rv.ForwardTo unchanged (its raw body,
 // its signature header and Content-Type) and returns what the endpoint
 // answered and the status to answer the sender with: the endpoint's own,

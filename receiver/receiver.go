@@ -2,9 +2,7 @@ package receiver
 
 import (
 	"context"
-	"crypto/rand"
 	"embed"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,6 +21,7 @@ import (
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/internal/apierror"
 	"github.com/firmakit/firmakit/internal/connlimit"
+	"github.com/firmakit/firmakit/internal/guard"
 	"github.com/firmakit/firmakit/internal/httpserve"
 	"github.com/firmakit/firmakit/internal/textclip"
 	"github.com/firmakit/firmakit/reference"
@@ -88,8 +87,11 @@ type Receiver struct {
 	Secrets map[string][]string
 	// Strict answers 401 to every notification whose verdict is not valid.
 	Strict bool
-	// Token guards the dashboard and the API. When empty and the receiver
-	// listens on a non-loopback address, Open generates one.
+	// Token guards the dashboard, the API and the stream; hooks stay open.
+	// When empty and the receiver may be reached from outside (a
+	// PublicURL, a non-loopback listen address), Open generates one.
+	// Without one, a request that came through a proxy or tunnel (it
+	// carries Forwarded, X-Forwarded-For, Via…) reaches only the hooks.
 	Token     string
 	MaxBody   int64         // larger bodies get 413, recorded without the body
 	MaxEvents int64         // retention: records kept at most (0: no limit)
@@ -137,6 +139,13 @@ type Receiver struct {
 	// (FailNext) still replaces the status answered. Strict cannot be set
 	// with it: the endpoint decides. A body over MaxBody is not forwarded.
 	ForwardTo string
+	// AllowPrivateReplay lets a replay (POST /api/events/{id}/replay) go
+	// to loopback, link-local, private, CGNAT, multicast and unspecified
+	// addresses; without it those are refused (ErrPrivateDestination),
+	// checked on every address a name resolves to, again when dialling. A
+	// replay to the receiver itself is refused in any case
+	// (ErrSelfDestination).
+	AllowPrivateReplay bool
 	// Requests, when set, is the log of the requests a service received,
 	// shown on GET /api/requests and /api/requests/stream ('firmakit up'
 	// sets the reference server's).
@@ -160,11 +169,18 @@ type Receiver struct {
 	// readTimeout and writeTimeout are the server's, taken from the
 	// package's at Open.
 	readTimeout, writeTimeout time.Duration
-	// publicHost and publicHostPort are the host of a PublicURL that was
-	// given, allowed as Host and Origin besides loopback.
-	publicHost, publicHostPort string
-	// forwarder forwards notifications to ForwardTo.
-	forwarder *http.Client
+	// guard holds the Host, Origin and token rules (see newGuard).
+	guard *guard.Guard
+	// publicURL is the PublicURL that was given, if any: its host is
+	// allowed as Host and Origin besides loopback.
+	publicURL string
+	// forwarder forwards notifications to ForwardTo; replayer sends
+	// replays. Each dials only what its policy allows.
+	forwarder, replayer *http.Client
+	replays             *destinations
+	// lookupIP resolves a destination's name (default the system's
+	// resolver); tests replace it.
+	lookupIP func(ctx context.Context, host string) ([]net.IP, error)
 }
 
 // Open opens the database, listens synchronously and serves in a goroutine.
@@ -210,14 +226,18 @@ func (rv *Receiver) Open() error {
 		if err := checkForwardTo(rv.ForwardTo, rv.Strict); err != nil {
 			return err
 		}
-		rv.forwarder = newForwardClient()
 	}
 	if rv.PublicURL != "" {
 		u, err := url.Parse(rv.PublicURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return fmt.Errorf("receiver: public URL %q is not an http(s) URL", rv.PublicURL)
 		}
-		rv.publicHost, rv.publicHostPort = strings.ToLower(u.Hostname()), strings.ToLower(u.Host)
+		rv.publicURL = strings.TrimRight(rv.PublicURL, "/")
+	}
+	if rv.lookupIP == nil {
+		rv.lookupIP = func(ctx context.Context, host string) ([]net.IP, error) {
+			return net.DefaultResolver.LookupIP(ctx, "ip", host)
+		}
 	}
 	rv.hub = newHub()
 	rv.stop = make(chan struct{})
@@ -238,10 +258,22 @@ func (rv *Receiver) Open() error {
 	// net/http answers some malformed requests before any handler: the
 	// inner listener rewrites those answers in the API's shape.
 	rv.ln = connlimit.Listen(apierror.Listen(ln, errorBody, maxHeaderBytes), rv.MaxConns)
-	if rv.Token == "" && !isLoopback(ln.Addr()) {
-		b := make([]byte, 16)
-		_, _ = rand.Read(b)
-		rv.Token = hex.EncodeToString(b)
+	if rv.Token == "" && (!guard.IsLoopback(ln.Addr()) || rv.publicURL != "") {
+		rv.Token = guard.NewToken()
+	}
+	// Where the receiver sends: a replay only where its policy allows,
+	// forwarding where the command line said (never to itself).
+	rv.replays = &destinations{allowPrivate: rv.AllowPrivateReplay, self: rv.selfAddrs, lookupIP: rv.lookupIP}
+	rv.replayer = rv.replays.client(10 * time.Second)
+	if rv.ForwardTo != "" {
+		forwards := &destinations{allowPrivate: true, self: rv.selfAddrs, lookupIP: rv.lookupIP}
+		if err := forwards.checkURL(context.Background(), rv.ForwardTo); errors.Is(err, ErrSelfDestination) {
+			ln.Close()
+			st.close()
+			return fmt.Errorf("receiver: forward URL %q is the receiver itself: each notification would be forwarded to itself again and again", rv.ForwardTo)
+		}
+		rv.forwarder = forwards.client(0)
+		rv.forwarder.Transport.(*http.Transport).MaxIdleConnsPerHost = 16
 	}
 	if rv.PublicURL == "" {
 		rv.PublicURL = rv.URL()
@@ -261,9 +293,13 @@ func (rv *Receiver) Open() error {
 	return nil
 }
 
-func isLoopback(a net.Addr) bool {
-	tcp, ok := a.(*net.TCPAddr)
-	return ok && tcp.IP.IsLoopback()
+// selfAddrs are the receiver's own listen address and public URL, which
+// nothing it sends may reach.
+func (rv *Receiver) selfAddrs() (net.Addr, string) {
+	if rv.ln == nil {
+		return nil, rv.publicURL
+	}
+	return rv.ln.Addr(), rv.publicURL
 }
 
 // URL returns the base URL the receiver listens on.

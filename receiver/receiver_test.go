@@ -387,7 +387,8 @@ func TestListFiltersPagingDeleteExport(t *testing.T) {
 }
 
 func TestReplay(t *testing.T) {
-	rv := MustOpenReceiver(t, nil)
+	// The test's server is on loopback.
+	rv := MustOpenReceiver(t, func(r *receiver.Receiver) { r.AllowPrivateReplay = true })
 	var mu sync.Mutex
 	var got []http.Header
 	var bodies [][]byte

@@ -17,9 +17,19 @@ import (
 	"github.com/firmakit/firmakit"
 )
 
-// maxDocxPart bounds what is read of one part of a .docx, so that a zip
-// bomb is refused instead of filling memory.
-const maxDocxPart = 32 << 20
+// Bounds of a .docx, so that a zip bomb (a small file whose parts expand
+// to gigabytes, or a zip of many thousands of parts) is refused instead of
+// filling memory: what is read of one part, of all parts together, and
+// how many entries the archive may have. A real contract is far below
+// each. Variables only so that tests can shrink them.
+var (
+	maxDocxPart  int64 = 16 << 20
+	maxDocxTotal int64 = 32 << 20
+	maxDocxParts       = 2000
+)
+
+// ErrDocxTooLarge is returned for a .docx beyond the bounds above.
+var ErrDocxTooLarge = errors.New("the .docx expands beyond what a Word document needs (a zip bomb?)")
 
 var (
 	dataPlaceholder = regexp.MustCompile(`\{\{\s*([A-Za-z_][A-Za-z0-9_.-]*)\s*\}\}`)
@@ -53,6 +63,9 @@ func InspectDocx(data []byte, fileName string) (firmakit.Template, error) {
 	if err != nil {
 		return t, fmt.Errorf("not a Word .docx file (it is not a zip archive): %w", err)
 	}
+	if len(zr.File) > maxDocxParts {
+		return t, fmt.Errorf("%w: %d parts, more than the %d allowed", ErrDocxTooLarge, len(zr.File), maxDocxParts)
+	}
 	parts := map[string]*zip.File{}
 	var extra []string
 	for _, f := range zr.File {
@@ -66,14 +79,13 @@ func InspectDocx(data []byte, fileName string) (firmakit.Template, error) {
 		return t, errors.New("not a Word .docx file: word/document.xml is missing")
 	}
 	sort.Strings(extra)
+	// Every part read takes from one budget, whatever sizes the archive
+	// declares: a declared size may lie.
+	budget := &docxBudget{left: maxDocxTotal}
 	seenData := map[string]bool{}
 	signers := map[int]bool{}
 	for _, name := range append([]string{"word/document.xml"}, extra...) {
-		paras, err := paragraphs(parts[name])
-		if err != nil {
-			return t, fmt.Errorf("%s: %w", name, err)
-		}
-		for _, p := range paras {
+		err := paragraphs(parts[name], budget, func(p string) {
 			for _, m := range dataPlaceholder.FindAllStringSubmatch(p, -1) {
 				if !seenData[m[1]] {
 					seenData[m[1]] = true
@@ -84,6 +96,9 @@ func InspectDocx(data []byte, fileName string) (firmakit.Template, error) {
 				n, _ := strconv.Atoi(m[1])
 				signers[n] = true
 			}
+		})
+		if err != nil {
+			return t, fmt.Errorf("%s: %w", name, err)
 		}
 	}
 	nums := make([]int, 0, len(signers))
@@ -95,7 +110,7 @@ func InspectDocx(data []byte, fileName string) (firmakit.Template, error) {
 		t.Signers = append(t.Signers, "signer_"+strconv.Itoa(n))
 	}
 	if core := parts["docProps/core.xml"]; core != nil {
-		title, err := coreTitle(core)
+		title, err := coreTitle(core, budget)
 		if err != nil {
 			return t, fmt.Errorf("docProps/core.xml: %w", err)
 		}
@@ -127,36 +142,64 @@ func templateName(s string) string {
 	return strings.TrimSuffix(b.String(), "_")
 }
 
-func openPart(f *zip.File) (io.ReadCloser, error) {
-	if f.UncompressedSize64 > maxDocxPart {
-		return nil, fmt.Errorf("part is %d bytes, more than the %d allowed", f.UncompressedSize64, maxDocxPart)
+// docxBudget is what may still be read of a .docx's parts, all together.
+type docxBudget struct{ left int64 }
+
+// part reads a part within the budget: at most maxDocxPart bytes of it
+// and what is left of the total. Reading past either is ErrDocxTooLarge.
+type part struct {
+	rc     io.ReadCloser
+	budget *docxBudget
+	n      int64
+}
+
+func (p *part) Read(b []byte) (int, error) {
+	n, err := p.rc.Read(b)
+	p.n += int64(n)
+	p.budget.left -= int64(n)
+	switch {
+	case p.n > maxDocxPart:
+		return n, fmt.Errorf("%w: a part expands past %d MiB", ErrDocxTooLarge, maxDocxPart>>20)
+	case p.budget.left < 0:
+		return n, fmt.Errorf("%w: its parts expand past %d MiB together", ErrDocxTooLarge, maxDocxTotal>>20)
+	}
+	return n, err
+}
+
+func (p *part) Close() error { return p.rc.Close() }
+
+func openPart(f *zip.File, budget *docxBudget) (io.ReadCloser, error) {
+	if f.UncompressedSize64 > uint64(maxDocxPart) {
+		return nil, fmt.Errorf("%w: a part of %d bytes, more than the %d allowed", ErrDocxTooLarge, f.UncompressedSize64, maxDocxPart)
 	}
 	rc, err := f.Open()
 	if err != nil {
 		return nil, fmt.Errorf("cannot open: %w", err)
 	}
-	return rc, nil
+	return &part{rc: rc, budget: budget}, nil
 }
 
-// paragraphs returns the text of every w:p of a WordprocessingML part, its
-// runs' w:t joined.
-func paragraphs(f *zip.File) ([]string, error) {
-	rc, err := openPart(f)
+// paragraphs calls each with the text of every w:p of a WordprocessingML
+// part, its runs' w:t joined, one paragraph at a time.
+func paragraphs(f *zip.File, budget *docxBudget, each func(string)) error {
+	rc, err := openPart(f, budget)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer rc.Close()
-	dec := xml.NewDecoder(io.LimitReader(rc, maxDocxPart))
-	var out []string
+	dec := xml.NewDecoder(rc)
 	var cur strings.Builder
 	depth, inText := 0, false
 	for {
 		tok, err := dec.Token()
 		if err == io.EOF {
-			break
+			return nil
+		}
+		if errors.Is(err, ErrDocxTooLarge) {
+			return err
 		}
 		if err != nil {
-			return nil, fmt.Errorf("invalid XML: %w", err)
+			return fmt.Errorf("invalid XML: %w", err)
 		}
 		switch el := tok.(type) {
 		case xml.StartElement:
@@ -178,7 +221,7 @@ func paragraphs(f *zip.File) ([]string, error) {
 					depth--
 				}
 				if depth == 0 {
-					out = append(out, cur.String())
+					each(cur.String())
 				}
 			case "t":
 				inText = false
@@ -189,22 +232,24 @@ func paragraphs(f *zip.File) ([]string, error) {
 			}
 		}
 	}
-	return out, nil
 }
 
-func coreTitle(f *zip.File) (string, error) {
-	rc, err := openPart(f)
+func coreTitle(f *zip.File, budget *docxBudget) (string, error) {
+	rc, err := openPart(f, budget)
 	if err != nil {
 		return "", err
 	}
 	defer rc.Close()
-	dec := xml.NewDecoder(io.LimitReader(rc, maxDocxPart))
+	dec := xml.NewDecoder(rc)
 	in := false
 	var title strings.Builder
 	for {
 		tok, err := dec.Token()
 		if err == io.EOF {
 			return title.String(), nil
+		}
+		if errors.Is(err, ErrDocxTooLarge) {
+			return "", err
 		}
 		if err != nil {
 			return "", fmt.Errorf("invalid XML: %w", err)

@@ -1,9 +1,16 @@
 package reference_test
 
 import (
+	"archive/zip"
+	"bytes"
+	"compress/flate"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/internal/docxtest"
@@ -102,4 +109,68 @@ func TestConfigErrors(t *testing.T) {
 		require.Error(t, err, tc.yaml)
 		assert.Contains(t, err.Error(), tc.want)
 	}
+}
+
+// bomb is a small .docx whose header parts, each within the bound of one
+// part, expand together far past the bound of the whole.
+func bomb(t *testing.T, headers int, perHeader int) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	zw.RegisterCompressor(zip.Deflate, func(w io.Writer) (io.WriteCloser, error) { return flate.NewWriter(w, flate.BestSpeed) })
+	add := func(name string, fill func(io.Writer)) {
+		w, err := zw.Create(name)
+		require.NoError(t, err)
+		fill(w)
+	}
+	add("word/document.xml", func(w io.Writer) { io.WriteString(w, leaseDocument) })
+	para := []byte(`<w:p><w:r><w:t>{{relleno}} [[signer_1]] ` + strings.Repeat("x", 64<<10) + `</w:t></w:r></w:p>`)
+	for i := range headers {
+		add(fmt.Sprintf("word/header%d.xml", i+1), func(w io.Writer) {
+			io.WriteString(w, `<w:hdr `+wordNS+`>`)
+			for n := 0; n < perHeader; n += len(para) {
+				w.Write(para)
+			}
+			io.WriteString(w, `</w:hdr>`)
+		})
+	}
+	require.NoError(t, zw.Close())
+	return buf.Bytes()
+}
+
+func TestInspectDocxRefusesZipBombs(t *testing.T) {
+	// The bounds shrunk 16 times (1 MiB a part, 2 MiB in all), so that
+	// the test expands little; the real ones are 16 and 32 MiB.
+	reference.ShrinkDocxBounds(t.Cleanup, 1<<20, 2<<20)
+	// Within the bounds, a document still reads: 1 MiB of headers, timed
+	// to compare.
+	start := time.Now()
+	tmpl, err := reference.InspectDocx(bomb(t, 2, 512<<10), "large.docx")
+	within := time.Since(start)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"nombre_arrendatario", "monto_mensual", "relleno"}, tmpl.Data)
+
+	// 40 headers of 768 KiB: each under the bound of a part, 30 MiB
+	// together. Reading it all would take some 30 times as long as the
+	// 1 MiB above; it stops at the 2 MiB bound.
+	doc := bomb(t, 40, 768<<10)
+	require.Less(t, len(doc), 256<<10, "the file itself is small")
+	start = time.Now()
+	_, err = reference.InspectDocx(doc, "bomb.docx")
+	require.ErrorIs(t, err, reference.ErrDocxTooLarge)
+	assert.Contains(t, err.Error(), "expand past 2 MiB together")
+	assert.Less(t, time.Since(start), 10*within+2*time.Second, "refused after reading what the bound allows, not all (1 MiB took %s)", within)
+
+	// One part past its own bound.
+	_, err = reference.InspectDocx(bomb(t, 1, 3<<20), "bomb.docx")
+	require.ErrorIs(t, err, reference.ErrDocxTooLarge)
+
+	// Too many parts.
+	parts := map[string]string{"word/document.xml": leaseDocument}
+	for i := range 2001 {
+		parts[fmt.Sprintf("customXml/item%d.xml", i)] = "<x/>"
+	}
+	_, err = reference.InspectDocx(makeDocx(t, parts), "many.docx")
+	require.ErrorIs(t, err, reference.ErrDocxTooLarge)
+	assert.Contains(t, err.Error(), "2002 parts, more than the 2000 allowed")
 }

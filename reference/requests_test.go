@@ -76,6 +76,7 @@ func TestRequestLogWorstCase(t *testing.T) {
 		{"secret or bytes, large body", longQuery, "test_key_demo", strings.Repeat("0", 64), strings.Repeat("\x01", 1<<20)},
 	} {
 		req := httptest.NewRequest("POST", path, strings.NewReader(tc.body))
+		req.Host = "127.0.0.1" // the server answers loopback names only
 		req.RequestURI = tc.target
 		req.Header.Set("X-Service-Key", tc.key)
 		req.Header.Set("X-Service-Timestamp", ts)
@@ -157,7 +158,7 @@ func TestExplainDoesNotWaitForAStalledBody(t *testing.T) {
 	conn, err := net.Dial("tcp", strings.TrimPrefix(s.URL(), "http://"))
 	require.NoError(t, err)
 	defer conn.Close()
-	fmt.Fprintf(conn, "POST /v1/check/merchant_demo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n"+
+	fmt.Fprintf(conn, "POST /v1/check/merchant_demo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n"+
 		"X-Service-Key: test_key_nope\r\nX-Service-Timestamp: %d\r\nX-Service-Signature: %s\r\n\r\n{\"a\":", time.Now().Unix(), strings.Repeat("0", 64))
 	// Only to end the test if the server never answers; not a measure.
 	conn.SetReadDeadline(time.Now().Add(5 * time.Minute))

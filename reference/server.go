@@ -14,6 +14,7 @@ import (
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/internal/apierror"
 	"github.com/firmakit/firmakit/internal/connlimit"
+	"github.com/firmakit/firmakit/internal/guard"
 	"github.com/firmakit/firmakit/internal/httpserve"
 	"github.com/firmakit/firmakit/internal/textclip"
 	"github.com/labstack/echo/v4"
@@ -100,6 +101,13 @@ type Server struct {
 	// knows each notification's delay. It runs on the request's goroutine
 	// and must return soon.
 	OnCreated func(merchantID, signatureID, createdAt string)
+	// Token guards the inspection paths (/_sandbox/*): what the server
+	// received and sent. When empty and the server may be reached from
+	// outside (a PublicURL, a non-loopback listen address), Open generates
+	// one. Without one, a request that came through a proxy or tunnel (it
+	// carries Forwarded, X-Forwarded-For, Via…) does not reach them. The
+	// API paths a merchant's client calls never need it.
+	Token string
 	// Faults names deliberate faults to switch on (see Faults), for
 	// measuring whether the conformance suite catches them; Open refuses
 	// an unknown name with ErrUnknownFault. Empty for a correct server.
@@ -119,6 +127,9 @@ type Server struct {
 	closeOnce    sync.Once
 	conns        httpserve.Tracker
 	faultOn      faultSet
+	// publicURL is the PublicURL that was given, if any: its host is
+	// allowed as Host and Origin besides loopback.
+	publicURL string
 }
 
 // Open starts listening synchronously, so that URL is known when it
@@ -182,8 +193,13 @@ func (s *Server) Open() error {
 		return fmt.Errorf("reference server: %w", err)
 	}
 	s.ln = ln
+	if s.Token == "" && (!guard.IsLoopback(ln.Addr()) || s.PublicURL != "") {
+		s.Token = guard.NewToken()
+	}
 	if s.PublicURL == "" {
 		s.PublicURL = s.URL()
+	} else {
+		s.publicURL = strings.TrimRight(s.PublicURL, "/")
 	}
 	s.PublicURL = strings.TrimRight(s.PublicURL, "/")
 	s.signatures = newSignatureStore(10000)
@@ -249,16 +265,29 @@ func (s *Server) routes() *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = apierror.Handler(apierror.Config{Shape: errorBody, Logger: s.Logger, Echo: s.echoError, Write: s.writeError})
+	// The receiver's rules (package guard): without a token, only loopback
+	// names and the public URL's host reach anything; the inspection
+	// paths need the token when there is one, and refuse a proxied
+	// request when there is none, and what a browser sends for another
+	// site's page.
+	g := &guard.Guard{Name: "reference server", Token: s.Token, PublicURL: s.publicURL, Self: s.URL,
+		HostHint: func(string) string {
+			return "to serve another name, start it with --public-url http://<that name>:<port>"
+		},
+		TokenMessage: "a token is required for /_sandbox/*: send Authorization: Bearer <token> or ?token=<token> (the token is printed when the server starts)",
+		ProxyHint:    "start it with --public-url https://<the public name> (it then creates a token and prints it) or with --sandbox-token T, and send Authorization: Bearer <token>; the API paths stay open"}
+	e.Pre(g.CheckHost)
 	e.Use(s.recordRequests, s.recoverer)
+	inspect := []echo.MiddlewareFunc{g.RefuseCrossSite, g.RequireToken}
 	auth := Auth(AuthConfig{Profile: s.Profile, Lookup: s.Config.Credential, Now: s.Now, MaxBody: s.MaxBody, Explain: s.Explain})
 	auth = markAuth(s.faultAuth(auth))
 	e.POST("/:api_version/check/:merchant_id", s.handleCheck, s.faultVersion(s.requireVersion), requireMerchantSegment, auth)
 	e.POST("/v1/signature/:merchant_id", s.handleCreateSignature, requireMerchantSegment, auth)
 	s.faultRoutes(e, auth)
 	e.GET("/demo/documents/:file", s.handleDemoDocument)
-	e.GET("/_sandbox/deliveries", s.handleDeliveries)
-	e.GET("/_sandbox/requests", s.handleRequests)
-	e.GET("/_sandbox/queue", func(c echo.Context) error { return c.JSON(http.StatusOK, s.deliveries.stats()) })
+	e.GET("/_sandbox/deliveries", s.handleDeliveries, inspect...)
+	e.GET("/_sandbox/requests", s.handleRequests, inspect...)
+	e.GET("/_sandbox/queue", func(c echo.Context) error { return c.JSON(http.StatusOK, s.deliveries.stats()) }, inspect...)
 	e.GET("/healthz", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
 	return e
 }

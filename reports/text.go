@@ -2,6 +2,8 @@ package reports
 
 import (
 	"strings"
+
+	"github.com/firmakit/firmakit/internal/textclip"
 	"unicode/utf8"
 )
 
@@ -9,9 +11,10 @@ import (
 // counts as one of the n). It never splits a UTF-8 character: a report or
 // a terminal line shows "ñandú…", never "ñand\xc3". Bytes of s that are not
 // UTF-8 (a target may send them) come out as U+FFFD, so what is shown is
-// always valid text.
+// always valid text, and control characters are escaped (textclip.Escape):
+// a line shows no escape sequence and breaks nowhere.
 func Clip(s string, n int) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
+	s = textclip.Escape(strings.ToValidUTF8(s, "\uFFFD"))
 	if n <= 0 {
 		return ""
 	}

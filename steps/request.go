@@ -288,8 +288,12 @@ func describe(r *http.Request, body []byte, p *firmakit.Profile) string {
 	return fmt.Sprintf("%s %s [%s] body %s", r.Method, r.URL.RequestURI(), strings.Join(hs, "; "), clip(string(body), 300))
 }
 
-// clip shortens s to at most n bytes without splitting a character.
-func clip(s string, n int) string { return textclip.Bytes(s, n) }
+// clip shortens s to at most n bytes without splitting a character, and
+// escapes its control characters: an excerpt of what a target or an
+// endpoint sent is shown in error messages, terminals, CI logs and
+// reports, where an escape sequence or a line break of its own must not
+// act.
+func clip(s string, n int) string { return textclip.Escape(textclip.Bytes(s, n)) }
 
 func (sc *scenario) got() string {
 	again := ""

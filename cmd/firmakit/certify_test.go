@@ -6,7 +6,10 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -414,4 +417,27 @@ func TestCertifySelectionIsSteps(t *testing.T) {
 	require.Error(t, err)
 	_, _, errOut := run(t, nil, "certify", "--tags", "@NOPE")
 	assert.Contains(t, errOut, err.Error())
+}
+
+// TestCertifyEscapesWhatAHostileTargetSends: a target whose answers hold
+// escape sequences, a carriage return and a line of their own reaches
+// certify's output, not a terminal here, escaped: no ESC byte, and no
+// line the target wrote.
+func TestCertifyEscapesWhatAHostileTargetSends(t *testing.T) {
+	hostile := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		io.WriteString(w, "\x1b[2J\x1b]0;owned\a\x1b[31mOWNED\r\nverdict: passed\u202e\x9b\n")
+	}))
+	defer hostile.Close()
+	code, out, errOut := run(t, nil, "certify", "--target", hostile.URL, "--key", "test_key_demo", "--secret", "test_secret_demo",
+		"--webhook-secret", "w", "--listen", freeAddr(t), "--lang", "en", "--tags", "@AUTH-OK", "--skip-preflight")
+	assert.Equal(t, ExitFailed, code, errOut)
+	for _, b := range []string{"\x1b", "\a", "\r", "\u202e", "\u009b"} {
+		assert.NotContains(t, out+errOut, b, "a raw %q reached the output", b)
+	}
+	assert.Contains(t, out, `\x1b[2J\x1b]0;owned\x07\x1b[31mOWNED\r\nverdict: passed\u202e\x9b`)
+	for _, line := range strings.Split(out, "\n") {
+		assert.False(t, strings.HasPrefix(strings.TrimSpace(line), "verdict: passed"), "a line of the target's: %q", line)
+	}
 }

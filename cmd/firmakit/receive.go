@@ -24,13 +24,14 @@ func (m *Main) receiverFlags(fs *flag.FlagSet, defaultAddr, defaultDB, publicURL
 	fs.Var(secrets, "secret", "webhook secret of a channel, as channel=secret (repeatable; '*=secret' for every channel); default "+
 		demo.MerchantID+"="+strings.Join(demo.WebhookSecrets, ","))
 	strict := fs.Bool("strict", false, "answer 401 to notifications whose signature is not valid (they are still recorded)")
-	token := fs.String("token", "", "token for the dashboard and API; generated when listening beyond loopback")
+	token := fs.String("token", "", "token for the dashboard, the API and the stream; generated with --public-url or when listening beyond loopback")
 	maxBody := fs.Int64("max-body", receiver.DefaultMaxBody, "largest body kept, in bytes; larger ones get 413")
 	maxEvents := fs.Int64("max-events", receiver.DefaultMaxEvents, "records kept at most (0: no limit)")
 	maxAge := fs.Duration("max-age", 0, "age of records kept at most, e.g. 72h (0: no limit)")
 	maxBytes := fs.Int64("max-bytes", 0, fmt.Sprintf("bytes the stored records may take; past it the oldest are dropped (0: %d MiB with --db :memory:, no limit with a file)", receiver.DefaultMaxMemory>>20))
 	maxConns := fs.Int("max-conns", receiver.DefaultMaxConns, "connections held at once; past it the one idle the longest, or else the slowest body, is closed")
 	publicURL := fs.String(publicURLFlag, "", "URL senders reach the receiver at; default its own address. Its host is also allowed as Host")
+	allowPrivate := fs.Bool("allow-private-replay", false, "let a replay go to loopback, link-local and private addresses (your own endpoint on localhost); never to the receiver itself")
 	forwardTo := fs.String("forward-to", "", "forward every notification, unchanged, to this endpoint of yours (e.g. http://localhost:3000/webhook) and answer the sender with its status")
 	return func() (*receiver.Receiver, error) {
 		p, err := sh.profile()
@@ -63,7 +64,7 @@ func (m *Main) receiverFlags(fs *flag.FlagSet, defaultAddr, defaultDB, publicURL
 		}
 		return &receiver.Receiver{Addr: *addr, DB: *db, Profile: p, Secrets: sec, Strict: *strict, Token: *token,
 			MaxBody: *maxBody, MaxEvents: *maxEvents, MaxAge: *maxAge, MaxBytes: *maxBytes, MaxConns: *maxConns,
-			PublicURL: *publicURL, ForwardTo: *forwardTo, Logger: log}, nil
+			PublicURL: *publicURL, ForwardTo: *forwardTo, AllowPrivateReplay: *allowPrivate, Logger: log}, nil
 	}
 }
 
@@ -113,7 +114,7 @@ func redact(s string) string {
 
 func (m *Main) receiveCommand() command {
 	return command{name: "receive", summary: "run the webhook receiver and its live dashboard",
-		usage: "firmakit receive [--listen 127.0.0.1:8090] [--db FILE] [--secret channel=secret] [--strict | --forward-to URL]",
+		usage: "firmakit receive [--listen 127.0.0.1:8090] [--db FILE] [--secret channel=secret] [--strict | --forward-to URL] [--public-url URL] [--token T] [--allow-private-replay]",
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			newReceiver := m.receiverFlags(fs, receiver.DefaultAddr, receiver.DefaultDB, "public-url", m.sharedFlags(fs, "info"))
 			return func(ctx context.Context, args []string) error {
@@ -133,6 +134,9 @@ func (m *Main) receiveCommand() command {
 				}
 				fmt.Fprintf(m.Stdout, "firmakit receiver: send notifications to %s\n", rv.HookURL("{channel}"))
 				fmt.Fprintf(m.Stdout, "dashboard: %s\n", dash)
+				if rv.Token != "" {
+					fmt.Fprintf(m.Stdout, "token: %s (the dashboard, the API and the stream need it: Authorization: Bearer <token>; /hooks/ stay open)\n", rv.Token)
+				}
 				if rv.ForwardTo != "" {
 					fmt.Fprintf(m.Stdout, "forwarding each notification to %s; its answer (within %s) is the sender's answer\n",
 						rv.ForwardTo, rv.Profile.Webhook.Timeout)

@@ -95,3 +95,41 @@ func TestReceiveForwardTo(t *testing.T) {
 		assert.Contains(t, errOut, tc.want)
 	}
 }
+
+// TestReceiveExposure: with --public-url the receiver makes a token,
+// which the dashboard URL carries and the API needs; a replay reaches a
+// loopback endpoint only with --allow-private-replay.
+func TestReceiveExposure(t *testing.T) {
+	var hits atomic.Int64
+	ep := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	t.Cleanup(ep.Close)
+	status := func(method, url, token, body string) int {
+		t.Helper()
+		req, _ := http.NewRequest(method, url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for _, allow := range []bool{false, true} {
+		args := []string{"receive", "--listen", "127.0.0.1:0", "--db", ":memory:", "--public-url", "https://abc.tunnel.example"}
+		if allow {
+			args = append(args, "--allow-private-replay")
+		}
+		urls := startInProcess(t, nil, args...)
+		_, token, ok := strings.Cut(urls["dashboard"], "?token=")
+		require.True(t, ok, "the dashboard URL carries the token: %s", urls["dashboard"])
+		require.Len(t, token, 32)
+		body := `{"event_id":"e","status":"SIGNED","signature_id":"s"}`
+		assert.Equal(t, 200, status("POST", urls["receiver"]+"/hooks/merchant_demo", "", body), "hooks stay open")
+		assert.Equal(t, 401, status("GET", urls["receiver"]+"/api/events", "", ""))
+		assert.Equal(t, 200, status("GET", urls["receiver"]+"/api/events", token, ""))
+		want := map[bool]int{false: 403, true: 200}[allow]
+		assert.Equal(t, want, status("POST", urls["receiver"]+"/api/events/1/replay", token, `{"url":"`+ep.URL+`/webhook"}`), "allowed: %v", allow)
+	}
+	assert.Equal(t, int64(1), hits.Load(), "only the opted-in replay reached the endpoint")
+}

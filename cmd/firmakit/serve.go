@@ -57,6 +57,7 @@ func (m *Main) referenceFlags(fs *flag.FlagSet, defaultAddr string, sh shared) f
 	maxDeliveries := fs.Int("max-deliveries", reference.DefaultMaxDeliveries, "notifications sent at once; the others wait in a queue (GET /_sandbox/queue)")
 	explain := fs.Bool("explain", false, "add a diagnostic to each authentication refusal (400 Missing headers, 401): what the server received, its string to sign and the likely cause")
 	maxRequests := fs.Int("max-requests", reference.DefaultMaxRequests, "received requests kept in the log (GET /_sandbox/requests)")
+	token := fs.String("sandbox-token", "", "token for the inspection paths (/_sandbox/*); generated with --public-url or when listening beyond loopback")
 	return func() (*reference.Server, map[string]bool, error) {
 		p, err := sh.profile()
 		if err != nil {
@@ -86,7 +87,8 @@ func (m *Main) referenceFlags(fs *flag.FlagSet, defaultAddr string, sh shared) f
 			return nil, nil, err
 		}
 		return &reference.Server{Addr: *addr, Profile: p, Config: cfg, PublicURL: *publicURL, DemoDelay: *delay,
-			RetrySchedule: retries.d, MaxDeliveries: *maxDeliveries, Logger: log, Explain: *explain, MaxRequests: *maxRequests}, set, nil
+			RetrySchedule: retries.d, MaxDeliveries: *maxDeliveries, Logger: log, Explain: *explain, MaxRequests: *maxRequests,
+			Token: *token}, set, nil
 	}
 }
 
@@ -149,7 +151,7 @@ func (f webhooksFlag) apply(cfg *reference.Config) (map[string]bool, error) {
 
 func (m *Main) serveCommand() command {
 	return command{name: "serve", summary: "run the reference server of the merchant API",
-		usage: "firmakit serve [--addr 127.0.0.1:8080] [--merchants FILE] [--webhook-url [MERCHANT=]URL ...] [--max-deliveries 256] [--explain] [--profile FILE] [--fault NAME,... | --fault list]",
+		usage: "firmakit serve [--addr 127.0.0.1:8080] [--merchants FILE] [--webhook-url [MERCHANT=]URL ...] [--max-deliveries 256] [--explain] [--sandbox-token T] [--profile FILE] [--fault NAME,... | --fault list]",
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			newServer := m.referenceFlags(fs, reference.DefaultAddr, m.sharedFlags(fs, "info"))
 			var faults faultsFlag
@@ -177,6 +179,7 @@ func (m *Main) serveCommand() command {
 					warnFaulty(m.Stderr, faults)
 				}
 				fmt.Fprintf(m.Stdout, "firmakit reference server on %s\n", s.URL())
+				sandboxToken(m.Stdout, s)
 				if try := trySign(s); try != "" {
 					fmt.Fprintln(m.Stdout, try)
 				}
@@ -195,6 +198,14 @@ func (m *Main) serveCommand() command {
 				}
 			}
 		}}
+}
+
+// sandboxToken says the token of a server's inspection paths, if it has
+// one.
+func sandboxToken(w io.Writer, s *reference.Server) {
+	if s.Token != "" {
+		fmt.Fprintf(w, "sandbox token: %s (/_sandbox/* need it: Authorization: Bearer <token>; the API paths stay open)\n", s.Token)
+	}
 }
 
 // trySign is the line that shows how to call a server: a signed check

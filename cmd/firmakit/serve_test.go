@@ -220,3 +220,39 @@ func TestServeWebhookURLWithoutTheDemoMerchant(t *testing.T) {
 	assert.Equal(t, ExitUsage, code)
 	assert.Contains(t, errOut, "names no merchant")
 }
+
+// TestServeBeyondLoopbackPrintsTheSandboxToken: 'serve --addr 0.0.0.0:0'
+// (reached here through loopback only) makes a token for /_sandbox/*,
+// prints it, and the API needs none.
+func TestServeBeyondLoopbackPrintsTheSandboxToken(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan map[string]string, 1)
+	var out syncBuffer
+	m := &Main{Stdout: &out, Stderr: &out, Getenv: func(string) string { return "" },
+		Ready: func(u map[string]string) { ready <- u }}
+	done := make(chan int)
+	go func() { done <- m.Run(ctx, []string{"serve", "--addr", "0.0.0.0:0"}) }()
+	defer func() { cancel(); <-done }()
+	var urls map[string]string
+	select {
+	case urls = <-ready:
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not start")
+	}
+	base := "http://127.0.0.1:" + urls["reference"][strings.LastIndex(urls["reference"], ":")+1:]
+	_, rest, ok := strings.Cut(out.String(), "sandbox token: ")
+	require.True(t, ok, out.String())
+	token := rest[:32]
+	resp, err := http.Get(base + "/_sandbox/requests")
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, 401, resp.StatusCode)
+	resp, err = http.Get(base + "/_sandbox/requests?token=" + token)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, 200, resp.StatusCode)
+	resp, err = http.Post(base+"/v1/signature/merchant_demo", "application/json", strings.NewReader("{}"))
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, 400, resp.StatusCode, "the API answers without the token (here: unsigned)")
+}

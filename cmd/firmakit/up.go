@@ -16,7 +16,7 @@ import (
 
 func (m *Main) upCommand() command {
 	return command{name: "up", summary: "run the reference server and the receiver together, with the live dashboard",
-		usage: "firmakit up [--addr 127.0.0.1:8080] [--listen 127.0.0.1:8090] [--db :memory:] [--explain]",
+		usage: "firmakit up [--addr 127.0.0.1:8080] [--listen 127.0.0.1:8090] [--db :memory:] [--explain] [--allow-private-replay] [--sandbox-token T]",
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			sh := m.sharedFlags(fs, "info")
 			newServer := m.referenceFlags(fs, reference.DefaultAddr, sh)
@@ -86,6 +86,10 @@ func (m *Main) upCommand() command {
 					fmt.Fprintf(m.Stdout, "receiver:         %s, the signature_webhook of %s\n", rv.HookURL("{merchant_id}"), strings.Join(onReceiver, ", "))
 				}
 				fmt.Fprintf(m.Stdout, "dashboard:        %s\n", dash)
+				if rv.Token != "" {
+					fmt.Fprintf(m.Stdout, "token:            %s (the dashboard, the API and the stream need it; /hooks/ stay open)\n", rv.Token)
+				}
+				sandboxToken(m.Stdout, ref)
 				if rv.ForwardTo != "" {
 					fmt.Fprintf(m.Stdout, "forwarding:       each notification to %s, whose answer is the service's\n", rv.ForwardTo)
 				}

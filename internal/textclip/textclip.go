@@ -3,7 +3,11 @@
 // and marking the cut with "…".
 package textclip
 
-import "unicode/utf8"
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
 
 // Ellipsis is appended where text was cut.
 const Ellipsis = "…"
@@ -47,4 +51,70 @@ func Runes(s string, n int) string {
 		count++
 	}
 	return s
+}
+
+// Escape makes foreign text (a response's body, a header) safe to print
+// on one line of a terminal, a log or a file: control characters (C0,
+// DEL, C1, and the bidirectional overrides that reorder what a terminal
+// shows) become Go escapes (\n, \r, \t, \x1b, \u202e), and so do bytes
+// that are not UTF-8. A line break inside the text never makes a new line
+// of output, and no escape sequence reaches a terminal. Printable text,
+// quotes and backslashes stay as they are.
+func Escape(s string) string { return escape(s, false) }
+
+// EscapeLines is Escape but for "\n", which stays a line break: for text
+// whose lines firmakit laid out itself, foreign excerpts in it escaped
+// already.
+func EscapeLines(s string) string { return escape(s, true) }
+
+func escape(s string, keepLines bool) string {
+	clean := true
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if unsafe(r, size) && !(keepLines && r == '\n') {
+			clean = false
+			break
+		}
+		i += size
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case keepLines && r == '\n', !unsafe(r, size):
+			b.WriteString(s[i : i+size])
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x100:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		default:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// unsafe tells whether a rune must not reach a terminal as it is.
+func unsafe(r rune, size int) bool {
+	switch {
+	case r == utf8.RuneError && size == 1:
+		return true
+	case r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f):
+		return true
+	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f, r == 0x061c:
+		return true
+	case r == 0x2028 || r == 0x2029: // line and paragraph separators
+		return true
+	}
+	return false
 }

@@ -75,3 +75,17 @@ func ExampleBytes() {
 	// contrase…
 	// contraseñ…
 }
+
+func TestEscape(t *testing.T) {
+	for _, tc := range []struct{ in, want, lines string }{
+		{"plain \"text\" ñ \\ ok", "plain \"text\" ñ \\ ok", "plain \"text\" ñ \\ ok"},
+		{"\x1b[31mred\x1b[0m", `\x1b[31mred\x1b[0m`, `\x1b[31mred\x1b[0m`},
+		{"a\nb\r\nc\td", `a\nb\r\nc\td`, "a\nb\\r\nc\\td"},
+		{"bell\a del\x7f c1\u009b", `bell\x07 del\x7f c1\x9b`, `bell\x07 del\x7f c1\x9b`},
+		{"bidi \u202etxt.exe", `bidi \u202etxt.exe`, `bidi \u202etxt.exe`},
+		{"bad \xff byte", `bad \xff byte`, `bad \xff byte`},
+	} {
+		assert.Equal(t, tc.want, textclip.Escape(tc.in), "%q", tc.in)
+		assert.Equal(t, tc.lines, textclip.EscapeLines(tc.in), "%q", tc.in)
+	}
+}

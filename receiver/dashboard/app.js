@@ -593,7 +593,8 @@
     var tr = pool.get(r.id);
     if (tr) { tr.classList.add("selected"); }
     fillDetail(r);
-    $("replay-url").value = (info && info.forward_to) || (location.origin + r.path);
+    // Never the receiver itself, which refuses to replay to itself.
+    $("replay-url").value = (info && info.forward_to) || "";
     say($("replay-result"), "");
     openOverlay("detail");
     // The dialog itself takes the focus, not its close button, which the
