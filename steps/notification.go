@@ -21,6 +21,11 @@ type answerer interface {
 	AnswerNext(ctx context.Context, channel, signatureID string, a receiver.Answer, count int) error
 }
 
+var (
+	_ answerer = (*receiver.Receiver)(nil)
+	_ answerer = (*receiver.Client)(nil)
+)
+
 // arrival is when the suite takes a notification to have arrived: the
 // receiver's own time when it shares this clock, else the time the wait
 // returned (a remote receiver's clock may differ from ours).
