@@ -202,8 +202,11 @@ func (s *Steps) theWebhookAnswersToTheFirstNotifications(ctx context.Context, st
 
 func (s *Steps) theWebhookAnswersOnlyAfterTheDeliveryTimeout(ctx context.Context, status int) error {
 	timeout := s.T.Profile.Webhook.Timeout
-	if timeout <= 0 {
+	switch {
+	case timeout <= 0:
 		return s.notRun(ctx, "the profile has no delivery timeout (webhook.timeout)")
+	case timeout+heldPast > time.Minute:
+		return s.notRun(ctx, fmt.Sprintf("the profile's delivery timeout %s is longer than a receiver holds an answer (1m less %s)", timeout, heldPast))
 	}
 	return s.answerFirst(ctx, receiver.Answer{Status: status, Delay: timeout + heldPast}, 1)
 }
@@ -227,10 +230,11 @@ func (s *Steps) answerFirst(ctx context.Context, a receiver.Answer, count int) e
 // notifications, as soon as its signature_id is known.
 func (s *Steps) programAnswer(ctx context.Context, sc *scenario) error {
 	f, _ := s.T.Notifications.(answerer)
+	at := time.Now()
 	if err := f.AnswerNext(ctx, s.T.channel(), sc.created, sc.answer, sc.answerCount); err != nil {
 		return fmt.Errorf("telling the receiver to answer %s: %w", answerText(sc.answer), err)
 	}
-	sc.programmedAt = time.Now()
+	sc.programmedAt = at
 	return nil
 }
 
