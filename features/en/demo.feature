@@ -190,7 +190,7 @@ Feature: Demo notifications
     And the webhook answers 200 to the contract's first notification only after the profile's delivery timeout
     When the contract is created
     Then a "SIGNED" notification arrives between 300 and 1500 ms after the 201
-    And it is delivered again after the profile's delivery timeout and first retry delay, with the same event_id
+    And it is delivered again, not sooner than the profile's delivery timeout, with the same event_id
     And the delivery again has a valid signature for the webhook secret
     And no further delivery follows the one answered 2xx
 

@@ -192,7 +192,7 @@ Característica: Notificaciones de demostración
     Y el webhook responde 200 a la primera notificación del contrato solo pasado el plazo de entrega del perfil
     Cuando se crea el contrato
     Entonces llega una notificación "SIGNED" entre 300 y 1500 ms después del 201
-    Y se entrega de nuevo tras el plazo de entrega y la primera espera de reintento del perfil, con el mismo event_id
+    Y se entrega de nuevo, no antes del plazo de entrega del perfil, con el mismo event_id
     Y la nueva entrega tiene una firma válida para el secreto del webhook
     Y no sigue ninguna otra entrega a la respondida con 2xx
 
