@@ -29,8 +29,30 @@ type answerRule struct {
 	SignatureID string `json:"signature_id,omitempty"`
 	Status      int    `json:"status"`
 	Delay       string `json:"delay,omitempty"`
+	HangUp      bool   `json:"hang_up,omitempty"`
 	Remaining   int    `json:"remaining"` // 0: until cleared
 	delay       time.Duration
+}
+
+// Answer is what the receiver gives a notification instead of an
+// immediate 200: Status after Delay, or, with HangUp, no answer at all
+// (the connection is closed once the notification is stored; Status is
+// then not used).
+type Answer struct {
+	Status int
+	Delay  time.Duration
+	HangUp bool
+}
+
+// maxAnswerDelay bounds a programmed answer's delay.
+const maxAnswerDelay = time.Minute
+
+func (a Answer) rule(signatureID string, count int) *answerRule {
+	r := &answerRule{SignatureID: signatureID, Status: a.Status, HangUp: a.HangUp, Remaining: count, delay: a.Delay}
+	if a.Delay > 0 {
+		r.Delay = a.Delay.String()
+	}
+	return r
 }
 
 // answers holds the programmed answers of every channel.
@@ -45,16 +67,18 @@ type channelRules struct {
 	bySig map[string]*answerRule // for one contract's; they come first
 }
 
-func validRule(channel string, status, count int) error {
+func validRule(channel string, a Answer, count int) error {
 	switch {
 	case channel == "" || len(channel) > 200:
 		return errors.New("the channel must be 1 to 200 bytes")
-	case status >= 100 && status <= 199:
+	case !a.HangUp && a.Status >= 100 && a.Status <= 199:
 		return errors.New(msgInterimStatus)
-	case status < 200 || status > 599:
+	case !a.HangUp && (a.Status < 200 || a.Status > 599):
 		return errors.New(msgRuleStatus)
 	case count < 0:
 		return errors.New("count must be 0 (until cleared) or more")
+	case a.Delay < 0 || a.Delay > maxAnswerDelay:
+		return errors.New("delay must be a duration from 0 to 1m, such as 2s")
 	}
 	return nil
 }
@@ -113,22 +137,22 @@ func (a *answers) clear(channel, signatureID string) {
 	}
 }
 
-// take returns the programmed status and delay for one notification of
-// channel about contract signatureID, if a rule applies, and counts it.
-// A contract's own rule wins over the channel's.
-func (a *answers) take(channel, signatureID string) (int, time.Duration, bool) {
+// take returns the programmed answer for one notification of channel
+// about contract signatureID, if a rule applies, and counts it. A
+// contract's own rule wins over the channel's.
+func (a *answers) take(channel, signatureID string) (Answer, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	cr := a.ch[channel]
 	if cr == nil {
-		return 0, 0, false
+		return Answer{}, false
 	}
 	r := cr.all
 	if sr := cr.bySig[signatureID]; signatureID != "" && sr != nil {
 		r = sr
 	}
 	if r == nil {
-		return 0, 0, false
+		return Answer{}, false
 	}
 	if r.Remaining > 0 {
 		r.Remaining--
@@ -144,7 +168,7 @@ func (a *answers) take(channel, signatureID string) (int, time.Duration, bool) {
 			}
 		}
 	}
-	return r.Status, r.delay, true
+	return Answer{Status: r.Status, Delay: r.delay, HangUp: r.HangUp}, true
 }
 
 // list returns copies of a channel's rules: the channel-wide one (or nil),
@@ -185,11 +209,20 @@ func (a *answers) list(channel string) (*answerRule, []answerRule) {
 // answers, which would leave the sender hanging), a negative count, a
 // channel that is empty or over 200 bytes, and ErrTooManyRules.
 func (rv *Receiver) FailNext(ctx context.Context, channel, signatureID string, status, count int) error {
-	if err := validRule(channel, status, count); err != nil {
+	return rv.AnswerNext(ctx, channel, signatureID, Answer{Status: status}, count)
+}
+
+// AnswerNext is FailNext with the whole answer: a status given after a
+// delay (past the sender's timeout, say), or a connection closed without
+// an answer (Answer.HangUp, recorded as Record.Status 0).
+//
+// It returns FailNext's errors, and one for a delay outside 0 to 1m.
+func (rv *Receiver) AnswerNext(ctx context.Context, channel, signatureID string, a Answer, count int) error {
+	if err := validRule(channel, a, count); err != nil {
 		return err
 	}
 	if len(signatureID) > 200 {
 		return fmt.Errorf("signature_id must be at most 200 bytes")
 	}
-	return rv.answers.set(channel, &answerRule{SignatureID: signatureID, Status: status, Remaining: count})
+	return rv.answers.set(channel, a.rule(signatureID, count))
 }

@@ -137,3 +137,41 @@ func TestAnswersPerContract(t *testing.T) {
 	st, _ = call(t, rv, "POST", "/api/channels/merchant_demo/responses", "", `{"status":503,"signature":"x"}`, map[string]string{"Content-Type": "application/json"})
 	assert.Equal(t, 400, st, "unknown fields are refused")
 }
+
+// AnswerNext on a Receiver and on a Client: a status held back for a
+// while, and a connection closed without an answer, each recorded.
+func TestAnswerDelayAndHangUp(t *testing.T) {
+	rv := MustOpenReceiver(t, nil)
+	ctx := context.Background()
+	client := &receiver.Client{URL: rv.URL()}
+	const held = 300 * time.Millisecond
+	require.NoError(t, rv.AnswerNext(ctx, "merchant_demo", "sig-late", receiver.Answer{Status: 204, Delay: held}, 1))
+	require.NoError(t, client.AnswerNext(ctx, "merchant_demo", "sig-gone", receiver.Answer{HangUp: true}, 1))
+	assert.Error(t, rv.AnswerNext(ctx, "merchant_demo", "sig-x", receiver.Answer{Status: 200, Delay: 2 * time.Minute}, 1))
+	assert.Error(t, rv.AnswerNext(ctx, "merchant_demo", "sig-x", receiver.Answer{Status: 42}, 1))
+
+	start := time.Now()
+	st, err := send(rv, "merchant_demo", notification(firmakit.StateSigned, "ev-late", "sig-late"))
+	require.NoError(t, err)
+	assert.Equal(t, 204, st)
+	assert.GreaterOrEqual(t, time.Since(start), held, "the answer is held back")
+
+	_, err = send(rv, "merchant_demo", notification(firmakit.StateSigned, "ev-gone", "sig-gone"))
+	require.Error(t, err, "the connection closes without an answer")
+	st, err = send(rv, "merchant_demo", notification(firmakit.StateSigned, "ev-gone", "sig-gone"))
+	require.NoError(t, err)
+	assert.Equal(t, 200, st, "the rule is spent")
+
+	recs, err := rv.List(ctx, receiver.Filter{SignatureID: "sig-gone", Limit: 10})
+	require.NoError(t, err)
+	answered := []int{}
+	for _, r := range recs {
+		answered = append(answered, r.Status)
+	}
+	sort.Ints(answered)
+	assert.Equal(t, []int{0, 200}, answered, "a hang-up is recorded as status 0")
+	recs, err = rv.List(ctx, receiver.Filter{SignatureID: "sig-late", Limit: 10})
+	require.NoError(t, err)
+	require.Len(t, recs, 1)
+	assert.Equal(t, 204, recs[0].Status)
+}

@@ -509,31 +509,37 @@ func (rv *Receiver) handleSetAnswer(c echo.Context) error {
 	var in struct {
 		Status      *int   `json:"status"`
 		Delay       string `json:"delay"`
+		HangUp      bool   `json:"hang_up"`
 		Count       int    `json:"count"`
 		SignatureID string `json:"signature_id"`
 	}
 	dec := json.NewDecoder(io.LimitReader(c.Request().Body, 64<<10))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&in); err != nil {
-		return apiError(http.StatusBadRequest, `the body must be JSON: {"status": 500, "delay": "2s", "count": 3, "signature_id": "optional: only this contract's notifications"} (count 0: until cleared)`)
+		return apiError(http.StatusBadRequest, `the body must be JSON: {"status": 500, "delay": "2s", "hang_up": false, "count": 3, "signature_id": "optional: only this contract's notifications"} (count 0: until cleared; hang_up: close the connection without an answer)`)
 	}
-	if in.Status == nil {
+	if in.Status == nil && !in.HangUp {
 		return apiError(http.StatusBadRequest, msgRuleStatus)
 	}
-	if err := validRule(c.Param("channel"), *in.Status, in.Count); err != nil {
+	a := Answer{HangUp: in.HangUp}
+	if in.Status != nil {
+		a.Status = *in.Status
+	}
+	if in.Delay != "" {
+		d, err := time.ParseDuration(in.Delay)
+		if err != nil {
+			return apiError(http.StatusBadRequest, "delay must be a duration from 0 to 1m, such as 2s")
+		}
+		a.Delay = d
+	}
+	if err := validRule(c.Param("channel"), a, in.Count); err != nil {
 		return apiError(http.StatusBadRequest, err.Error())
 	}
 	if len(in.SignatureID) > 200 {
 		return apiError(http.StatusBadRequest, "signature_id must be at most 200 bytes")
 	}
-	var d time.Duration
-	if in.Delay != "" {
-		var err error
-		if d, err = time.ParseDuration(in.Delay); err != nil || d < 0 || d > time.Minute {
-			return apiError(http.StatusBadRequest, "delay must be a duration from 0 to 1m, such as 2s")
-		}
-	}
-	rule := &answerRule{SignatureID: in.SignatureID, Status: *in.Status, Delay: in.Delay, Remaining: in.Count, delay: d}
+	rule := a.rule(in.SignatureID, in.Count)
+	rule.Delay = in.Delay
 	if err := rv.answers.set(c.Param("channel"), rule); err != nil {
 		return apiError(http.StatusConflict, err.Error())
 	}

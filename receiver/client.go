@@ -131,7 +131,22 @@ func (c *Client) Ping(ctx context.Context) error {
 // empty. It returns the receiver's refusal (a bad status or count, too
 // many rules) or the transport's error.
 func (c *Client) FailNext(ctx context.Context, channel, signatureID string, status, count int) error {
-	body, _ := json.Marshal(map[string]any{"status": status, "count": count, "signature_id": signatureID})
+	return c.AnswerNext(ctx, channel, signatureID, Answer{Status: status}, count)
+}
+
+// AnswerNext programs the remote receiver's answers as
+// Receiver.AnswerNext does. It returns the receiver's refusal (a bad
+// status, delay or count, too many rules; a receiver too old to hang up)
+// or the transport's error.
+func (c *Client) AnswerNext(ctx context.Context, channel, signatureID string, a Answer, count int) error {
+	in := map[string]any{"status": a.Status, "count": count, "signature_id": signatureID}
+	if a.Delay > 0 {
+		in["delay"] = a.Delay.String()
+	}
+	if a.HangUp {
+		in["hang_up"] = true
+	}
+	body, _ := json.Marshal(in)
 	return c.post(ctx, "/api/channels/"+url.PathEscape(channel)+"/responses", body, http.StatusOK)
 }
 

@@ -480,6 +480,7 @@ func (rv *Receiver) handleHook(c echo.Context) error {
 		}
 	}
 	var delay time.Duration
+	hangUp := false
 	insertCtx := req.Context()
 	if status == http.StatusOK && rv.ForwardTo != "" {
 		// The endpoint's answer is the answer; the record is kept even
@@ -495,11 +496,14 @@ func (rv *Receiver) handleHook(c echo.Context) error {
 	if status == http.StatusOK || rec.Forward != nil {
 		if rv.Strict && rec.Verdict != VerdictValid {
 			status, answerErr = http.StatusUnauthorized, "signature "+rec.Verdict+": "+rec.Reason
-		} else if st, d, ok := rv.answers.take(channel, rec.SignatureID); ok {
-			status, delay = st, d
+		} else if a, ok := rv.answers.take(channel, rec.SignatureID); ok {
+			status, delay, hangUp = a.Status, a.Delay, a.HangUp
 		}
 	}
 	rec.Status = status
+	if hangUp {
+		rec.Status = 0
+	}
 	rec.headerJSON, _ = json.Marshal(rec.Header)
 	rec.wire = &lazyJSON{}
 	err = rv.store.insert(insertCtx, rec)
@@ -515,6 +519,14 @@ func (rv *Receiver) handleHook(c echo.Context) error {
 		case <-req.Context().Done():
 			return nil
 		}
+	}
+	if hangUp {
+		// No answer at all: the sender sees the connection close.
+		if conn, _, err := http.NewResponseController(c.Response()).Hijack(); err == nil {
+			conn.Close()
+			return nil
+		}
+		panic(http.ErrAbortHandler)
 	}
 	out := map[string]any{"received": rec.ID}
 	if answerErr != "" {

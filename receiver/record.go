@@ -52,8 +52,8 @@ type Record struct {
 	ContractCreatedAt string `json:"contract_created_at,omitempty"`
 	// Status is the HTTP status the receiver answered: 200, a programmed
 	// answer (see Receiver.FailNext), 401 under Strict, 413 for a body
-	// over MaxBody. It tells a first attempt answered 503 from the retry
-	// answered 200.
+	// over MaxBody; 0 when it hung up without an answer (Answer.HangUp).
+	// It tells a first attempt answered 503 from the retry answered 200.
 	Status int `json:"answer_status"`
 	// Forward is what the merchant's endpoint answered when the receiver
 	// forwards notifications to it (Receiver.ForwardTo); nil otherwise.

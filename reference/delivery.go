@@ -376,7 +376,7 @@ func (d *dispatcher) attempt(dl *delivery) {
 	at := Attempt{At: d.clock.Now().UTC()}
 	at.QueuedMS = msOf(at.At.Sub(dueAt))
 	start := time.Now()
-	ctx, cancel := context.WithTimeout(d.ctx, s.DeliveryTimeout)
+	ctx, cancel := context.WithTimeout(d.ctx, s.faultDeliveryTimeout(s.DeliveryTimeout))
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
 	if err == nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -393,9 +393,11 @@ func (d *dispatcher) attempt(dl *delivery) {
 	}
 	cancel()
 	at.LatencyMS = msOf(time.Since(start))
+	// Delivered: a 2xx within the timeout (the request's context); anything
+	// else is retried on the schedule.
 	if err != nil {
 		at.Error = err.Error()
-	} else if at.StatusCode < 200 || at.StatusCode > 299 {
+	} else if !s.faultDelivered(at.StatusCode, at.StatusCode >= 200 && at.StatusCode <= 299) {
 		at.Error = fmt.Sprintf("answered %d", at.StatusCode)
 	}
 
@@ -414,7 +416,7 @@ func (d *dispatcher) attempt(dl *delivery) {
 		if !s.faultRedeliver(d, dl) {
 			d.end(dl)
 		}
-	case !dl.final && try < len(s.RetrySchedule) && !d.closing && !s.fault(faultNotificationNoRetry):
+	case !dl.final && try < len(s.RetrySchedule) && !d.closing && !s.faultNoRetry(at.StatusCode, err):
 		wait := s.faultRetry(dl, s.RetrySchedule[try])
 		log.Warn("notification not delivered, will retry", "err", at.Error, "retry_in", wait)
 		d.retryAfter(dl, wait, false)

@@ -31,13 +31,21 @@ type hit struct {
 }
 
 // sink is a webhook endpoint that records what it gets and answers the
-// statuses it is told, in order, then 200.
+// statuses it is told, in order, then 200. Two statuses are actions
+// instead: hangUp closes the connection without an answer, lateOK answers
+// 200 after lateWait.
 type sink struct {
 	mu       sync.Mutex
 	hits     []hit
 	statuses []int
 	got      chan struct{}
 }
+
+const (
+	hangUp   = -1
+	lateOK   = -2
+	lateWait = 300 * time.Millisecond
+)
 
 func newSink(t *testing.T, statuses ...int) (*sink, string) {
 	sk := &sink{statuses: statuses, got: make(chan struct{}, 100)}
@@ -50,8 +58,21 @@ func newSink(t *testing.T, statuses ...int) (*sink, string) {
 			st, sk.statuses = sk.statuses[0], sk.statuses[1:]
 		}
 		sk.mu.Unlock()
+		defer func() { sk.got <- struct{}{} }()
+		switch st {
+		case hangUp:
+			if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+				conn.Close()
+			}
+			return
+		case lateOK:
+			select {
+			case <-time.After(lateWait):
+			case <-r.Context().Done():
+			}
+			st = 200
+		}
 		w.WriteHeader(st)
-		sk.got <- struct{}{}
 	}))
 	t.Cleanup(srv.Close)
 	return sk, srv.URL + "/hook"
@@ -725,5 +746,84 @@ func checkPDFStructure(t *testing.T, pdf []byte) {
 	for i, e := range entries {
 		off, _ := strconv.Atoi(e[1])
 		assert.True(t, strings.HasPrefix(s[off:], strconv.Itoa(i+1)+" 0 obj\n"), "object %d at %d", i+1, off)
+	}
+}
+
+// TestDeliveryOutcomeByAnswer: only a 2xx within the delivery timeout is
+// a delivery (defaults.md B); any other answer, a 2xx too late, a
+// redirect and a connection closed without an answer are retried.
+func TestDeliveryOutcomeByAnswer(t *testing.T) {
+	const timeout = 200 * time.Millisecond
+	answer := func(status int) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Location", "/elsewhere")
+			w.WriteHeader(status)
+		}
+	}
+	cases := []struct {
+		name     string
+		first    http.HandlerFunc
+		attempts int
+	}{
+		{"204", answer(204), 1},
+		{"202", answer(202), 1},
+		{"400", answer(400), 2},
+		{"404", answer(404), 2},
+		{"410", answer(410), 2},
+		{"302 is not followed", answer(302), 2},
+		{"500", answer(500), 2},
+		{"503", answer(503), 2},
+		{"200 after the timeout", func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case <-time.After(2 * timeout):
+			case <-r.Context().Done():
+			}
+			w.WriteHeader(200)
+		}, 2},
+		{"connection closed without an answer", func(w http.ResponseWriter, r *http.Request) {
+			conn, _, err := http.NewResponseController(w).Hijack()
+			if err == nil {
+				conn.Close()
+			}
+		}, 2},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var mu sync.Mutex
+			n := 0
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				_, _ = io.ReadAll(r.Body)
+				mu.Lock()
+				n++
+				first := n == 1
+				mu.Unlock()
+				if first {
+					tc.first(w, r)
+					return
+				}
+				w.WriteHeader(200)
+			}))
+			t.Cleanup(srv.Close)
+			s := openWithWebhook(t, srv.URL+"/hook", func(s *reference.Server) {
+				s.DemoDelay = time.Millisecond
+				s.RetrySchedule = []time.Duration{20 * time.Millisecond, 20 * time.Millisecond}
+				s.DeliveryTimeout = timeout
+			})
+			createDemo(t, s, "DEMO_SIGNED outcome")
+			var d reference.Delivery
+			require.Eventually(t, func() bool {
+				ds := s.Deliveries()
+				if len(ds) == 1 && ds[0].Outcome != reference.OutcomePending {
+					d = ds[0]
+					return true
+				}
+				return false
+			}, 5*time.Second, 10*time.Millisecond)
+			assert.Equal(t, reference.OutcomeDelivered, d.Outcome)
+			require.Len(t, d.Attempts, tc.attempts, "%+v", d.Attempts)
+			if tc.attempts > 1 {
+				assert.NotEmpty(t, d.Attempts[0].Error, "the first answer is not a delivery")
+			}
+		})
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net"
 	"net/http"
 	"sort"
 	"strconv"
@@ -146,6 +147,11 @@ const (
 	faultNotificationNoRetry             = "notification-no-retry"
 	faultNotificationRetryNewEventID     = "notification-retry-new-event-id"
 	faultNotificationRetryImmediate      = "notification-retry-immediate"
+	faultNotificationRetryAfter204       = "notification-retry-after-204"
+	faultNotificationNoRetryAfter4xx     = "notification-no-retry-after-4xx"
+	faultNotificationLate2xxCounts       = "notification-late-2xx-counts"
+	faultNotificationNoRetryAfterClose   = "notification-no-retry-after-close"
+	faultNotificationRetryScheduleFlat   = "notification-retry-schedule-flat"
 	faultNotificationEventIDReused       = "notification-event-id-reused"
 	faultNotificationEventIDEmpty        = "notification-event-id-empty"
 	faultNotificationNonDemoTitle        = "notification-non-demo-title"
@@ -169,12 +175,15 @@ const (
 
 // Values the faults put where a correct server puts something else.
 const (
-	faultyMaxBody        = 64 << 20 // "no limit": far above any request the suite sends
-	faultySmallMaxBody   = 512 << 10
-	faultyRedelivery     = 2 * time.Second
-	faultyLateDelay      = 2 * time.Second
-	faultyStaleSignature = 250 * time.Second
-	faultyTitleLength    = 200
+	faultyMaxBody      = 64 << 20 // "no limit": far above any request the suite sends
+	faultySmallMaxBody = 512 << 10
+	faultyRedelivery   = 2 * time.Second
+	faultyLateDelay    = 2 * time.Second
+	// faultyDeliveryTimeout is how long a delivery waits for its answer
+	// when a late 2xx counts: far past the profile's 10 s.
+	faultyDeliveryTimeout = time.Minute
+	faultyStaleSignature  = 250 * time.Second
+	faultyTitleLength     = 200
 	// reusedID is the example signature_id of defaults.md B, handed out for
 	// every contract, and reusedEventID the example event_id.
 	reusedID      = "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -378,6 +387,16 @@ var faultTable = []Fault{
 		"Each retry of a notification carries a new event_id."},
 	{faultNotificationRetryImmediate, AreaNotification, "defaults.md B delivery (retry after 1 s, 2 s, …)",
 		"A notification that is not answered 2xx is retried at once instead of after the schedule's wait."},
+	{faultNotificationRetryAfter204, AreaNotification, "defaults.md B delivery (a 2xx answer is success)",
+		"Only 200 counts as delivered: a notification answered with another 2xx (204, 202) is retried on the schedule."},
+	{faultNotificationNoRetryAfter4xx, AreaNotification, "defaults.md B delivery (otherwise the service retries)",
+		"A notification answered with a 4xx is recorded as failed at once, never retried."},
+	{faultNotificationLate2xxCounts, AreaNotification, "defaults.md B delivery (a 2xx answer within 10 s)",
+		"A delivery waits up to 1 minute for its answer: a 2xx given after the 10 s timeout counts as delivered, not retried."},
+	{faultNotificationNoRetryAfterClose, AreaNotification, "defaults.md B delivery (otherwise the service retries)",
+		"A notification whose connection closes without an answer is recorded as failed at once, never retried (a timeout still is)."},
+	{faultNotificationRetryScheduleFlat, AreaNotification, "defaults.md B delivery (retry after 1 s, 2 s, 4 s, …)",
+		"Every retry waits the schedule's first wait (1 s) instead of the next one: the second retry comes 1 s after the first, not 2 s."},
 	{faultNotificationEventIDReused, AreaNotification, "defaults.md B event_id (unique per event)",
 		"Every notification carries the same event_id."},
 	{faultNotificationEventIDEmpty, AreaNotification, "defaults.md B event_id",
@@ -1273,7 +1292,42 @@ func (s *Server) faultRetry(dl *delivery, wait time.Duration) time.Duration {
 	if s.fault(faultNotificationRetryImmediate) {
 		return 0
 	}
+	if s.fault(faultNotificationRetryScheduleFlat) && len(s.RetrySchedule) > 0 {
+		return s.RetrySchedule[0]
+	}
 	return wait
+}
+
+// faultDelivered tells whether an attempt answered status counts as
+// delivered, given what the profile says (ok).
+func (s *Server) faultDelivered(status int, ok bool) bool {
+	if s.fault(faultNotificationRetryAfter204) {
+		return status == http.StatusOK
+	}
+	return ok
+}
+
+// faultNoRetry tells whether an attempt that was not delivered (answered
+// status, or failed with err) is, under a fault, not retried.
+func (s *Server) faultNoRetry(status int, err error) bool {
+	var ne net.Error
+	switch {
+	case s.faultOn == nil:
+		return false
+	case s.fault(faultNotificationNoRetry),
+		s.fault(faultNotificationNoRetryAfter4xx) && status >= 400 && status <= 499,
+		s.fault(faultNotificationNoRetryAfterClose) && err != nil && !(errors.As(err, &ne) && ne.Timeout()):
+		return true
+	}
+	return false
+}
+
+// faultDeliveryTimeout returns how long an attempt waits for its answer.
+func (s *Server) faultDeliveryTimeout(d time.Duration) time.Duration {
+	if s.fault(faultNotificationLate2xxCounts) {
+		return faultyDeliveryTimeout
+	}
+	return d
 }
 
 // faultRedeliver schedules a second delivery of an event that was just

@@ -960,6 +960,43 @@ func faultCases() []faultCase {
 				return len(x.notifications(2, time.Second))
 			},
 			correct: 2, faulty: 1},
+		{fault: "notification-retry-after-204", statuses: []int{204},
+			probe: func(t *testing.T, x *exchange) any {
+				x.createTitled(t, "DEMO_SIGNED contrato 42")
+				return len(x.notifications(2, time.Second))
+			},
+			correct: 1, faulty: 2},
+		{fault: "notification-no-retry-after-4xx", statuses: []int{404},
+			probe: func(t *testing.T, x *exchange) any {
+				x.createTitled(t, "DEMO_SIGNED contrato 42")
+				return len(x.notifications(2, time.Second))
+			},
+			correct: 2, faulty: 1},
+		{fault: "notification-no-retry-after-close", statuses: []int{hangUp},
+			probe: func(t *testing.T, x *exchange) any {
+				x.createTitled(t, "DEMO_SIGNED contrato 42")
+				return len(x.notifications(2, time.Second))
+			},
+			correct: 2, faulty: 1},
+		// The webhook answers 200 after lateWait, past the timeout.
+		{fault: "notification-late-2xx-counts", statuses: []int{lateOK},
+			server: func(s *reference.Server) { s.DeliveryTimeout = lateWait / 3 },
+			probe: func(t *testing.T, x *exchange) any {
+				x.createTitled(t, "DEMO_SIGNED contrato 42")
+				return len(x.notifications(2, 3*lateWait))
+			},
+			correct: 2, faulty: 1},
+		{fault: "notification-retry-schedule-flat", statuses: []int{503, 503},
+			server: func(s *reference.Server) {
+				s.RetrySchedule = []time.Duration{100 * time.Millisecond, 400 * time.Millisecond}
+			},
+			probe: func(t *testing.T, x *exchange) any {
+				x.createTitled(t, "DEMO_SIGNED contrato 42")
+				hs := x.notifications(3, 2*time.Second)
+				require.Len(t, hs, 3)
+				return hs[2].at.Sub(hs[1].at) >= 300*time.Millisecond
+			},
+			correct: true, faulty: false},
 		{fault: "notification-retry-new-event-id", statuses: []int{503, 500},
 			probe: func(t *testing.T, x *exchange) any {
 				x.createTitled(t, "DEMO_SIGNED contrato 42")

@@ -52,10 +52,12 @@ type Server struct {
 
 	// DemoDelay is the wait between a 201 and its demo notification.
 	DemoDelay time.Duration
-	// RetrySchedule is the wait before each retry; nil takes the default,
-	// an empty non-nil slice disables retries.
+	// RetrySchedule is the wait before each retry; nil takes the
+	// profile's webhook.retries (else the default), an empty non-nil slice
+	// disables retries.
 	RetrySchedule []time.Duration
-	// DeliveryTimeout bounds one delivery attempt (default 10 s).
+	// DeliveryTimeout bounds one delivery attempt: only a 2xx within it is
+	// a delivery (default: the profile's webhook.timeout, else 10 s).
 	DeliveryTimeout time.Duration
 	// MaxDeliveries is how many notifications are sent at once (default
 	// DefaultMaxDeliveries); the others wait in a queue, in the order they
@@ -158,9 +160,15 @@ func (s *Server) Open() error {
 	}
 	if s.RetrySchedule == nil {
 		s.RetrySchedule = DefaultRetrySchedule
+		if len(s.Profile.Webhook.Retries) > 0 {
+			s.RetrySchedule = s.Profile.Webhook.Retries
+		}
 	}
 	if s.DeliveryTimeout <= 0 {
 		s.DeliveryTimeout = 10 * time.Second
+		if s.Profile.Webhook.Timeout > 0 {
+			s.DeliveryTimeout = s.Profile.Webhook.Timeout
+		}
 	}
 	if s.ShutdownGrace <= 0 {
 		s.ShutdownGrace = 5 * time.Second
@@ -180,13 +188,15 @@ func (s *Server) Open() error {
 	if s.MaxConns <= 0 {
 		s.MaxConns = DefaultMaxConns
 	}
-	if s.HTTPClient == nil {
-		s.HTTPClient = &http.Client{Timeout: s.DeliveryTimeout, Transport: &http.Transport{
-			MaxIdleConnsPerHost: s.MaxDeliveries, IdleConnTimeout: 30 * time.Second,
-		}}
-	}
 	if err := s.openFaults(); err != nil {
 		return err
+	}
+	if s.HTTPClient == nil {
+		// A redirect is an answer other than 2xx, to be retried, not
+		// followed.
+		s.HTTPClient = &http.Client{Timeout: s.faultDeliveryTimeout(s.DeliveryTimeout), Transport: &http.Transport{
+			MaxIdleConnsPerHost: s.MaxDeliveries, IdleConnTimeout: 30 * time.Second,
+		}, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	}
 	ln, err := net.Listen("tcp", s.Addr)
 	if err != nil {

@@ -3,8 +3,10 @@ package steps_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,6 +23,12 @@ import (
 // receiver's demo merchant channel, as the target would.
 func notify(t *testing.T, rv *receiver.Receiver, signatureID, eventID, title string) {
 	t.Helper()
+	require.Equal(t, http.StatusOK, deliver(t, rv, signatureID, eventID, title))
+}
+
+// deliver is notify for any answer: it returns the status answered.
+func deliver(t *testing.T, rv *receiver.Receiver, signatureID, eventID, title string) int {
+	t.Helper()
 	p := firmakit.BundledProfile()
 	d := reference.Demo()
 	body, err := p.EncodeNotification(firmakit.Notification{EventID: eventID, Type: firmakit.NotificationType,
@@ -34,7 +42,58 @@ func notify(t *testing.T, rv *receiver.Receiver, signatureID, eventID, title str
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
 	resp.Body.Close()
-	require.Equal(t, http.StatusOK, resp.StatusCode)
+	return resp.StatusCode
+}
+
+// TestLedgerDuplicates: only a delivery again after a 2xx is a
+// duplicate, and not when it comes the profile's delivery timeout or more
+// later (the 2xx may have come after the sender gave up: a late answer is
+// no delivery). Deliveries after a 4xx are retries, not duplicates.
+func TestLedgerDuplicates(t *testing.T) {
+	const title = "DEMO_CREATED contrato del libro"
+	cases := []struct {
+		name      string
+		first     int           // the receiver's answer to the first delivery
+		gap       time.Duration // between the two deliveries
+		duplicate bool
+	}{
+		{"a 4xx, then the retry answered 2xx", 404, time.Second, false},
+		{"a 503, then the retry answered 2xx", 503, time.Second, false},
+		{"a 2xx, then the same event 1 s later", 200, time.Second, true},
+		{"a 204, then the same event 1 s later", 204, time.Second, true},
+		{"a 2xx the sender may have had after its timeout, then the retry", 200, 11 * time.Second, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var mu sync.Mutex
+			now := time.Now().Add(-time.Minute)
+			rv := &receiver.Receiver{Addr: "127.0.0.1:0", DB: ":memory:", Now: func() time.Time {
+				mu.Lock()
+				defer mu.Unlock()
+				return now
+			}}
+			require.NoError(t, rv.Open())
+			t.Cleanup(func() { rv.Close() })
+			l := steps.NewLedger(now.Add(-time.Second))
+			l.Created("sig_1", title, now.Add(-time.Second), now.Add(-time.Second))
+			l.Timed("sig_1")
+			if tc.first != 200 {
+				require.NoError(t, rv.FailNext(context.Background(), reference.Demo().MerchantID, "sig_1", tc.first, 1))
+			}
+			require.Equal(t, tc.first, deliver(t, rv, "sig_1", "evt_1", title))
+			mu.Lock()
+			now = now.Add(tc.gap)
+			mu.Unlock()
+			notify(t, rv, "sig_1", "evt_1", title)
+			res := l.Check(context.Background(), steps.DemoTarget("http://127.0.0.1:1", rv, true), nil, true)
+			if tc.duplicate {
+				require.Equal(t, reports.Failed, res.Status)
+				assert.Contains(t, res.Error, fmt.Sprintf("delivered again (#2) after a %d answer (#1)", tc.first))
+				return
+			}
+			assert.Equal(t, reports.Passed, res.Status, res.Error)
+		})
+	}
 }
 
 // TestLedgerUnsure: a create request whose answer was lost may have made

@@ -15,12 +15,16 @@ import (
 	"github.com/firmakit/firmakit/receiver"
 )
 
-// failer is a receiver that can be told to answer an error to a
-// contract's next notifications (an in-process receiver, or a remote one
-// through its API).
-type failer interface {
-	FailNext(ctx context.Context, channel, signatureID string, status, count int) error
+// answerer is a receiver that can be told how to answer a contract's next
+// notifications (an in-process receiver, or a remote one through its API).
+type answerer interface {
+	AnswerNext(ctx context.Context, channel, signatureID string, a receiver.Answer, count int) error
 }
+
+var (
+	_ answerer = (*receiver.Receiver)(nil)
+	_ answerer = (*receiver.Client)(nil)
+)
 
 // arrival is when the suite takes a notification to have arrived: the
 // receiver's own time when it shares this clock, else the time the wait
@@ -169,6 +173,8 @@ func (s *Steps) listing(sc *scenario, recs []*receiver.Record) string {
 		}
 		if r.Status != 0 {
 			p += fmt.Sprintf(" (answered %d)", r.Status)
+		} else {
+			p += " (hung up on)"
 		}
 		parts = append(parts, p)
 	}
@@ -189,64 +195,159 @@ func (s *Steps) aNotificationArrivesBetween(ctx context.Context, state string, m
 		return err
 	}
 	sc := get(ctx)
-	if sc.failFirst != 0 && sc.note.Status != sc.failFirst {
-		return s.inconclusive(ctx, "the receiver was to answer %d to the first delivery but answered %d: it was told after the delivery came", sc.failFirst, sc.note.Status)
+	if sc.answerCount == 0 {
+		return nil
+	}
+	if want := recorded(sc.answer); sc.note.Status != want {
+		return s.inconclusive(ctx, "the receiver was to answer the first delivery %s but %s: it was told after the delivery came",
+			answerText(sc.answer), answerText(receiver.Answer{Status: sc.note.Status, HangUp: sc.note.Status == 0}))
+	}
+	if s.T.SharedClock && sc.note.ReceivedAt.Before(sc.programmedAt) {
+		return s.inconclusive(ctx, "the first delivery came before the receiver was told to answer it %s", answerText(sc.answer))
 	}
 	return nil
 }
+
+// recorded is the status a receiver's record keeps for an answer.
+func recorded(a receiver.Answer) int {
+	if a.HangUp {
+		return 0
+	}
+	return a.Status
+}
+
+// answerText says how a delivery was answered, for messages.
+func answerText(a receiver.Answer) string {
+	switch {
+	case a.HangUp:
+		return "with no answer (the connection closed)"
+	case a.Delay > 0:
+		return fmt.Sprintf("%d after %s", a.Status, a.Delay)
+	}
+	return strconv.Itoa(a.Status)
+}
+
+// heldPast is how much longer than the profile's delivery timeout the
+// receiver holds a late answer: more than timers and transit blur.
+const heldPast = 2 * time.Second
 
 func (s *Steps) theWebhookAnswersToTheFirstNotification(ctx context.Context, status int) error {
-	if _, ok := s.T.Notifications.(failer); !ok {
-		return s.notRun(ctx, "the receiver cannot be told to answer an error (use the in-process receiver or a firmakit receive)")
+	return s.answerFirst(ctx, receiver.Answer{Status: status}, 1)
+}
+
+func (s *Steps) theWebhookAnswersToTheFirstNotifications(ctx context.Context, status, count int) error {
+	return s.answerFirst(ctx, receiver.Answer{Status: status}, count)
+}
+
+func (s *Steps) theWebhookAnswersOnlyAfterTheDeliveryTimeout(ctx context.Context, status int) error {
+	timeout := s.T.Profile.Webhook.Timeout
+	switch {
+	case timeout <= 0:
+		return s.notRun(ctx, "the profile has no delivery timeout (webhook.timeout)")
+	case timeout+heldPast > time.Minute:
+		return s.notRun(ctx, fmt.Sprintf("the profile's delivery timeout %s is longer than a receiver holds an answer (1m less %s)", timeout, heldPast))
 	}
-	get(ctx).failFirst = status
+	return s.answerFirst(ctx, receiver.Answer{Status: status, Delay: timeout + heldPast}, 1)
+}
+
+func (s *Steps) theWebhookHangsUpOnTheFirstNotification(ctx context.Context) error {
+	return s.answerFirst(ctx, receiver.Answer{HangUp: true}, 1)
+}
+
+// answerFirst notes how the receiver is to answer the contract's first
+// count notifications; programAnswer tells it once the contract exists.
+func (s *Steps) answerFirst(ctx context.Context, a receiver.Answer, count int) error {
+	if _, ok := s.T.Notifications.(answerer); !ok {
+		return s.notRun(ctx, "the receiver cannot be told how to answer (use the in-process receiver or a firmakit receive)")
+	}
+	sc := get(ctx)
+	sc.answer, sc.answerCount = a, count
 	return nil
 }
 
-// programFailure tells the receiver to answer the contract's first
-// notification with the scenario's error status, as soon as its
-// signature_id is known.
-func (s *Steps) programFailure(ctx context.Context, sc *scenario) error {
-	f, _ := s.T.Notifications.(failer)
-	if err := f.FailNext(ctx, s.T.channel(), sc.created, sc.failFirst, 1); err != nil {
-		return fmt.Errorf("telling the receiver to answer %d: %w", sc.failFirst, err)
+// programAnswer tells the receiver how to answer the contract's first
+// notifications, as soon as its signature_id is known.
+func (s *Steps) programAnswer(ctx context.Context, sc *scenario) error {
+	f, _ := s.T.Notifications.(answerer)
+	at := time.Now()
+	if err := f.AnswerNext(ctx, s.T.channel(), sc.created, sc.answer, sc.answerCount); err != nil {
+		return fmt.Errorf("telling the receiver to answer %s: %w", answerText(sc.answer), err)
 	}
+	sc.programmedAt = at
 	return nil
 }
 
 func (s *Steps) itIsDeliveredAgainWithTheSameEventID(ctx context.Context) error {
+	return s.awaitRetry(ctx, get(ctx))
+}
+
+func (s *Steps) itIsDeliveredMoreTimes(ctx context.Context, n int) error {
 	sc := get(ctx)
-	retries := s.T.Profile.Webhook.Retries
-	if len(retries) == 0 {
-		return s.notRun(ctx, "the profile has no retries (webhook.retries)")
+	for i := 0; i < n; i++ {
+		if err := s.awaitRetry(ctx, sc); err != nil {
+			return err
+		}
 	}
-	delay := retries[0]
-	wctx, cancel := context.WithDeadline(ctx, sc.noteAt.Add(delay+missingAfter))
+	return nil
+}
+
+// awaitRetry waits for the next delivery again of the contract's first
+// event and judges it: not sooner than the profile's retry delay after
+// the delivery before (plus the delivery timeout when that one was
+// answered only after it), the same event.
+func (s *Steps) awaitRetry(ctx context.Context, sc *scenario) error {
+	if sc.note == nil {
+		return fmt.Errorf("no first notification")
+	}
+	retries := s.T.Profile.Webhook.Retries
+	k := len(sc.retries)
+	if k >= len(retries) {
+		return s.notRun(ctx, fmt.Sprintf("the profile has %d retries (webhook.retries), the scenario waits for %d", len(retries), k+1))
+	}
+	prev, prevAt := sc.note, sc.noteAt
+	if k > 0 {
+		prev, prevAt = sc.retries[k-1], sc.retryAt[k-1]
+	}
+	answered := receiver.Answer{Status: prev.Status, HangUp: prev.Status == 0}
+	delay, what := retries[k], fmt.Sprintf("the profile's retry delay %s", retries[k])
+	if timeout := s.T.Profile.Webhook.Timeout; k < sc.answerCount && sc.answer.Delay > timeout {
+		// The sender gives up waiting at its timeout, then waits its
+		// retry delay. When it gave up cannot be seen to better than
+		// this process's lateness on the first delivery's way in, which
+		// is most of a second under load: only the timeout is judged
+		// (the retry delays are, after the other answers).
+		answered = sc.answer
+		delay = timeout
+		what = fmt.Sprintf("the profile's delivery timeout %s", timeout)
+	}
+	wctx, cancel := context.WithDeadline(ctx, prevAt.Add(delay+missingAfter))
 	defer cancel()
-	r, err := s.T.Notifications.Wait(wctx, receiver.Filter{SignatureID: sc.created, AfterID: sc.note.ID})
+	r, err := s.T.Notifications.Wait(wctx, receiver.Filter{SignatureID: sc.created, AfterID: prev.ID})
 	waited := time.Now()
 	if errors.Is(err, receiver.ErrTimeout) {
-		return fmt.Errorf("expected the notification answered %d to be delivered again %s later; nothing came within %s",
-			sc.note.Status, delay, delay+missingAfter)
+		return fmt.Errorf("expected the notification answered %s to be delivered again after %s (%d of the first event's deliveries so far); nothing came within %s",
+			answerText(answered), what, k+1, delay+missingAfter)
 	}
 	if err != nil {
 		return err
 	}
+	at := s.arrival(r, waited)
 	sc.again = r
-	gap := s.arrival(r, waited).Sub(sc.noteAt)
+	sc.retries, sc.retryAt = append(sc.retries, r), append(sc.retryAt, at)
+	gap := at.Sub(prevAt)
 	// A retry is judged against the retry schedule, not the demo window:
 	// it is left off the report's timeline.
 	NoteEventID(ctx, r.EventID)
 	// Both deliveries are measured the same way, so their gap is the
 	// retry's wait give or take how much later the first one reached the
 	// receiver than the second: at most what this process's lag explains.
-	lag := s.Lag.Max(sc.sentAt, sc.noteAt.Add(gap))
+	lag := s.Lag.Max(sc.sentAt, at)
 	switch {
 	case !s.excused(lag, delay-gap-retrySlack) && gap < delay-retrySlack:
-		return fmt.Errorf("expected the delivery again %s after the one answered %d (the profile's first retry); it came after %s ms: too early (this process ran at most %s ms late meanwhile)",
-			delay, sc.note.Status, ms(gap), ms(lag))
+		return fmt.Errorf("expected the delivery again after %s following the one answered %s; it came after %s ms: too early (this process ran at most %s ms late meanwhile)",
+			what, answerText(answered), ms(gap), ms(lag))
 	case gap < delay-retrySlack:
-		return s.inconclusive(ctx, "the delivery again came %s ms after the first, before the profile's %s, but this process ran up to %s ms late meanwhile", ms(gap), delay, ms(lag))
+		return s.inconclusive(ctx, "the delivery again came %s ms after the one before, sooner than %s, but this process ran up to %s ms late meanwhile", ms(gap), what, ms(lag))
 	}
 	// "Retries after 1 s" is judged as not sooner; a later retry, within
 	// missingAfter, is still the retry: a sender's queue on a loaded
@@ -266,23 +367,62 @@ func (s *Steps) itIsDeliveredAgainWithTheSameEventID(ctx context.Context) error 
 }
 
 func (s *Steps) theDeliveryAgainHasAValidSignature(ctx context.Context) error {
-	return s.signatureValid(get(ctx).again)
+	sc := get(ctx)
+	if len(sc.retries) == 0 {
+		return fmt.Errorf("no delivery again")
+	}
+	for _, r := range sc.retries {
+		if err := s.signatureValid(r); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (s *Steps) noFurtherDeliveryFollows(ctx context.Context) error {
 	sc := get(ctx)
+	if sc.again == nil {
+		return fmt.Errorf("no delivery again")
+	}
 	if sc.again.Status < 200 || sc.again.Status > 299 {
 		return fmt.Errorf("expected the receiver to answer the delivery again with a 2xx, it answered %d", sc.again.Status)
 	}
-	if err := sleepUntil(ctx, s.arrival(sc.again, time.Now()).Add(quietAfter)); err != nil {
+	if err := sleepUntil(ctx, sc.retryAt[len(sc.retryAt)-1].Add(quietAfter)); err != nil {
 		return err
 	}
 	all, err := s.T.Notifications.List(ctx, receiver.Filter{SignatureID: sc.created, Limit: 20})
 	if err != nil {
 		return err
 	}
-	if len(all) != 2 {
-		return fmt.Errorf("expected two deliveries (answered %d, then 2xx) and no more within %s, got %d: %s", sc.failFirst, quietAfter, len(all), s.listing(sc, all))
+	if want := 1 + len(sc.retries); len(all) != want {
+		return fmt.Errorf("expected %d deliveries (%d answered %s, then one answered 2xx) and no more within %s, got %d: %s",
+			want, want-1, answerText(sc.answer), quietAfter, len(all), s.listing(sc, all))
+	}
+	return nil
+}
+
+// itIsNotDeliveredAgain checks that a delivery answered with a 2xx at
+// once, a success, is not sent again: nothing more comes until the
+// profile's first retry delay and the quiet window have passed.
+func (s *Steps) itIsNotDeliveredAgain(ctx context.Context) error {
+	sc := get(ctx)
+	if sc.note.Status < 200 || sc.note.Status > 299 {
+		return fmt.Errorf("expected the receiver to answer the notification with a 2xx, it answered %s", answerText(receiver.Answer{Status: sc.note.Status, HangUp: sc.note.Status == 0}))
+	}
+	wait := quietAfter
+	if retries := s.T.Profile.Webhook.Retries; len(retries) > 0 {
+		wait += retries[0]
+	}
+	if err := sleepUntil(ctx, sc.noteAt.Add(wait)); err != nil {
+		return err
+	}
+	all, err := s.T.Notifications.List(ctx, receiver.Filter{SignatureID: sc.created, Limit: 20})
+	if err != nil {
+		return err
+	}
+	if len(all) != 1 {
+		return fmt.Errorf("expected no delivery again of the notification answered %d, a success, within %s; got %d deliveries: %s",
+			sc.note.Status, wait, len(all), s.listing(sc, all))
 	}
 	return nil
 }

@@ -40,10 +40,14 @@ type scenario struct {
 	badSig    string
 	upperSig  bool
 	alterSig  string
-	failFirst int     // the status the receiver gives the contract's first notification
-	verb      string  // the HTTP method sent and signed, when not POST
-	version   *string // the path's version segment, when not the accepted one
-	merchant  *string // the path's merchant segment, when not the merchant's
+	// answer is what the receiver gives the contract's first answerCount
+	// notifications; programmedAt is when it was told.
+	answer       receiver.Answer
+	answerCount  int
+	programmedAt time.Time
+	verb         string  // the HTTP method sent and signed, when not POST
+	version      *string // the path's version segment, when not the accepted one
+	merchant     *string // the path's merchant segment, when not the merchant's
 	// contentType is the Content-Type sent, when not application/json;
 	// nameCase spells the authentication headers' names ("lower",
 	// "upper", "mixed"), when not canonically.
@@ -67,7 +71,9 @@ type scenario struct {
 	// Notifications: the one judged, when it arrived, the earlier one.
 	note        *receiver.Record
 	noteAt      time.Time
-	again       *receiver.Record
+	again       *receiver.Record // the latest delivery again
+	retries     []*receiver.Record
+	retryAt     []time.Time
 	earlierNote *receiver.Record
 
 	// Outcome.

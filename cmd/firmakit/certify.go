@@ -129,7 +129,8 @@ func (m *Main) certifyCommand() command {
 						return &exitError{ExitUnreachable, err}
 					}
 					cleanup = append(cleanup, func() { rv.Close() })
-					// The suite answers 503 on purpose (@DEMO-RETRY): the
+					// The suite answers 4xx, 5xx, late or not at all on
+					// purpose (@DEMO-RETRY and the like): the
 					// reference's warnings about it are part of the test,
 					// so only its errors are shown unless asked for more.
 					refLog := log

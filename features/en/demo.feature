@@ -141,13 +141,77 @@ Feature: Demo notifications
     And its event_id differs from the earlier notification's
 
   @DEMO-RETRY @profile
-  Scenario: a notification answered with a 5xx is delivered again, as the same event
+  Scenario Outline: a notification answered with a 5xx is delivered again, as the same event
     Given a contract titled "DEMO_SIGNED contrato 42"
-    And the webhook answers 503 to the contract's first notification
+    And the webhook answers <status> to the contract's first notification
     When the contract is created
     Then a "SIGNED" notification arrives between 300 and 1500 ms after the 201
     And it is delivered again after the profile's first retry delay, with the same event_id
     And the delivery again has a valid signature for the webhook secret
+    And no further delivery follows the one answered 2xx
+
+    Examples:
+      | status |
+      | 503    |
+      | 500    |
+
+  @DEMO-RETRY-4XX @profile
+  Scenario Outline: a notification answered with a 4xx is not delivered, so it is delivered again
+    Given a contract titled "DEMO_SIGNED contrato 43"
+    And the webhook answers <status> to the contract's first notification
+    When the contract is created
+    Then a "SIGNED" notification arrives between 300 and 1500 ms after the 201
+    And it is delivered again after the profile's first retry delay, with the same event_id
+    And the delivery again has a valid signature for the webhook secret
+    And no further delivery follows the one answered 2xx
+
+    Examples:
+      | status |
+      | 400    |
+      | 404    |
+      | 410    |
+
+  @DEMO-NO-RETRY-2XX @profile
+  Scenario Outline: a notification answered with any 2xx is delivered, so it is not sent again
+    Given a contract titled "DEMO_SIGNED contrato 44"
+    And the webhook answers <status> to the contract's first notification
+    When the contract is created
+    Then a "SIGNED" notification arrives between 300 and 1500 ms after the 201
+    And it is not delivered again
+
+    Examples:
+      | status |
+      | 204    |
+      | 202    |
+
+  @DEMO-RETRY-LATE-ANSWER @profile
+  Scenario: a 2xx given only after the delivery timeout is not a delivery, so it is delivered again
+    Given a contract titled "DEMO_SIGNED contrato 45"
+    And the webhook answers 200 to the contract's first notification only after the profile's delivery timeout
+    When the contract is created
+    Then a "SIGNED" notification arrives between 300 and 1500 ms after the 201
+    And it is delivered again, not sooner than the profile's delivery timeout, with the same event_id
+    And the delivery again has a valid signature for the webhook secret
+    And no further delivery follows the one answered 2xx
+
+  @DEMO-RETRY-HANG-UP @profile
+  Scenario: a notification whose connection closes without an answer is delivered again
+    Given a contract titled "DEMO_SIGNED contrato 46"
+    And the webhook hangs up on the contract's first notification without answering
+    When the contract is created
+    Then a "SIGNED" notification arrives between 300 and 1500 ms after the 201
+    And it is delivered again after the profile's first retry delay, with the same event_id
+    And the delivery again has a valid signature for the webhook secret
+    And no further delivery follows the one answered 2xx
+
+  @DEMO-RETRY-SCHEDULE @profile
+  Scenario: failures in a row are retried on the profile's schedule, and nothing follows the success
+    Given a contract titled "DEMO_SIGNED contrato 47"
+    And the webhook answers 503 to the contract's first 2 notifications
+    When the contract is created
+    Then a "SIGNED" notification arrives between 300 and 1500 ms after the 201
+    And it is delivered 2 more times, each after the profile's next retry delay, with the same event_id
+    And each delivery again has a valid signature for the webhook secret
     And no further delivery follows the one answered 2xx
 
   @DEMO-NOT-DEMO

@@ -143,13 +143,77 @@ Característica: Notificaciones de demostración
     Y su event_id difiere del de la notificación anterior
 
   @DEMO-RETRY @profile
-  Escenario: una notificación respondida con un 5xx se entrega de nuevo, como el mismo evento
+  Esquema del escenario: una notificación respondida con un 5xx se entrega de nuevo, como el mismo evento
     Dado un contrato titulado "DEMO_SIGNED contrato 42"
-    Y el webhook responde 503 a la primera notificación del contrato
+    Y el webhook responde <status> a la primera notificación del contrato
     Cuando se crea el contrato
     Entonces llega una notificación "SIGNED" entre 300 y 1500 ms después del 201
     Y se entrega de nuevo tras la primera espera de reintento del perfil, con el mismo event_id
     Y la nueva entrega tiene una firma válida para el secreto del webhook
+    Y no sigue ninguna otra entrega a la respondida con 2xx
+
+    Ejemplos:
+      | status |
+      | 503    |
+      | 500    |
+
+  @DEMO-RETRY-4XX @profile
+  Esquema del escenario: una notificación respondida con un 4xx no queda entregada, así que se entrega de nuevo
+    Dado un contrato titulado "DEMO_SIGNED contrato 43"
+    Y el webhook responde <status> a la primera notificación del contrato
+    Cuando se crea el contrato
+    Entonces llega una notificación "SIGNED" entre 300 y 1500 ms después del 201
+    Y se entrega de nuevo tras la primera espera de reintento del perfil, con el mismo event_id
+    Y la nueva entrega tiene una firma válida para el secreto del webhook
+    Y no sigue ninguna otra entrega a la respondida con 2xx
+
+    Ejemplos:
+      | status |
+      | 400    |
+      | 404    |
+      | 410    |
+
+  @DEMO-NO-RETRY-2XX @profile
+  Esquema del escenario: una notificación respondida con cualquier 2xx queda entregada, así que no se envía de nuevo
+    Dado un contrato titulado "DEMO_SIGNED contrato 44"
+    Y el webhook responde <status> a la primera notificación del contrato
+    Cuando se crea el contrato
+    Entonces llega una notificación "SIGNED" entre 300 y 1500 ms después del 201
+    Y no se entrega de nuevo
+
+    Ejemplos:
+      | status |
+      | 204    |
+      | 202    |
+
+  @DEMO-RETRY-LATE-ANSWER @profile
+  Escenario: un 2xx dado solo pasado el plazo de entrega no es una entrega, así que se entrega de nuevo
+    Dado un contrato titulado "DEMO_SIGNED contrato 45"
+    Y el webhook responde 200 a la primera notificación del contrato solo pasado el plazo de entrega del perfil
+    Cuando se crea el contrato
+    Entonces llega una notificación "SIGNED" entre 300 y 1500 ms después del 201
+    Y se entrega de nuevo, no antes del plazo de entrega del perfil, con el mismo event_id
+    Y la nueva entrega tiene una firma válida para el secreto del webhook
+    Y no sigue ninguna otra entrega a la respondida con 2xx
+
+  @DEMO-RETRY-HANG-UP @profile
+  Escenario: una notificación cuya conexión se cierra sin respuesta se entrega de nuevo
+    Dado un contrato titulado "DEMO_SIGNED contrato 46"
+    Y el webhook cierra la conexión de la primera notificación del contrato sin responder
+    Cuando se crea el contrato
+    Entonces llega una notificación "SIGNED" entre 300 y 1500 ms después del 201
+    Y se entrega de nuevo tras la primera espera de reintento del perfil, con el mismo event_id
+    Y la nueva entrega tiene una firma válida para el secreto del webhook
+    Y no sigue ninguna otra entrega a la respondida con 2xx
+
+  @DEMO-RETRY-SCHEDULE @profile
+  Escenario: los fallos seguidos se reintentan según el calendario del perfil, y nada sigue al éxito
+    Dado un contrato titulado "DEMO_SIGNED contrato 47"
+    Y el webhook responde 503 a las primeras 2 notificaciones del contrato
+    Cuando se crea el contrato
+    Entonces llega una notificación "SIGNED" entre 300 y 1500 ms después del 201
+    Y se entrega 2 veces más, cada una tras la siguiente espera de reintento del perfil, con el mismo event_id
+    Y cada nueva entrega tiene una firma válida para el secreto del webhook
     Y no sigue ninguna otra entrega a la respondida con 2xx
 
   @DEMO-NOT-DEMO
