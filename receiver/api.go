@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/firmakit/firmakit/internal/connlimit"
 	"io"
 	"net/http"
 	"net/url"
@@ -449,7 +450,9 @@ func (rv *Receiver) handleReplay(c echo.Context) error {
 		URL     string   `json:"url"`
 		Secrets []string `json:"secrets"`
 	}
-	if err := json.NewDecoder(io.LimitReader(c.Request().Body, 64<<10)).Decode(&in); err != nil {
+	err = json.NewDecoder(io.LimitReader(c.Request().Body, 64<<10)).Decode(&in)
+	connlimit.BodyRead(c.Request())
+	if err != nil {
 		return apiError(http.StatusBadRequest, `the body must be JSON: {"url": "http://…", "secrets": ["optional, to re-sign"]}`)
 	}
 	// Where a replay may go is checked before anything is read or sent,
@@ -515,7 +518,9 @@ func (rv *Receiver) handleSetAnswer(c echo.Context) error {
 	}
 	dec := json.NewDecoder(io.LimitReader(c.Request().Body, 64<<10))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&in); err != nil {
+	err := dec.Decode(&in)
+	connlimit.BodyRead(c.Request())
+	if err != nil {
 		return apiError(http.StatusBadRequest, `the body must be JSON: {"status": 500, "delay": "2s", "hang_up": false, "count": 3, "signature_id": "optional: only this contract's notifications"} (count 0: until cleared; hang_up: close the connection without an answer)`)
 	}
 	if in.Status == nil && !in.HangUp {
@@ -559,7 +564,9 @@ func (rv *Receiver) handleNoteContract(c echo.Context) error {
 		SignatureID string `json:"signature_id"`
 		CreatedAt   string `json:"created_at"`
 	}
-	if err := json.NewDecoder(io.LimitReader(c.Request().Body, 64<<10)).Decode(&in); err != nil || in.SignatureID == "" || len(in.SignatureID) > 200 {
+	err := json.NewDecoder(io.LimitReader(c.Request().Body, 64<<10)).Decode(&in)
+	connlimit.BodyRead(c.Request())
+	if err != nil || in.SignatureID == "" || len(in.SignatureID) > 200 {
 		return apiError(http.StatusBadRequest, `the body must be JSON: {"signature_id": "…", "created_at": "2026-11-22T10:00:00.000Z"}`)
 	}
 	if err := rv.NoteContract(c.Request().Context(), in.SignatureID, in.CreatedAt); err != nil {
@@ -576,6 +583,7 @@ func (rv *Receiver) handleDemo(c echo.Context) error {
 		State string `json:"state"`
 	}
 	_ = json.NewDecoder(io.LimitReader(c.Request().Body, 4<<10)).Decode(&in)
+	connlimit.BodyRead(c.Request())
 	st := firmakit.State(in.State)
 	if !st.Valid() {
 		return apiError(http.StatusBadRequest, "state must be one of CREATED, BOUNCED, REJECTED, CANCELED, SIGNED")

@@ -33,6 +33,11 @@ type ledgerEntry struct {
 	title          string
 	sent, answered time.Time
 	timed          bool // a scenario judged when its notification came
+	// answeredLate tells that the suite's receiver answered the
+	// contract's notifications only after the profile's delivery timeout:
+	// a 2xx the sender no longer waited for, so a delivery again after it
+	// is a retry, not a duplicate.
+	answeredLate bool
 }
 
 // NewLedger starts a ledger for a run that begins at start.
@@ -55,6 +60,9 @@ func (l *Ledger) Created(signatureID, title string, sent, answered time.Time) {
 // a notification of a contract the run does not know, with that title,
 // is then not a stray. Each such request excuses one contract.
 func (l *Ledger) Unsure(title string, at time.Time) {
+	if title == "" {
+		return // nothing to tell its notification by
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.unsure == nil {
@@ -63,6 +71,16 @@ func (l *Ledger) Unsure(title string, at time.Time) {
 	l.unsure[title]++
 	if at.After(l.last) {
 		l.last = at
+	}
+}
+
+// AnsweredLate records that the suite's receiver was told to answer the
+// contract's notifications only after the profile's delivery timeout.
+func (l *Ledger) AnsweredLate(signatureID string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if e := l.contracts[signatureID]; e != nil {
+		e.answeredLate = true
 	}
 }
 
@@ -142,7 +160,7 @@ func (l *Ledger) Check(ctx context.Context, t *Target, lag *LagMonitor, strays b
 	for _, r := range recs {
 		entry, ok := l.contracts[r.SignatureID]
 		if !ok {
-			if title := notificationTitle(t.Profile, r.Body); !excused[r.SignatureID] && left[title] > 0 {
+			if title := notificationTitle(t.Profile, r.Body); title != "" && !excused[r.SignatureID] && left[title] > 0 {
 				excused[r.SignatureID] = true
 				left[title]--
 				unknown = append(unknown, fmt.Sprintf("%s %q", r.SignatureID, clip(title, 60)))
@@ -195,7 +213,7 @@ func (l *Ledger) Check(ctx context.Context, t *Target, lag *LagMonitor, strays b
 			}
 			for i := 1; i < len(ev.deliveries); i++ {
 				prev, next := ev.deliveries[i-1], ev.deliveries[i]
-				if prev.Status < 200 || prev.Status > 299 {
+				if prev.Status < 200 || prev.Status > 299 || entry.answeredLate {
 					continue
 				}
 				// A sender that did not see the 2xx within its timeout

@@ -56,12 +56,17 @@ func TestLedgerDuplicates(t *testing.T) {
 		first     int           // the receiver's answer to the first delivery
 		gap       time.Duration // between the two deliveries
 		duplicate bool
+		// remote reads the receiver as a remote one (no shared clock);
+		// late tells the ledger the 2xx was held past the timeout.
+		remote, late bool
 	}{
-		{"a 4xx, then the retry answered 2xx", 404, time.Second, false},
-		{"a 503, then the retry answered 2xx", 503, time.Second, false},
-		{"a 2xx, then the same event 1 s later", 200, time.Second, true},
-		{"a 204, then the same event 1 s later", 204, time.Second, true},
-		{"a 2xx the sender may have had after its timeout, then the retry", 200, 11 * time.Second, false},
+		{"a 4xx, then the retry answered 2xx", 404, time.Second, false, false, false},
+		{"a 503, then the retry answered 2xx", 503, time.Second, false, false, false},
+		{"a 2xx, then the same event 1 s later", 200, time.Second, true, false, false},
+		{"a 204, then the same event 1 s later", 204, time.Second, true, false, false},
+		{"a 2xx the sender may have had after its timeout, then the retry", 200, 11 * time.Second, false, false, false},
+		{"a remote receiver: a 2xx, then the same event", 200, 11 * time.Second, true, true, false},
+		{"a remote receiver: a 2xx held past the timeout, then the retry", 200, 11 * time.Second, false, true, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -77,6 +82,9 @@ func TestLedgerDuplicates(t *testing.T) {
 			l := steps.NewLedger(now.Add(-time.Second))
 			l.Created("sig_1", title, now.Add(-time.Second), now.Add(-time.Second))
 			l.Timed("sig_1")
+			if tc.late {
+				l.AnsweredLate("sig_1")
+			}
 			if tc.first != 200 {
 				require.NoError(t, rv.FailNext(context.Background(), reference.Demo().MerchantID, "sig_1", tc.first, 1))
 			}
@@ -85,7 +93,7 @@ func TestLedgerDuplicates(t *testing.T) {
 			now = now.Add(tc.gap)
 			mu.Unlock()
 			notify(t, rv, "sig_1", "evt_1", title)
-			res := l.Check(context.Background(), steps.DemoTarget("http://127.0.0.1:1", rv, true), nil, true)
+			res := l.Check(context.Background(), steps.DemoTarget("http://127.0.0.1:1", rv, !tc.remote), nil, true)
 			if tc.duplicate {
 				require.Equal(t, reports.Failed, res.Status)
 				assert.Contains(t, res.Error, fmt.Sprintf("delivered again (#2) after a %d answer (#1)", tc.first))

@@ -274,6 +274,9 @@ func (s *Steps) programAnswer(ctx context.Context, sc *scenario) error {
 		return fmt.Errorf("telling the receiver to answer %s: %w", answerText(sc.answer), err)
 	}
 	sc.programmedAt = at
+	if s.Ledger != nil && sc.answer.Delay > s.T.Profile.Webhook.Timeout {
+		s.Ledger.AnsweredLate(sc.created)
+	}
 	return nil
 }
 
@@ -320,13 +323,19 @@ func (s *Steps) awaitRetry(ctx context.Context, sc *scenario) error {
 		delay = timeout
 		what = fmt.Sprintf("the profile's delivery timeout %s", timeout)
 	}
-	wctx, cancel := context.WithDeadline(ctx, prevAt.Add(delay+missingAfter))
+	// After a late answer the sender retries at its timeout plus its
+	// retry delay: only the timeout is judged, but the wait covers both.
+	wait := delay + missingAfter
+	if delay != retries[k] {
+		wait += retries[k]
+	}
+	wctx, cancel := context.WithDeadline(ctx, prevAt.Add(wait))
 	defer cancel()
 	r, err := s.T.Notifications.Wait(wctx, receiver.Filter{SignatureID: sc.created, AfterID: prev.ID})
 	waited := time.Now()
 	if errors.Is(err, receiver.ErrTimeout) {
 		return fmt.Errorf("expected the notification answered %s to be delivered again after %s (%d of the first event's deliveries so far); nothing came within %s",
-			answerText(answered), what, k+1, delay+missingAfter)
+			answerText(answered), what, k+1, wait)
 	}
 	if err != nil {
 		return err

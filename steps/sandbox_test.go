@@ -34,6 +34,8 @@ func behindGateway(t *testing.T, g *gateway.Server, faults ...string) *steps.Tar
 	t.Cleanup(func() { g.Close() })
 	target := steps.DemoTarget(g.URL(), rv, true)
 	target.Pacer = steps.NewPacer(steps.DefaultStartRate, 0)
+	// The documents are on the reference's host, behind the gateway's.
+	target.DocumentHost = "127.0.0.1"
 	return target
 }
 

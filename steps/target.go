@@ -67,7 +67,8 @@ type Target struct {
 	// suite's (default DefaultClockAllowance).
 	ClockAllowance time.Duration
 	// HTTPClient sends the requests to the target (default: one with
-	// DefaultRequestTimeout, proxies from the environment, HTTP/2).
+	// DefaultRequestTimeout that follows no redirect; give yours
+	// CheckRedirect NoRedirect).
 	HTTPClient *http.Client
 	// Pacer spaces the requests to the target and adapts to its rate
 	// limits; nil sends them as fast as the scenarios go (the bundled
@@ -128,7 +129,16 @@ func (t *Target) client() *http.Client {
 	return defaultClient
 }
 
-var defaultClient = &http.Client{Timeout: DefaultRequestTimeout}
+// defaultClient follows no redirect: a 3xx is the target's answer, to be
+// judged, and a document_url is opened on the host it names only.
+var defaultClient = &http.Client{Timeout: DefaultRequestTimeout, CheckRedirect: noRedirect}
+
+// noRedirect is an http.Client's CheckRedirect that follows none.
+func noRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+
+// NoRedirect is for a Target's HTTPClient: a redirect is the target's
+// answer, not a way elsewhere with the signed headers.
+var NoRedirect = noRedirect
 
 // DefaultClockAllowance is how far a time the target writes (created_at,
 // a signature's t) may stray from the suite's clock: clock skew between

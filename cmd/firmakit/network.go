@@ -95,7 +95,7 @@ func (f *netFlags) build(target bool) (*http.Client, *steps.Pacer, int, error) {
 		}
 		tr.TLSClientConfig = cfg
 	}
-	return &http.Client{Transport: tr, Timeout: *f.timeout}, pacer, retries, nil
+	return &http.Client{Transport: tr, Timeout: *f.timeout, CheckRedirect: steps.NoRedirect}, pacer, retries, nil
 }
 
 // networkLine is the recap's line on what the run's requests met: always

@@ -56,7 +56,8 @@ func preflight(ctx context.Context, t *steps.Target) (string, error) {
 			first = ex
 		}
 		if ex.Status != http.StatusOK {
-			break // the first refusal is what to say
+			first = ex // the first refusal is what to say
+			break
 		}
 	}
 	resp := first

@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -383,4 +384,26 @@ func TestCertifyListensOnAFixedPort(t *testing.T) {
 	code, out, _ := run(t, nil, "help", "certify")
 	assert.Equal(t, ExitOK, code)
 	assert.Contains(t, out, `(default "127.0.0.1:8091")`)
+}
+
+// TestCertifyPreflightSaysTheFirstRefusal: a target behind a balancer
+// whose second backend refuses (another secret, another clock) is not
+// passed by the pre-flight on the strength of the first answer.
+func TestCertifyPreflightSaysTheFirstRefusal(t *testing.T) {
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if n.Add(1) == 1 {
+			_, _ = io.WriteString(w, `{"status_code":200,"message":"Authenticated"}`)
+			return
+		}
+		w.WriteHeader(http.StatusUnauthorized)
+		_, _ = io.WriteString(w, `{"status_code":401,"message":"Invalid signature"}`)
+	}))
+	defer srv.Close()
+	code, out, errOut := run(t, nil, "certify", "--target", srv.URL, "--key", "k", "--secret", "s", "--webhook-secret", "w",
+		"--listen", "127.0.0.1:0", "--lang", "en", "--tags", "@AUTH-OK")
+	assert.Equal(t, ExitFailed, code, out+errOut)
+	assert.Contains(t, out+errOut, `answered 401 "Invalid signature"`)
+	assert.Equal(t, int32(2), n.Load(), "the pre-flight stops at the first refusal, and the suite does not run")
 }

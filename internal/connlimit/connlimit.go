@@ -283,3 +283,13 @@ func (l *Listener) Evicted() int64 { return l.evicted.Load() }
 
 // EvictedSlow returns how many of those were slow bodies.
 func (l *Listener) EvictedSlow() int64 { return l.slow.Load() }
+
+// BodyRead tells the listener, from a handler, that it has read all of
+// r's body it will read (a JSON decoder stops at the end of the value,
+// before a trailing newline): r is being answered, and its connection is
+// no longer a slow body to close, however long the answer takes.
+func BodyRead(r *http.Request) {
+	if lc, ok := r.Context().Value(connKey{}).(*conn); ok {
+		lc.bodyStart.Store(0)
+	}
+}
