@@ -3,8 +3,9 @@ GO      ?= go
 BIN     ?= bin/firmakit
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
 # Debian packages the tests drive: a real browser for the dashboard, a real
-# PDF reader for the demo documents, curl for the printed curl lines.
-DEBS    := chromium poppler-utils curl
+# PDF reader for the demo documents, curl for the printed curl lines,
+# python3 for the README's check of the webhook test vectors.
+DEBS    := chromium poppler-utils curl python3
 FUZZTIME ?= 30s
 
 .PHONY: build test power deps lint bench bench-verify bench-load bench-demo bench-receiver bench-suite bench-verdict bench-dashboard bench-sandbox bench-abuse fuzz clean
@@ -32,6 +33,7 @@ deps:
 	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
 	command -v pdftotext >/dev/null 2>&1 || missing="$$missing poppler-utils"; \
 	command -v curl >/dev/null 2>&1 || missing="$$missing curl"; \
+	command -v python3 >/dev/null 2>&1 || missing="$$missing python3"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing Debian packages:$$missing"; \
 		SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
