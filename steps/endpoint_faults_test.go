@@ -384,7 +384,7 @@ func endpointFaults() []endpointFault {
 		{"tolerance-320s", "allows 300 s plus a 20 s grace",
 			func(s *shop) { s.fresh = func(age float64) bool { return math.Abs(age) <= 320 } }, "allows more than the profile's tolerance"},
 		{"tolerance-in-ms", "compares the age in milliseconds with 300",
-			func(s *shop) { s.fresh = func(age float64) bool { return math.Abs(age*1000) <= tol } }, "the endpoint allows less than"},
+			func(s *shop) { s.fresh = func(age float64) bool { return math.Abs(age*1000) <= tol } }, "allows less than"},
 		{"clock-an-hour-ahead", "runs on a clock an hour ahead (local time taken for UTC)",
 			func(s *shop) { s.now = func() time.Time { return time.Now().Add(time.Hour) } }, "one whose t was +3600 s (+1 h) from firmakit's clock was accepted"},
 		{"t-compared-in-ms", "compares t with the clock in milliseconds (Date.now())",
