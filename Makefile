@@ -17,10 +17,13 @@ build:
 # missing, then vet, the race-enabled tests of every package, and the
 # suite's power test (every named fault of the reference must fail the
 # suite), which runs the suite a hundred times and so runs without -race.
+# The steps package runs whole suites, each at least 18 s (the delivery
+# scenarios wait out a 10 s timeout): past go test's default 10 minutes
+# under -race on a busy 2-core machine, hence -timeout.
 test: deps
 	$(GO) vet ./...
-	$(GO) test -race -count=1 ./...
-	$(GO) test -count=1 -run 'TestEveryFaultIsCaught|TestEveryEndpointFaultIsCaught|TestTheModelEndpointPasses' ./steps
+	$(GO) test -race -count=1 -timeout 45m ./...
+	$(GO) test -count=1 -timeout 45m -run 'TestEveryFaultIsCaught|TestEveryEndpointFaultIsCaught|TestTheModelEndpointPasses' ./steps
 
 # The power of both suites, with every fault's verdict in the log: the
 # service suite against the reference's named faults, the webhook suite
