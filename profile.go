@@ -57,18 +57,39 @@ type RequestProfile struct {
 	Tolerance       time.Duration `yaml:"tolerance" json:"tolerance"`
 }
 
-// WebhookProfile describes how the service signs its notifications: one
-// header holding "<timestamp_key>=<t>" and one or more
-// "<signature_key>=<mac>" entries, the MAC taken over
-// "<t><payload_separator><raw body>".
+// WebhookProfile describes how the service signs its notifications. The
+// bundled scheme is one header holding "<timestamp_key>=<t>" and one or
+// more "<signature_key>=<mac>" entries, the MAC taken over
+// "<t><payload_separator><raw body>"; the other fields describe schemes
+// that take the id and timestamp from headers of their own, sign other
+// parts, write "<prefix><mac>" entries or decode the secret.
 type WebhookProfile struct {
-	SignatureHeader  string        `yaml:"signature_header" json:"signature_header"`
-	TimestampKey     string        `yaml:"timestamp_key" json:"timestamp_key"`
-	SignatureKey     string        `yaml:"signature_key" json:"signature_key"`
-	PayloadSeparator string        `yaml:"payload_separator" json:"payload_separator"`
-	Hash             string        `yaml:"hash" json:"hash"`
-	Encoding         string        `yaml:"encoding" json:"encoding"`
-	Tolerance        time.Duration `yaml:"tolerance" json:"tolerance"`
+	SignatureHeader string `yaml:"signature_header" json:"signature_header"`
+	TimestampKey    string `yaml:"timestamp_key" json:"timestamp_key"`
+	SignatureKey    string `yaml:"signature_key" json:"signature_key"`
+	// SignatureFormat is "fields" (key=value entries, comma-separated, the
+	// bundled scheme) or "entries" (each "<signature_prefix><mac>",
+	// separated by signature_separator; any entry may match).
+	SignatureFormat    string `yaml:"signature_format" json:"signature_format"`
+	SignaturePrefix    string `yaml:"signature_prefix" json:"signature_prefix"`
+	SignatureSeparator string `yaml:"signature_separator" json:"signature_separator"`
+	// TimestampFrom is "field" (timestamp_key of the signature header),
+	// "header" (timestamp_header) or "none" (replay cannot be judged).
+	TimestampFrom   string `yaml:"timestamp_from" json:"timestamp_from"`
+	TimestampHeader string `yaml:"timestamp_header" json:"timestamp_header"`
+	// IDFrom is "header" (id_header) or "none".
+	IDFrom   string `yaml:"id_from" json:"id_from"`
+	IDHeader string `yaml:"id_header" json:"id_header"`
+	// SignedContent is the ordered list of parts the MAC is taken over
+	// (id, timestamp, body), joined by payload_separator.
+	SignedContent    []string `yaml:"signed_content" json:"signed_content"`
+	PayloadSeparator string   `yaml:"payload_separator" json:"payload_separator"`
+	// SecretEncoding is "raw" (the secret's bytes are the key) or
+	// "whsec-base64" (base64 after an optional "whsec_" prefix).
+	SecretEncoding string        `yaml:"secret_encoding" json:"secret_encoding"`
+	Hash           string        `yaml:"hash" json:"hash"`
+	Encoding       string        `yaml:"encoding" json:"encoding"`
+	Tolerance      time.Duration `yaml:"tolerance" json:"tolerance"`
 	// Retries is the wait before each retry of a notification that was not
 	// answered 2xx within Timeout: the service's schedule, which a receiver
 	// and the conformance suite expect.
@@ -114,6 +135,7 @@ func (p *Profile) clone() *Profile {
 	c := *p
 	c.Request.StringToSign = append([]string(nil), p.Request.StringToSign...)
 	c.Webhook.Retries = append([]time.Duration(nil), p.Webhook.Retries...)
+	c.Webhook.SignedContent = append([]string(nil), p.Webhook.SignedContent...)
 	return &c
 }
 
@@ -160,7 +182,6 @@ func (p *Profile) Validate() error {
 	for name, v := range map[string]string{
 		"request.key_header": r.KeyHeader, "request.timestamp_header": r.TimestampHeader,
 		"request.signature_header": r.SignatureHeader, "webhook.signature_header": p.Webhook.SignatureHeader,
-		"webhook.timestamp_key": p.Webhook.TimestampKey, "webhook.signature_key": p.Webhook.SignatureKey,
 		"notification.event_id": p.Notification.EventID, "notification.status": p.Notification.Status,
 		"notification.signature_id": p.Notification.SignatureID,
 	} {
@@ -199,8 +220,86 @@ func (p *Profile) Validate() error {
 	if p.Webhook.Timeout <= 0 {
 		return fmt.Errorf("invalid profile: webhook.timeout must be a positive duration such as 10s")
 	}
-	if strings.ContainsAny(p.Webhook.TimestampKey+p.Webhook.SignatureKey, ",= ") {
-		return fmt.Errorf("invalid profile: webhook keys may not contain ',', '=' or spaces")
+	if err := p.Webhook.validateScheme(); err != nil {
+		return fmt.Errorf("invalid profile: %w", err)
+	}
+	return nil
+}
+
+// Webhook parts a profile may name in webhook.signed_content.
+const (
+	WebhookPartID        = "id"
+	WebhookPartTimestamp = "timestamp"
+	WebhookPartBody      = "body"
+)
+
+// validateScheme refuses the combinations of the webhook scheme's fields
+// that describe no scheme, naming the field to change.
+func (w *WebhookProfile) validateScheme() error {
+	switch w.SignatureFormat {
+	case "fields":
+		if strings.TrimSpace(w.SignatureKey) == "" {
+			return fmt.Errorf("webhook.signature_key is empty (signature_format fields writes <signature_key>=<mac>)")
+		}
+		if strings.ContainsAny(w.TimestampKey+w.SignatureKey, ",= ") {
+			return fmt.Errorf("webhook keys may not contain ',', '=' or spaces")
+		}
+		if w.SignaturePrefix != "" {
+			return fmt.Errorf("webhook.signature_prefix is for signature_format entries; fields writes <signature_key>=<mac>")
+		}
+	case "entries":
+		if w.TimestampFrom == "field" {
+			return fmt.Errorf("webhook.timestamp_from is field, but signature_format entries has no fields (want header or none)")
+		}
+	default:
+		return fmt.Errorf("webhook.signature_format: unknown format %q (want fields or entries)", w.SignatureFormat)
+	}
+	switch w.TimestampFrom {
+	case "field":
+		if strings.TrimSpace(w.TimestampKey) == "" {
+			return fmt.Errorf("webhook.timestamp_key is empty (timestamp_from field reads <timestamp_key>=<t>)")
+		}
+	case "header":
+		if strings.TrimSpace(w.TimestampHeader) == "" {
+			return fmt.Errorf("webhook.timestamp_header is empty (timestamp_from header reads it)")
+		}
+	case "none":
+	default:
+		return fmt.Errorf("webhook.timestamp_from: unknown source %q (want field, header or none)", w.TimestampFrom)
+	}
+	switch w.IDFrom {
+	case "header":
+		if strings.TrimSpace(w.IDHeader) == "" {
+			return fmt.Errorf("webhook.id_header is empty (id_from header reads it)")
+		}
+	case "none":
+	default:
+		return fmt.Errorf("webhook.id_from: unknown source %q (want header or none)", w.IDFrom)
+	}
+	bodies := 0
+	for _, part := range w.SignedContent {
+		switch part {
+		case WebhookPartBody:
+			bodies++
+		case WebhookPartID:
+			if w.IDFrom == "none" {
+				return fmt.Errorf("webhook.signed_content names id, but webhook.id_from is none")
+			}
+		case WebhookPartTimestamp:
+			if w.TimestampFrom == "none" {
+				return fmt.Errorf("webhook.signed_content names timestamp, but webhook.timestamp_from is none")
+			}
+		default:
+			return fmt.Errorf("webhook.signed_content: unknown part %q (want id, timestamp or body)", part)
+		}
+	}
+	if bodies != 1 {
+		return fmt.Errorf("webhook.signed_content must name body exactly once, as in [timestamp, body]")
+	}
+	switch w.SecretEncoding {
+	case "raw", "whsec-base64":
+	default:
+		return fmt.Errorf("webhook.secret_encoding: unknown encoding %q (want raw or whsec-base64)", w.SecretEncoding)
 	}
 	return nil
 }

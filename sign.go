@@ -23,6 +23,15 @@ var (
 	ErrMissingHeaders = errors.New("Missing headers")
 	// ErrExpired: the timestamp is not a number or is outside the tolerance (401).
 	ErrExpired = errors.New("Request expired")
+	// ErrTooOld: the timestamp is older than the tolerance. It matches
+	// ErrExpired too, and reads as it, so the service's answer is the same.
+	ErrTooOld error = &expiredError{"old"}
+	// ErrTooNew: the timestamp is further in the future than the
+	// tolerance. It matches ErrExpired too.
+	ErrTooNew error = &expiredError{"new"}
+	// ErrMalformedTimestamp: the timestamp is not a Unix time in base-10
+	// seconds. It matches ErrExpired too.
+	ErrMalformedTimestamp error = &expiredError{"malformed"}
 	// ErrInvalidCredentials: the key is unknown, disabled or another merchant's (401).
 	ErrInvalidCredentials = errors.New("Invalid credentials")
 	// ErrInvalidSignature: the signature is malformed or does not match (401).
@@ -343,15 +352,22 @@ func (p *Profile) CheckTimestamp(ts string, now time.Time) error {
 	return checkTimestamp(ts, now, p.Request.Tolerance)
 }
 
+// expiredError is the type of the sentinels that tell why a timestamp was
+// refused; each is a kind of ErrExpired and reads as it.
+type expiredError struct{ kind string }
+
+func (e *expiredError) Error() string        { return ErrExpired.Error() }
+func (e *expiredError) Is(target error) bool { return target == ErrExpired }
+
 func checkTimestamp(ts string, now time.Time, tolerance time.Duration) error {
 	// Leading zeros are base-10 digits too ("01763805600" is valid, and
 	// signed as sent); only the significant digits are bounded.
 	if ts == "" || len(strings.TrimLeft(ts, "0")) > 18 {
-		return fmt.Errorf("%w: timestamp %q is not a Unix time in seconds", ErrExpired, textclip.Bytes(ts, 40))
+		return fmt.Errorf("%w: timestamp %q is not a Unix time in seconds", ErrMalformedTimestamp, textclip.Bytes(ts, 40))
 	}
 	for i := 0; i < len(ts); i++ {
 		if ts[i] < '0' || ts[i] > '9' {
-			return fmt.Errorf("%w: timestamp %q is not a Unix time in seconds", ErrExpired, textclip.Bytes(ts, 40))
+			return fmt.Errorf("%w: timestamp %q is not a Unix time in seconds", ErrMalformedTimestamp, textclip.Bytes(ts, 40))
 		}
 	}
 	sec, _ := strconv.ParseInt(strings.TrimLeft(ts, "0"), 10, 64)
@@ -359,9 +375,9 @@ func checkTimestamp(ts string, now time.Time, tolerance time.Duration) error {
 	tol := int64(tolerance / time.Second)
 	switch {
 	case skew > tol:
-		return fmt.Errorf("%w: timestamp is %ds old (tolerance %ds)", ErrExpired, skew, tol)
+		return fmt.Errorf("%w: timestamp is %ds old (tolerance %ds)", ErrTooOld, skew, tol)
 	case -skew > tol:
-		return fmt.Errorf("%w: timestamp is %ds in the future (tolerance %ds)", ErrExpired, -skew, tol)
+		return fmt.Errorf("%w: timestamp is %ds in the future (tolerance %ds)", ErrTooNew, -skew, tol)
 	}
 	return nil
 }

@@ -1,7 +1,9 @@
 package firmakit
 
 import (
+	"encoding/base64"
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -20,15 +22,222 @@ func (p *Profile) WebhookSignature(secrets []string, t time.Time, body []byte) s
 // header whose timestamp is not a number, signed over that very text,
 // must still be refused.
 func (p *Profile) WebhookSignatureAt(secrets []string, ts string, body []byte) string {
+	return p.webhookSignatureValue(secrets, "", ts, body)
+}
+
+// webhookSignatureValue writes the signature header's value for the
+// scheme: key=value fields, or prefixed entries. A secret that does not
+// decode as the scheme says signs with its raw bytes, so that a checking
+// receiver still sees a header of the right form.
+func (p *Profile) webhookSignatureValue(secrets []string, id, ts string, body []byte) string {
 	w := p.Webhook
 	m := cachedMAC(w.Hash, w.Encoding)
 	var b strings.Builder
-	b.WriteString(w.TimestampKey + "=" + ts)
-	for _, s := range secrets {
-		b.WriteString("," + w.SignatureKey + "=")
-		b.WriteString(m.enc.encode(m.sum([]byte(s), w.PayloadSeparator, []byte(ts), body)))
+	if w.SignatureFormat == "entries" {
+		if w.SignatureSeparator == "" && len(secrets) > 1 {
+			// One entry only: the scheme has no room for a second secret.
+			secrets = secrets[:1]
+		}
+		for i, s := range secrets {
+			if i > 0 {
+				b.WriteString(w.SignatureSeparator)
+			}
+			b.WriteString(w.SignaturePrefix)
+			b.WriteString(m.enc.encode(p.webhookMAC(m, w.keyOrRaw(s), id, ts, body)))
+		}
+		return b.String()
+	}
+	if w.TimestampFrom == "field" {
+		b.WriteString(w.TimestampKey + "=" + ts)
+	}
+	for i, s := range secrets {
+		if i > 0 || w.TimestampFrom == "field" {
+			b.WriteString(",")
+		}
+		b.WriteString(w.SignatureKey + "=")
+		b.WriteString(m.enc.encode(p.webhookMAC(m, w.keyOrRaw(s), id, ts, body)))
 	}
 	return b.String()
+}
+
+// webhookMAC takes the MAC over the scheme's signed content.
+func (p *Profile) webhookMAC(m mac, key []byte, id, ts string, body []byte) []byte {
+	var parts [3][]byte
+	n := 0
+	for _, part := range p.Webhook.SignedContent {
+		if n == len(parts) {
+			break
+		}
+		switch part {
+		case WebhookPartID:
+			parts[n] = []byte(id)
+		case WebhookPartTimestamp:
+			parts[n] = []byte(ts)
+		default:
+			parts[n] = body
+		}
+		n++
+	}
+	return m.sum(key, p.Webhook.PayloadSeparator, parts[:n]...)
+}
+
+// HasTimestamp reports whether the scheme signs a timestamp; without one
+// a receiver cannot tell a replayed notification from a fresh one.
+func (w *WebhookProfile) HasTimestamp() bool { return w.TimestampFrom != "none" }
+
+// HasID reports whether the scheme sends a message id header.
+func (w *WebhookProfile) HasID() bool { return w.IDFrom == "header" }
+
+// WebhookKey decodes a webhook secret into the HMAC key as the scheme
+// says: its bytes (raw), or base64 after an optional "whsec_" prefix.
+// It returns an error saying what the secret should look like.
+func (w *WebhookProfile) WebhookKey(secret string) ([]byte, error) {
+	if w.SecretEncoding != "whsec-base64" {
+		return []byte(secret), nil
+	}
+	k, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(secret, "whsec_"))
+	if err != nil || len(k) == 0 {
+		return nil, fmt.Errorf("a %s secret is whsec_ followed by base64", w.SignatureHeader)
+	}
+	return k, nil
+}
+
+func (w *WebhookProfile) keyOrRaw(secret string) []byte {
+	if k, err := w.WebhookKey(secret); err == nil {
+		return k
+	}
+	return []byte(secret)
+}
+
+// SignWebhook sets on h the headers that sign a notification under the
+// profile's scheme: the id and timestamp headers when the scheme has
+// them, and the signature header with one entry per secret (rotation).
+// id is the message id (the event id); schemes without one ignore it.
+func (p *Profile) SignWebhook(h http.Header, id string, secrets []string, t time.Time, body []byte) {
+	w := p.Webhook
+	ts := strconv.FormatInt(t.Unix(), 10)
+	if w.HasID() {
+		h.Set(w.IDHeader, id)
+	}
+	if w.TimestampFrom == "header" {
+		h.Set(w.TimestampHeader, ts)
+	}
+	h.Set(w.SignatureHeader, p.webhookSignatureValue(secrets, id, ts, body))
+}
+
+// WebhookSignatureHeaders returns the header names that carry a
+// notification's signature under the scheme: signature, timestamp, id.
+func (p *Profile) WebhookSignatureHeaders() []string {
+	w := p.Webhook
+	names := []string{w.SignatureHeader}
+	if w.TimestampFrom == "header" {
+		names = append(names, w.TimestampHeader)
+	}
+	if w.HasID() {
+		names = append(names, w.IDHeader)
+	}
+	return names
+}
+
+// VerifyWebhookHeaders checks a notification under the profile's scheme:
+// h holds the headers received, body the raw bytes. It accepts the
+// notification when any signature entry matches any secret. Errors wrap
+// ErrMissingHeaders (a header of the scheme is absent), ErrMalformedHeader,
+// ErrTooOld, ErrTooNew or ErrMalformedTimestamp (each also ErrExpired)
+// or ErrInvalidSignature. A scheme without a timestamp cannot refuse a
+// replay: HasTimestamp says so.
+func (p *Profile) VerifyWebhookHeaders(h http.Header, body []byte, secrets []string, now time.Time) error {
+	w := p.Webhook
+	sig := h.Get(w.SignatureHeader)
+	if strings.TrimSpace(sig) == "" {
+		return fmt.Errorf("%w: no %s header", ErrMissingHeaders, w.SignatureHeader)
+	}
+	if w.SignatureFormat == "fields" && w.TimestampFrom == "field" && !w.HasID() {
+		return p.VerifyWebhook(sig, body, secrets, now)
+	}
+	var id, ts string
+	if w.HasID() {
+		if id = h.Get(w.IDHeader); id == "" {
+			return fmt.Errorf("%w: no %s header", ErrMissingHeaders, w.IDHeader)
+		}
+	}
+	var sigs []string
+	if w.SignatureFormat == "fields" {
+		parsed, err := p.ParseWebhookHeader(sig)
+		if err != nil {
+			return err
+		}
+		sigs, ts = parsed.Signatures, parsed.Timestamp
+	} else {
+		var err error
+		if sigs, err = p.parseWebhookEntries(sig); err != nil {
+			return err
+		}
+	}
+	if w.TimestampFrom == "header" {
+		if ts = h.Get(w.TimestampHeader); ts == "" {
+			return fmt.Errorf("%w: no %s header", ErrMissingHeaders, w.TimestampHeader)
+		}
+	}
+	if w.HasTimestamp() {
+		if err := checkTimestamp(ts, now, w.Tolerance); err != nil {
+			return err
+		}
+	}
+	return p.matchWebhook(sigs, id, ts, body, secrets)
+}
+
+// parseWebhookEntries splits an entries-format signature header into the
+// signatures that carry the scheme's prefix; entries of other versions
+// ("v2,...") are ignored, as senders may add schemes.
+func (p *Profile) parseWebhookEntries(v string) ([]string, error) {
+	w := p.Webhook
+	if len(v) > 8192 {
+		return nil, fmt.Errorf("%w: header is %d bytes long", ErrMalformedHeader, len(v))
+	}
+	items := []string{v}
+	if w.SignatureSeparator != "" {
+		items = strings.Split(v, w.SignatureSeparator)
+	}
+	var sigs []string
+	for _, item := range items {
+		item = strings.TrimSpace(item)
+		if rest, ok := strings.CutPrefix(item, w.SignaturePrefix); ok && rest != "" {
+			sigs = append(sigs, rest)
+		}
+	}
+	if len(sigs) == 0 {
+		return nil, fmt.Errorf("%w: no %s<signature> entry in %s", ErrMalformedHeader, w.SignaturePrefix, w.SignatureHeader)
+	}
+	return sigs, nil
+}
+
+func (p *Profile) matchWebhook(sigs []string, id, ts string, body []byte, secrets []string) error {
+	w := p.Webhook
+	m := cachedMAC(w.Hash, w.Encoding)
+	decoded := 0
+	for _, s := range secrets {
+		key, err := w.WebhookKey(s)
+		if err != nil {
+			continue
+		}
+		decoded++
+		want := p.webhookMAC(m, key, id, ts, body)
+		for _, sig := range sigs {
+			if m.equal(want, sig) {
+				return nil
+			}
+		}
+	}
+	if decoded == 0 && len(secrets) > 0 {
+		_, err := w.WebhookKey(secrets[0])
+		return fmt.Errorf("%w: no secret could be used: %v", ErrInvalidSignature, err)
+	}
+	what := "signature(s)"
+	if w.SignatureFormat == "entries" && w.SignaturePrefix != "" {
+		what = w.SignaturePrefix + " signature(s) in " + w.SignatureHeader
+	}
+	return fmt.Errorf("%w: none of %d %s matches", ErrInvalidSignature, len(sigs), what)
 }
 
 // WebhookHeader is a parsed webhook signature header.
@@ -54,6 +263,9 @@ func (p *Profile) ParseWebhookHeader(v string) (WebhookHeader, error) {
 		}
 		switch k {
 		case p.Webhook.TimestampKey:
+			if p.Webhook.TimestampFrom != "field" {
+				continue
+			}
 			if seenTS {
 				return h, fmt.Errorf("%w: timestamp given twice", ErrMalformedHeader)
 			}
@@ -65,7 +277,7 @@ func (p *Profile) ParseWebhookHeader(v string) (WebhookHeader, error) {
 			}
 		}
 	}
-	if !seenTS {
+	if !seenTS && p.Webhook.TimestampFrom == "field" {
 		return h, fmt.Errorf("%w: no %s= timestamp", ErrMalformedHeader, p.Webhook.TimestampKey)
 	}
 	if len(h.Signatures) == 0 {
@@ -78,7 +290,10 @@ func (p *Profile) ParseWebhookHeader(v string) (WebhookHeader, error) {
 // value, body the raw bytes received. It accepts the notification when any
 // signature entry matches any secret. Errors wrap ErrMissingHeaders (empty
 // header), ErrMalformedHeader, ErrExpired (timestamp outside the tolerance,
-// either way) or ErrInvalidSignature (no entry matches).
+// either way: ErrTooOld, ErrTooNew or ErrMalformedTimestamp) or
+// ErrInvalidSignature (no entry matches). It reads one header, so it is
+// for the fields schemes (bundled, stripe); VerifyWebhookHeaders takes
+// any scheme.
 func (p *Profile) VerifyWebhook(header string, body []byte, secrets []string, now time.Time) error {
 	if strings.TrimSpace(header) == "" {
 		return fmt.Errorf("%w: no %s header", ErrMissingHeaders, p.Webhook.SignatureHeader)
@@ -90,17 +305,7 @@ func (p *Profile) VerifyWebhook(header string, body []byte, secrets []string, no
 	if err := checkTimestamp(h.Timestamp, now, p.Webhook.Tolerance); err != nil {
 		return err
 	}
-	w := p.Webhook
-	m := cachedMAC(w.Hash, w.Encoding)
-	for _, s := range secrets {
-		want := m.sum([]byte(s), w.PayloadSeparator, []byte(h.Timestamp), body)
-		for _, sig := range h.Signatures {
-			if m.equal(want, sig) {
-				return nil
-			}
-		}
-	}
-	return fmt.Errorf("%w: none of %d signature(s) matches", ErrInvalidSignature, len(h.Signatures))
+	return p.matchWebhook(h.Signatures, "", h.Timestamp, body, secrets)
 }
 
 // CheckWebhookSignatureForm reports how a signature entry departs from
