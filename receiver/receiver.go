@@ -82,6 +82,10 @@ type Receiver struct {
 	Addr    string            // listen address; "127.0.0.1:0" picks a free port
 	DB      string            // database file, or ":memory:"
 	Profile *firmakit.Profile // how notifications are signed; default bundled
+	// ChannelProfiles gives a channel a scheme of its own (a preset such
+	// as github, or a profile file), so one receiver serves a Stripe
+	// channel and a GitHub channel side by side. Other channels use Profile.
+	ChannelProfiles map[string]*firmakit.Profile
 	// Secrets are the webhook secrets per channel, several for rotation;
 	// the channel "*" applies to every channel. Nil: the demo merchant's.
 	Secrets map[string][]string
@@ -403,31 +407,50 @@ func (rv *Receiver) secretsFor(channel string) []string {
 	return append(append([]string(nil), rv.Secrets[channel]...), rv.Secrets["*"]...)
 }
 
-// verdict checks a notification's signature under the profile.
+// profileFor returns the profile a channel's notifications are signed
+// under: its own from ChannelProfiles, else the receiver's.
+func (rv *Receiver) profileFor(channel string) *firmakit.Profile {
+	if p := rv.ChannelProfiles[channel]; p != nil {
+		return p
+	}
+	return rv.Profile
+}
+
+// verdict checks a notification's signature under the channel's profile.
+// When that is not the receiver's own profile, the reason starts with the
+// scheme's name, so a record says which scheme judged it.
 func (rv *Receiver) verdict(channel string, h http.Header, body []byte) (string, string) {
-	sig := h.Get(rv.Profile.Webhook.SignatureHeader)
-	if strings.TrimSpace(sig) == "" {
-		return VerdictMissing, "no " + rv.Profile.Webhook.SignatureHeader + " header"
+	p := rv.profileFor(channel)
+	v, why := rv.verdictUnder(p, channel, h, body)
+	if p != rv.Profile && why != "" {
+		why = p.Name + ": " + why
+	}
+	return v, why
+}
+
+func (rv *Receiver) verdictUnder(p *firmakit.Profile, channel string, h http.Header, body []byte) (string, string) {
+	w := p.Webhook
+	if strings.TrimSpace(h.Get(w.SignatureHeader)) == "" {
+		return VerdictMissing, "no " + w.SignatureHeader + " header"
 	}
 	secrets := rv.secretsFor(channel)
 	if len(secrets) == 0 {
 		return VerdictUnverified, "no webhook secret is known for channel " + channel
 	}
-	err := rv.Profile.VerifyWebhook(sig, body, secrets, rv.Now())
+	err := p.VerifyWebhookHeaders(h, body, secrets, rv.Now())
 	switch {
+	case err == nil && !w.HasTimestamp():
+		return VerdictValid, "replay cannot be judged: " + p.Name + " signs no timestamp"
 	case err == nil:
 		return VerdictValid, ""
-	case errors.Is(err, firmakit.ErrMalformedHeader):
+	case errors.Is(err, firmakit.ErrMalformedHeader), errors.Is(err, firmakit.ErrMissingHeaders):
 		return VerdictInvalid, err.Error()
-	case errors.Is(err, firmakit.ErrExpired):
-		detail := strings.TrimPrefix(err.Error(), firmakit.ErrExpired.Error()+": ")
-		if strings.Contains(detail, "future") {
-			return VerdictInvalid, "future timestamp: " + detail
-		}
-		if strings.Contains(detail, "not a Unix time") {
-			return VerdictInvalid, "malformed header: " + detail
-		}
-		return VerdictInvalid, "stale timestamp: " + detail
+	case errors.Is(err, firmakit.ErrTooNew):
+		return VerdictInvalid, "future timestamp: " + strings.TrimPrefix(err.Error(), firmakit.ErrExpired.Error()+": ")
+	case errors.Is(err, firmakit.ErrMalformedTimestamp):
+		return VerdictInvalid, "malformed header: " + strings.TrimPrefix(err.Error(), firmakit.ErrExpired.Error()+": ")
+	case errors.Is(err, firmakit.ErrTooOld):
+		return VerdictInvalid, "stale timestamp: " + strings.TrimPrefix(err.Error(), firmakit.ErrExpired.Error()+": ")
 	default:
 		return VerdictInvalid, "no matching signature: " + strings.TrimPrefix(err.Error(), firmakit.ErrInvalidSignature.Error()+": ")
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/receiver"
 	"github.com/firmakit/firmakit/reference"
 )
@@ -32,6 +33,8 @@ func (m *Main) receiverFlags(fs *flag.FlagSet, defaultAddr, defaultDB, publicURL
 	maxConns := fs.Int("max-conns", receiver.DefaultMaxConns, "connections held at once; past it the one idle the longest, or else the slowest body, is closed")
 	publicURL := fs.String(publicURLFlag, "", "URL senders reach the receiver at; default its own address. Its host is also allowed as Host")
 	allowPrivate := fs.Bool("allow-private-replay", false, "let a replay go to loopback, link-local and private addresses (your own endpoint on localhost); never to the receiver itself")
+	channelProfiles := &listFlag{}
+	fs.Var(channelProfiles, "channel-profile", "scheme of one channel's notifications, as channel=PRESET or channel=FILE, e.g. gh=github (repeatable); other channels use --profile")
 	forwardTo := fs.String("forward-to", "", "forward every notification, unchanged, to this endpoint of yours (e.g. http://localhost:3000/webhook) and answer the sender with its status")
 	return func() (*receiver.Receiver, error) {
 		p, err := sh.profile()
@@ -43,6 +46,10 @@ func (m *Main) receiverFlags(fs *flag.FlagSet, defaultAddr, defaultDB, publicURL
 			return nil, err
 		}
 		sec, err := parseSecrets(*secrets)
+		if err != nil {
+			return nil, err
+		}
+		chp, err := parseChannelProfiles(*channelProfiles)
 		if err != nil {
 			return nil, err
 		}
@@ -62,7 +69,7 @@ func (m *Main) receiverFlags(fs *flag.FlagSet, defaultAddr, defaultDB, publicURL
 				return nil, usageError("--strict and --forward-to exclude each other: with --forward-to, your endpoint's own answer is the answer")
 			}
 		}
-		return &receiver.Receiver{Addr: *addr, DB: *db, Profile: p, Secrets: sec, Strict: *strict, Token: *token,
+		return &receiver.Receiver{Addr: *addr, DB: *db, Profile: p, ChannelProfiles: chp, Secrets: sec, Strict: *strict, Token: *token,
 			MaxBody: *maxBody, MaxEvents: *maxEvents, MaxAge: *maxAge, MaxBytes: *maxBytes, MaxConns: *maxConns,
 			PublicURL: *publicURL, ForwardTo: *forwardTo, AllowPrivateReplay: *allowPrivate, Logger: log}, nil
 	}
@@ -114,7 +121,7 @@ func redact(s string) string {
 
 func (m *Main) receiveCommand() command {
 	return command{name: "receive", summary: "run the webhook receiver and its live dashboard",
-		usage: "firmakit receive [--listen 127.0.0.1:8090] [--db FILE] [--secret channel=secret] [--strict | --forward-to URL] [--public-url URL] [--token T] [--allow-private-replay]",
+		usage: "firmakit receive [--listen 127.0.0.1:8090] [--db FILE] [--secret channel=secret] [--profile NAME|FILE] [--channel-profile channel=NAME|FILE] [--strict | --forward-to URL] [--public-url URL] [--token T] [--allow-private-replay]",
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			newReceiver := m.receiverFlags(fs, receiver.DefaultAddr, receiver.DefaultDB, "public-url", m.sharedFlags(fs, "info"))
 			return func(ctx context.Context, args []string) error {
@@ -155,4 +162,28 @@ func (m *Main) receiveCommand() command {
 				}
 			}
 		}}
+}
+
+// parseChannelProfiles reads --channel-profile values, channel=PRESET or
+// channel=FILE, into the receiver's per-channel profiles.
+func parseChannelProfiles(values []string) (map[string]*firmakit.Profile, error) {
+	if len(values) == 0 {
+		return nil, nil
+	}
+	out := map[string]*firmakit.Profile{}
+	for _, v := range values {
+		ch, name, ok := strings.Cut(v, "=")
+		if !ok || ch == "" || name == "" {
+			return nil, usageError("--channel-profile %q is not channel=PRESET or channel=FILE (e.g. gh=github)", v)
+		}
+		if _, dup := out[ch]; dup {
+			return nil, usageError("--channel-profile gives channel %q twice", ch)
+		}
+		p, err := firmakit.ResolveProfile(name)
+		if err != nil {
+			return nil, usageError("--channel-profile %s: %v", ch, err)
+		}
+		out[ch] = p
+	}
+	return out, nil
 }

@@ -18,12 +18,12 @@ import (
 
 // profileFlag adds --profile and returns a loader.
 func profileFlag(fs *flag.FlagSet) func() (*firmakit.Profile, error) {
-	path := fs.String("profile", "", "profile file (YAML or JSON) of header names, signing and notification fields; default: the bundled profile")
+	path := fs.String("profile", "", "a preset ("+strings.Join(firmakit.Presets(), ", ")+") or a profile file (YAML or JSON) of header names, signing and notification fields; default: bundled")
 	return func() (*firmakit.Profile, error) {
 		if *path == "" {
 			return firmakit.BundledProfile(), nil
 		}
-		p, err := firmakit.LoadProfile(*path)
+		p, err := firmakit.ResolveProfile(*path)
 		if err != nil {
 			return nil, usageError("%v", err)
 		}

@@ -51,25 +51,60 @@ func printTemplate(m *Main, t firmakit.Template) {
 }
 
 func (m *Main) profileCommand() command {
-	return command{name: "profile", summary: "print the bundled profile, or check a profile file",
-		usage: "firmakit profile [--check FILE]",
+	return command{name: "profile", summary: "list the presets, print one as a file to copy, or check a profile file",
+		usage: "firmakit profile [list | show NAME | --check FILE]",
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
-			check := fs.String("check", "", "validate this profile file and print it resolved")
+			check := fs.String("check", "", "validate this profile file (or preset) and print it resolved")
 			return func(ctx context.Context, args []string) error {
-				if *check == "" {
+				if *check != "" {
+					p, err := firmakit.ResolveProfile(*check)
+					if err != nil {
+						return usageError("%v", err)
+					}
+					out, err := yaml.Marshal(p)
+					if err != nil {
+						return err
+					}
+					_, err = m.Stdout.Write(out)
+					return err
+				}
+				switch {
+				case len(args) == 0:
 					_, err := m.Stdout.Write(firmakit.BundledProfileYAML())
 					return err
-				}
-				p, err := firmakit.LoadProfile(*check)
-				if err != nil {
-					return usageError("%v", err)
-				}
-				out, err := yaml.Marshal(p)
-				if err != nil {
+				case args[0] == "list" && len(args) == 1:
+					for _, name := range firmakit.Presets() {
+						p, _ := firmakit.Preset(name)
+						fmt.Fprintf(m.Stdout, "%-18s %s\n", name, schemeSummary(p))
+					}
+					return nil
+				case args[0] == "show" && len(args) == 2:
+					b, ok := firmakit.PresetYAML(args[1])
+					if !ok {
+						return usageError("unknown preset %q; 'firmakit profile list' names them", args[1])
+					}
+					_, err := m.Stdout.Write(b)
 					return err
 				}
-				_, err = m.Stdout.Write(out)
-				return err
+				return usageError("usage: firmakit profile [list | show NAME | --check FILE]")
 			}
 		}}
+}
+
+// schemeSummary says in one line how a profile signs notifications.
+func schemeSummary(p *firmakit.Profile) string {
+	w := p.Webhook
+	s := w.SignatureHeader + ": "
+	if w.SignatureFormat == "fields" {
+		s += w.TimestampKey + "=<t>," + w.SignatureKey + "=<" + w.Encoding + ">"
+	} else {
+		s += w.SignaturePrefix + "<" + w.Encoding + ">"
+	}
+	s += " over " + strings.Join(w.SignedContent, w.PayloadSeparator)
+	if !w.HasTimestamp() {
+		s += "; no timestamp, replay cannot be judged"
+	} else {
+		s += fmt.Sprintf("; tolerance %s", w.Tolerance)
+	}
+	return s
 }

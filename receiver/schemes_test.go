@@ -1,0 +1,76 @@
+package receiver_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/receiver"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// One receiver serves channels signed under different schemes side by
+// side; each record's reason names the scheme and says why in its words.
+func TestChannelSchemes(t *testing.T) {
+	stripe, _ := firmakit.Preset("stripe")
+	github, _ := firmakit.Preset("github")
+	sw, _ := firmakit.Preset("standard-webhooks")
+	const swSecret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+	rv := MustOpenReceiver(t, func(rv *receiver.Receiver) {
+		rv.ChannelProfiles = map[string]*firmakit.Profile{"st": stripe, "gh": github, "sw": sw}
+		rv.Secrets = map[string][]string{"st": {"whsec_st"}, "gh": {"gh secret"}, "sw": {swSecret}, "merchant_demo": {"whsec_test_demo"}}
+	})
+	body := notification(firmakit.StateCreated, "evt_1", "sig_1")
+	now := time.Now()
+	signed := func(p *firmakit.Profile, secret string, at time.Time) http.Header {
+		h := http.Header{}
+		p.SignWebhook(h, "msg_1", []string{secret}, at, body)
+		return h
+	}
+	for _, tc := range []struct {
+		name, channel string
+		header        http.Header
+		verdict       string
+		reason        string
+	}{
+		{"stripe valid", "st", signed(stripe, "whsec_st", now), "valid", ""},
+		{"github valid, replay not judged", "gh", signed(github, "gh secret", now), "valid", "github: replay cannot be judged: github signs no timestamp"},
+		{"github forged", "gh", signed(github, "other", now), "invalid", "github: no matching signature: none of 1 sha256= signature(s) in X-Hub-Signature-256 matches"},
+		{"github under the bundled header", "gh", signed(firmakit.BundledProfile(), "gh secret", now), "missing", "github: no X-Hub-Signature-256 header"},
+		{"standard-webhooks valid", "sw", signed(sw, swSecret, now), "valid", ""},
+		{"standard-webhooks stale", "sw", signed(sw, swSecret, now.Add(-10*time.Minute)), "invalid", "standard-webhooks: stale timestamp: timestamp is 600s old"},
+		{"standard-webhooks future", "sw", signed(sw, swSecret, now.Add(10*time.Minute)), "invalid", "standard-webhooks: future timestamp"},
+		{"bundled channel unchanged", "merchant_demo", signed(firmakit.BundledProfile(), "whsec_test_demo", now), "valid", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req, err := http.NewRequest("POST", rv.URL()+"/hooks/"+tc.channel, bytes.NewReader(body))
+			require.NoError(t, err)
+			for k, v := range tc.header {
+				req.Header[k] = v
+			}
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := http.DefaultClient.Do(req)
+			require.NoError(t, err)
+			var out map[string]any
+			require.NoError(t, decodeJSON(resp, &out))
+			var rec receiver.Record
+			getJSON(t, fmt.Sprintf("%s/api/events/%v", rv.URL(), out["received"]), &rec)
+			assert.Equal(t, tc.verdict, rec.Verdict)
+			if tc.reason == "" {
+				assert.Empty(t, rec.Reason)
+			} else {
+				assert.Contains(t, rec.Reason, tc.reason)
+			}
+		})
+	}
+}
+
+func decodeJSON(resp *http.Response, out any) error {
+	defer resp.Body.Close()
+	return json.NewDecoder(resp.Body).Decode(out)
+}
