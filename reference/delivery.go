@@ -370,7 +370,7 @@ func (d *dispatcher) send() {
 func (d *dispatcher) attempt(dl *delivery) {
 	s := d.s
 	d.mu.Lock()
-	url, body, secrets, dueAt := dl.URL, dl.Body, dl.secrets, dl.dueAt
+	url, body, secrets, dueAt, eventID := dl.URL, dl.Body, dl.secrets, dl.dueAt, dl.EventID
 	d.mu.Unlock()
 
 	at := Attempt{At: d.clock.Now().UTC()}
@@ -381,7 +381,7 @@ func (d *dispatcher) attempt(dl *delivery) {
 	if err == nil {
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("User-Agent", "firmakit-reference/1")
-		req.Header.Set(s.Profile.Webhook.SignatureHeader, s.Profile.WebhookSignature(secrets, s.Now(), []byte(body)))
+		s.Profile.SignWebhook(req.Header, eventID, secrets, s.Now(), []byte(body))
 		s.faultDelivery(req, dl)
 		var resp *http.Response
 		resp, err = s.HTTPClient.Do(req)

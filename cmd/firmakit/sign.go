@@ -1,9 +1,12 @@
 package main
 
 import (
+	"net/http"
+
 	"context"
 	"flag"
 	"fmt"
+	"github.com/google/uuid"
 	"net/url"
 	"os"
 	"sort"
@@ -16,7 +19,7 @@ import (
 
 func (m *Main) signCommand() command {
 	return command{name: "sign", summary: "print the signed headers (or a curl line) for a request",
-		usage: "firmakit sign --url URL [--body JSON | --body-file FILE] [--key K --secret S] [--curl]",
+		usage: "firmakit sign --url URL [--body JSON | --body-file FILE] [--key K --secret S | --webhook-secret S [--webhook-id ID]] [--profile NAME|FILE] [--curl]",
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			demo := reference.Demo()
 			rawURL := fs.String("url", "", "full URL of the request, e.g. http://127.0.0.1:8080/"+demo.APIVersion+"/check/"+demo.MerchantID)
@@ -26,6 +29,8 @@ func (m *Main) signCommand() command {
 			key := fs.String("key", demo.Credential.Key, "credential key id")
 			secret := fs.String("secret", demo.Credential.Secret, "credential secret (never printed)")
 			ts := fs.Int64("timestamp", 0, "Unix time to sign with; default now")
+			webhookSecret := fs.String("webhook-secret", "", "sign a notification instead, under the profile's webhook scheme, with this webhook secret (never printed)")
+			webhookID := fs.String("webhook-id", "", "the notification's message id, for schemes that sign one (standard-webhooks); default: a new one")
 			curl := fs.Bool("curl", false, "print a ready curl command instead of the headers")
 			profile := profileFlag(fs)
 			return func(ctx context.Context, args []string) error {
@@ -70,7 +75,17 @@ func (m *Main) signCommand() command {
 				if u.RawQuery != "" || u.ForceQuery {
 					target += "?" + u.RawQuery
 				}
-				h := p.SignedHeaders(*key, *secret, strings.ToUpper(*method), target, b, now)
+				var h http.Header
+				if *webhookSecret != "" {
+					id := *webhookID
+					if id == "" {
+						id = "msg_" + uuid.NewString()
+					}
+					h = http.Header{}
+					p.SignWebhook(h, id, []string{*webhookSecret}, now, b)
+				} else {
+					h = p.SignedHeaders(*key, *secret, strings.ToUpper(*method), target, b, now)
+				}
 				names := make([]string, 0, len(h))
 				for k := range h {
 					names = append(names, k)
@@ -94,6 +109,10 @@ func (m *Main) signCommand() command {
 				}
 				for _, k := range names {
 					fmt.Fprintf(m.Stdout, "%s: %s\n", k, h.Get(k))
+				}
+				if *webhookSecret != "" {
+					fmt.Fprintf(m.Stderr, "notification signed under %s (%s)\n", p.Name, schemeSummary(p))
+					return nil
 				}
 				sts := p.StringToSign(firmakit.RequestParts{Timestamp: h.Get(p.Request.TimestampHeader), Method: strings.ToUpper(*method), Target: target, KeyID: *key, Body: b})
 				// Escaped as a diagnostic of 'firmakit serve --explain' shows
