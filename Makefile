@@ -4,8 +4,9 @@ BIN     ?= bin/firmakit
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
 # Debian packages the tests drive: a real browser for the dashboard, a real
 # PDF reader for the demo documents, curl for the printed curl lines,
-# python3 for the README's check of the webhook test vectors.
-DEBS    := chromium poppler-utils curl python3
+# python3 for the README's check of the webhook test vectors, Node and npm
+# for the interop tests against the webhook schemes' own libraries.
+DEBS    := chromium poppler-utils curl python3 nodejs npm
 FUZZTIME ?= 30s
 
 .PHONY: build test power deps lint bench bench-verify bench-load bench-demo bench-receiver bench-suite bench-verdict bench-dashboard bench-sandbox bench-abuse fuzz clean
@@ -37,12 +38,15 @@ deps:
 	command -v pdftotext >/dev/null 2>&1 || missing="$$missing poppler-utils"; \
 	command -v curl >/dev/null 2>&1 || missing="$$missing curl"; \
 	command -v python3 >/dev/null 2>&1 || missing="$$missing python3"; \
+	command -v node >/dev/null 2>&1 || missing="$$missing nodejs"; \
+	command -v npm >/dev/null 2>&1 || missing="$$missing npm"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing Debian packages:$$missing"; \
 		SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 	$(GO) mod download
+	cd internal/interop/js && npm ci --no-audit --no-fund --ignore-scripts
 
 lint:
 	@test -z "$$(gofmt -l .)" || { gofmt -l .; echo "gofmt would change the files above"; exit 1; }

@@ -1,0 +1,198 @@
+// Package interop checks firmakit's webhook schemes against the schemes'
+// own libraries, both ways: what they sign, firmakit verifies (the root
+// and the receiver); what firmakit signs, they verify; a forged one is
+// refused by both.
+package interop_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/receiver"
+)
+
+// lib is one scheme's library and the preset that speaks its scheme.
+type lib struct {
+	name, preset, secret string
+}
+
+var libs = []lib{
+	{"standardwebhooks", "standard-webhooks", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"},
+	{"svix", "standard-webhooks", "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD"},
+	{"octokit", "github", "It's a Secret to Everybody"},
+	{"stripe", "stripe", "whsec_test_interop"},
+}
+
+type request struct {
+	Op        string            `json:"op"`
+	Lib       string            `json:"lib"`
+	Secret    string            `json:"secret"`
+	ID        string            `json:"id,omitempty"`
+	Timestamp int64             `json:"timestamp,omitempty"`
+	Body      string            `json:"body"`
+	Headers   map[string]string `json:"headers,omitempty"`
+}
+
+type answer struct {
+	Headers map[string]string `json:"headers"`
+	OK      bool              `json:"ok"`
+	Error   string            `json:"error"`
+}
+
+const installHint = "the interop tests need Node and the schemes' npm packages: run 'make deps' (apt-get install nodejs npm; npm ci in internal/interop/js)"
+
+// node runs the interop script with one request.
+func node(t *testing.T, r request) answer {
+	t.Helper()
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Fatalf("node not found: %s", installHint)
+	}
+	if _, err := os.Stat(filepath.Join("js", "node_modules", "standardwebhooks")); err != nil {
+		t.Fatalf("npm packages not installed: %s", installHint)
+	}
+	in, _ := json.Marshal(r)
+	cmd := exec.Command("node", "interop.mjs")
+	cmd.Dir = "js"
+	cmd.Stdin = bytes.NewReader(in)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node interop.mjs: %v: %s (%s)", err, stderr.String(), installHint)
+	}
+	var a answer
+	if err := json.Unmarshal(out, &a); err != nil {
+		t.Fatalf("node interop.mjs answered %q: %v", out, err)
+	}
+	return a
+}
+
+func header(m map[string]string) http.Header {
+	h := http.Header{}
+	for k, v := range m {
+		h.Set(k, v)
+	}
+	return h
+}
+
+func flat(h http.Header) map[string]string {
+	m := map[string]string{}
+	for k := range h {
+		m[k] = h.Get(k)
+	}
+	return m
+}
+
+const body = `{"event_id":"evt_0001","type":"signature.updated","signature_id":"sig_0001","status":"signed"}`
+
+// What each library signs, firmakit verifies; the same headers over
+// another body are refused.
+func TestTheirSignaturesVerify(t *testing.T) {
+	now := time.Now()
+	for _, l := range libs {
+		t.Run(l.name, func(t *testing.T) {
+			p, err := firmakit.Preset(l.preset)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := node(t, request{Op: "sign", Lib: l.name, Secret: l.secret, ID: "msg_interop", Timestamp: now.Unix(), Body: body})
+			if len(a.Headers) == 0 {
+				t.Fatalf("%s signed nothing: %+v", l.name, a)
+			}
+			h := header(a.Headers)
+			if err := p.VerifyWebhookHeaders(h, []byte(body), []string{l.secret}, now); err != nil {
+				t.Fatalf("firmakit (%s) refused %s's signature %v: %v", l.preset, l.name, a.Headers, err)
+			}
+			forged := strings.Replace(body, "signed", "rejected", 1)
+			if err := p.VerifyWebhookHeaders(h, []byte(forged), []string{l.secret}, now); !errors.Is(err, firmakit.ErrInvalidSignature) {
+				t.Fatalf("firmakit took a forged body under %s's signature: %v", l.name, err)
+			}
+		})
+	}
+}
+
+// What firmakit signs under each preset, the scheme's library verifies;
+// a forged body is refused by the library too.
+func TestOurSignaturesVerify(t *testing.T) {
+	now := time.Now()
+	for _, l := range libs {
+		t.Run(l.name, func(t *testing.T) {
+			p, _ := firmakit.Preset(l.preset)
+			h := http.Header{}
+			p.SignWebhook(h, "msg_interop", []string{l.secret}, now, []byte(body))
+			a := node(t, request{Op: "verify", Lib: l.name, Secret: l.secret, Body: body, Headers: flat(h)})
+			if !a.OK {
+				t.Fatalf("%s refused firmakit's %s signature %v: %s", l.name, l.preset, flat(h), a.Error)
+			}
+			forged := strings.Replace(body, "signed", "rejected", 1)
+			a = node(t, request{Op: "verify", Lib: l.name, Secret: l.secret, Body: forged, Headers: flat(h)})
+			if a.OK {
+				t.Fatalf("%s took a forged body under firmakit's signature", l.name)
+			}
+		})
+	}
+}
+
+// A receiver with a channel per scheme records each library's
+// notification as valid, and a forged one as invalid.
+func TestReceiverVerifiesTheirSignatures(t *testing.T) {
+	profiles := map[string]*firmakit.Profile{}
+	secrets := map[string][]string{}
+	for _, l := range libs {
+		p, _ := firmakit.Preset(l.preset)
+		profiles[l.name] = p
+		secrets[l.name] = []string{l.secret}
+	}
+	rv := &receiver.Receiver{Addr: "127.0.0.1:0", DB: ":memory:", ChannelProfiles: profiles, Secrets: secrets}
+	if err := rv.Open(); err != nil {
+		t.Fatal(err)
+	}
+	defer rv.Close()
+	for _, l := range libs {
+		for _, forge := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s forged=%v", l.name, forge), func(t *testing.T) {
+				a := node(t, request{Op: "sign", Lib: l.name, Secret: l.secret, ID: "msg_interop", Timestamp: time.Now().Unix(), Body: body})
+				sent := body
+				if forge {
+					sent = strings.Replace(body, "signed", "rejected", 1)
+				}
+				req, _ := http.NewRequest("POST", rv.URL()+"/hooks/"+l.name, strings.NewReader(sent))
+				for k, v := range a.Headers {
+					req.Header.Set(k, v)
+				}
+				req.Header.Set("Content-Type", "application/json")
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var out map[string]any
+				_ = json.NewDecoder(resp.Body).Decode(&out)
+				resp.Body.Close()
+				r2, err := http.Get(fmt.Sprintf("%s/api/events/%v", rv.URL(), out["received"]))
+				if err != nil {
+					t.Fatal(err)
+				}
+				var rec receiver.Record
+				_ = json.NewDecoder(r2.Body).Decode(&rec)
+				r2.Body.Close()
+				want := "valid"
+				if forge {
+					want = "invalid"
+				}
+				if rec.Verdict != want {
+					t.Fatalf("record of %s's notification (forged %v): verdict %q (%s), want %q", l.name, forge, rec.Verdict, rec.Reason, want)
+				}
+			})
+		}
+	}
+}
