@@ -6,10 +6,13 @@ package interop_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +22,7 @@ import (
 
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/receiver"
+	"github.com/firmakit/firmakit/reference"
 )
 
 // lib is one scheme's library and the preset that speaks its scheme.
@@ -194,5 +198,59 @@ func TestReceiverVerifiesTheirSignatures(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// The reference's notifications under each preset (serve --profile) are
+// verified by the scheme's own library.
+func TestReferenceNotificationsVerify(t *testing.T) {
+	for _, l := range libs {
+		t.Run(l.name, func(t *testing.T) {
+			p, _ := firmakit.Preset(l.preset)
+			got := make(chan *http.Request, 4)
+			bodies := make(chan string, 4)
+			endpoint := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				b, _ := io.ReadAll(r.Body)
+				got <- r
+				bodies <- string(b)
+			}))
+			defer endpoint.Close()
+			cfg := reference.DemoConfig()
+			demo := reference.Demo()
+			cfg.Merchant(demo.MerchantID).WebhookSecrets = []string{l.secret}
+			if err := cfg.SetWebhook(demo.MerchantID, endpoint.URL+"/hook"); err != nil {
+				t.Fatal(err)
+			}
+			ref := &reference.Server{Addr: "127.0.0.1:0", Profile: p, Config: cfg, DemoDelay: time.Millisecond}
+			if err := ref.Open(); err != nil {
+				t.Fatal(err)
+			}
+			defer ref.Close()
+			mc := cfg.Merchant(demo.MerchantID)
+			cred, _ := mc.EnabledCredential()
+			tpl := mc.Templates[0]
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			if _, err := reference.CreateDemo(ctx, reference.DemoRequest{URL: ref.URL(), MerchantID: mc.ID, Key: cred.Key, Secret: cred.Secret,
+				Profile: p, Template: tpl.Template, Data: tpl.ExampleData(), State: firmakit.StateSigned, Title: "interop"}); err != nil {
+				t.Fatal(err)
+			}
+			var r *http.Request
+			var b string
+			select {
+			case r = <-got:
+				b = <-bodies
+			case <-ctx.Done():
+				t.Fatal("the reference sent no notification")
+			}
+			a := node(t, request{Op: "verify", Lib: l.name, Secret: l.secret, Body: b, Headers: flat(r.Header)})
+			if !a.OK {
+				t.Fatalf("%s refused the reference's notification under %s (%v): %s", l.name, l.preset, flat(r.Header), a.Error)
+			}
+			a = node(t, request{Op: "verify", Lib: l.name, Secret: l.secret, Body: b + " ", Headers: flat(r.Header)})
+			if a.OK {
+				t.Fatalf("%s took a changed body under the reference's signature", l.name)
+			}
+		})
 	}
 }
