@@ -41,7 +41,8 @@ func runReceiver(args []string) error {
 	memSenders := fs.Int("memory-senders", 16, "concurrent senders in the memory round")
 	idleConns := fs.Int("idle-conns", 2000, "idle connections in the idle round")
 	idleWait := fs.Duration("idle-wait", 60*time.Second, "how long the idle round leaves them idle")
-	only := fs.String("only", "", "run one round: ingest, stream, kill, large, memory, idle")
+	only := fs.String("only", "", "run one round: ingest, stream, kill, large, memory, idle, presets")
+	presets := fs.String("profiles", "", "the presets round: ingest under each named preset (comma-separated, or all) beside bundled")
 	_ = fs.Parse(args)
 	dir, err := os.MkdirTemp("", "firmakit-bench-")
 	if err != nil {
@@ -58,6 +59,15 @@ func runReceiver(args []string) error {
 		{"large", func() error { return benchLarge(*bin, dir, *fill, *workers) }},
 		{"memory", func() error { return benchMemory(*bin, *memFor, *memSenders) }},
 		{"idle", func() error { return benchIdle(*bin, *idleConns, *idleWait) }},
+	}
+	if *presets != "" || *only == "presets" {
+		if *presets == "" {
+			*presets = "all"
+		}
+		rounds = append(rounds, struct {
+			name string
+			run  func() error
+		}{"presets", func() error { return benchIngestPresets(*bin, dir, *ingestFor, *workers, *presets) }})
 	}
 	for _, r := range rounds {
 		if *only != "" && *only != r.name {
