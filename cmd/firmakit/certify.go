@@ -72,6 +72,9 @@ func (m *Main) certifyCommand() command {
 				if err != nil {
 					return err
 				}
+				if err := suiteSpeaks(p); err != nil {
+					return err
+				}
 				log, err := logger()
 				if err != nil {
 					return err

@@ -67,3 +67,16 @@ func TestChannelProfileFlag(t *testing.T) {
 	assert.Equal(t, "X-Hub-Signature-256", got["gh"].Webhook.SignatureHeader)
 	assert.Equal(t, "Stripe-Signature", got["st"].Webhook.SignatureHeader)
 }
+
+// The suites refuse, before running, a scheme their webhook sentences
+// cannot write, and take the fields schemes.
+func TestSuitesSayWhichSchemesTheySpeak(t *testing.T) {
+	for _, name := range []string{"standard-webhooks", "github", "shopify"} {
+		code, _, errOut := run(t, nil, "certify-webhook", "--endpoint", "http://127.0.0.1:1/hook", "--webhook-secret", "s", "--profile", name)
+		assert.Equal(t, ExitUsage, code, name)
+		assert.Contains(t, errOut, name+" is not one of them yet", name)
+	}
+	p, _ := firmakit.Preset("stripe")
+	assert.NoError(t, suiteSpeaks(p))
+	assert.NoError(t, suiteSpeaks(firmakit.BundledProfile()))
+}

@@ -31,6 +31,17 @@ func profileFlag(fs *flag.FlagSet) func() (*firmakit.Profile, error) {
 	}
 }
 
+// suiteSpeaks refuses a profile whose webhook scheme the suites' webhook
+// sentences cannot yet write or judge: they build and take apart
+// "<timestamp_key>=<t>,<signature_key>=<mac>" headers (bundled, stripe).
+func suiteSpeaks(p *firmakit.Profile) error {
+	if w := p.Webhook; w.SignatureFormat != "fields" || w.TimestampFrom != "field" || w.HasID() {
+		return usageError("profile %q: the suites' webhook scenarios speak the schemes written as key=value fields with the timestamp inside (bundled, stripe); %s is not one of them yet. 'firmakit receive --profile %s' and 'firmakit sign --profile %s' take it",
+			p.Name, p.Name, p.Name, p.Name)
+	}
+	return nil
+}
+
 // shared are flags that the reference and the receiver both take; a
 // command that runs both defines them once.
 type shared struct {
