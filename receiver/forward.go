@@ -47,11 +47,12 @@ func checkForwardTo(raw string, strict bool) error {
 }
 
 // forward posts a notification to rv.ForwardTo unchanged (its raw body,
-// its signature header and Content-Type) and returns what the endpoint
-// answered and the status to answer the sender with: the endpoint's own,
+// the headers that sign it under the channel's scheme, and Content-Type)
+// and returns what the endpoint answered and the status to answer the
+// sender with: the endpoint's own,
 // or 502 (unreachable, a redirect) or 504 (no answer within the profile's
 // delivery timeout) with the reason in Forward.Error.
-func (rv *Receiver) forward(ctx context.Context, h http.Header, body []byte) (*Forward, int) {
+func (rv *Receiver) forward(ctx context.Context, channel string, h http.Header, body []byte) (*Forward, int) {
 	f := &Forward{URL: rv.ForwardTo}
 	timeout := rv.Profile.Webhook.Timeout
 	ctx, cancel := context.WithTimeout(ctx, timeout)
@@ -61,7 +62,7 @@ func (rv *Receiver) forward(ctx context.Context, h http.Header, body []byte) (*F
 		f.Error = "the forward URL is not usable: " + err.Error()
 		return f, http.StatusBadGateway
 	}
-	for _, name := range []string{"Content-Type", rv.Profile.Webhook.SignatureHeader} {
+	for _, name := range append([]string{"Content-Type"}, rv.profileFor(channel).WebhookSignatureHeaders()...) {
 		if vs := h.Values(name); len(vs) > 0 {
 			req.Header[http.CanonicalHeaderKey(name)] = append([]string(nil), vs...)
 		}

@@ -509,7 +509,7 @@ func (rv *Receiver) handleHook(c echo.Context) error {
 		// The endpoint's answer is the answer; the record is kept even
 		// when the sender gives up waiting for it.
 		rv.extend(c, rv.Profile.Webhook.Timeout)
-		rec.Forward, status = rv.forward(req.Context(), req.Header, body)
+		rec.Forward, status = rv.forward(req.Context(), channel, req.Header, body)
 		answerErr = rec.Forward.Error
 		var cancel context.CancelFunc
 		insertCtx, cancel = context.WithTimeout(context.WithoutCancel(req.Context()), 10*time.Second)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -73,4 +74,27 @@ func TestChannelSchemes(t *testing.T) {
 func decodeJSON(resp *http.Response, out any) error {
 	defer resp.Body.Close()
 	return json.NewDecoder(resp.Body).Decode(out)
+}
+
+// A forwarded notification keeps every header that signs it under the
+// channel's scheme, so the endpoint behind can verify it.
+func TestForwardKeepsTheSchemesHeaders(t *testing.T) {
+	sw, _ := firmakit.Preset("standard-webhooks")
+	const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+	got := make(chan http.Header, 1)
+	endpoint := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got <- r.Header.Clone() }))
+	defer endpoint.Close()
+	rv := MustOpenReceiver(t, func(rv *receiver.Receiver) {
+		rv.ChannelProfiles = map[string]*firmakit.Profile{"sw": sw}
+		rv.Secrets = map[string][]string{"sw": {secret}}
+		rv.ForwardTo = endpoint.URL
+	})
+	body := notification(firmakit.StateSigned, "evt_1", "sig_1")
+	req, _ := http.NewRequest("POST", rv.URL()+"/hooks/sw", bytes.NewReader(body))
+	sw.SignWebhook(req.Header, "msg_1", []string{secret}, time.Now(), body)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	h := <-got
+	assert.NoError(t, sw.VerifyWebhookHeaders(h, body, []string{secret}, time.Now()), "forwarded headers: %v", h)
 }
