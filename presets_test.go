@@ -167,3 +167,53 @@ func TestResolveProfile(t *testing.T) {
 		t.Fatalf("unknown name: %v", err)
 	}
 }
+
+// The cases of the Standard Webhooks Go library's own table test
+// (standard-webhooks/standard-webhooks, libraries/go/webhook_test.go at
+// b2fa7b87), each with the sentinel a caller acts on.
+func TestStandardWebhooksLibraryCases(t *testing.T) {
+	p := preset(t, "standard-webhooks")
+	const secret = "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" // the library takes it with or without whsec_
+	payload := []byte(`{"test": 2432232314}`)
+	now := time.Now()
+	signed := func(at time.Time) http.Header {
+		h := http.Header{}
+		p.SignWebhook(h, "msg_p5jXN8AQM9LWM0D4loKWxJek", []string{secret}, at, payload)
+		return h
+	}
+	const other = "v1,Ceo5qEr07ixe2NLpvHk3FH9bwy/WavXrAFQ/9tdO6mc="
+	cases := []struct {
+		name   string
+		at     time.Time
+		change func(http.Header)
+		want   error
+	}{
+		{"valid signature is valid", now, nil, nil},
+		{"missing id", now, func(h http.Header) { h.Del("webhook-id") }, firmakit.ErrMissingHeaders},
+		{"missing timestamp", now, func(h http.Header) { h.Del("webhook-timestamp") }, firmakit.ErrMissingHeaders},
+		{"missing signature", now, func(h http.Header) { h.Del("webhook-signature") }, firmakit.ErrMissingHeaders},
+		{"invalid signature", now, func(h http.Header) { h.Set("webhook-signature", other) }, firmakit.ErrInvalidSignature},
+		{"partial signature", now, func(h http.Header) { h.Set("webhook-signature", "v1,") }, firmakit.ErrMalformedHeader},
+		{"old timestamp", now.Add(-5*time.Minute - time.Second), nil, firmakit.ErrTooOld},
+		{"new timestamp", now.Add(5*time.Minute + time.Second), nil, firmakit.ErrTooNew},
+		{"valid multi sig", now, func(h http.Header) {
+			h.Set("webhook-signature", strings.Join([]string{other, "v2,Ceo5qEr07ixe2NLpvHk3FH9bwy/WavXrAFQ/9tdO6mc=", h.Get("webhook-signature"), other}, " "))
+		}, nil},
+	}
+	for _, c := range cases {
+		for _, s := range []string{secret, "whsec_" + secret} {
+			h := signed(c.at)
+			if c.change != nil {
+				c.change(h)
+			}
+			err := p.VerifyWebhookHeaders(h, payload, []string{s}, now)
+			if (c.want == nil) != (err == nil) || (c.want != nil && !errors.Is(err, c.want)) {
+				t.Errorf("%s (secret %s): got %v, want %v", c.name, s[:6], err, c.want)
+			}
+		}
+	}
+	// An empty key is refused, not taken as a key of no bytes.
+	if _, err := p.Webhook.WebhookKey("whsec_"); err == nil {
+		t.Error("whsec_ with nothing after it was taken as a key")
+	}
+}
