@@ -23,8 +23,8 @@ func TestChannelSchemes(t *testing.T) {
 	sw, _ := firmakit.Preset("standard-webhooks")
 	const swSecret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 	rv := MustOpenReceiver(t, func(rv *receiver.Receiver) {
-		rv.ChannelProfiles = map[string]*firmakit.Profile{"st": stripe, "gh": github, "sw": sw}
-		rv.Secrets = map[string][]string{"st": {"whsec_st"}, "gh": {"gh secret"}, "sw": {swSecret}, "merchant_demo": {"whsec_test_demo"}}
+		rv.ChannelProfiles = map[string]*firmakit.Profile{"st": stripe, "gh": github, "sw": sw, "swdemo": sw}
+		rv.Secrets = map[string][]string{"st": {"whsec_st"}, "gh": {"gh secret"}, "sw": {swSecret}, "swdemo": {"whsec_test_demo"}, "merchant_demo": {"whsec_test_demo"}}
 	})
 	body := notification(firmakit.StateCreated, "evt_1", "sig_1")
 	now := time.Now()
@@ -46,6 +46,8 @@ func TestChannelSchemes(t *testing.T) {
 		{"standard-webhooks valid", "sw", signed(sw, swSecret, now), "valid", ""},
 		{"standard-webhooks stale", "sw", signed(sw, swSecret, now.Add(-10*time.Minute)), "invalid", "standard-webhooks: stale timestamp: timestamp is 600s old"},
 		{"standard-webhooks future", "sw", signed(sw, swSecret, now.Add(10*time.Minute)), "invalid", "standard-webhooks: future timestamp"},
+		{"standard-webhooks, a demo secret that is not base64", "swdemo", signed(sw, "whsec_test_demo", now), "valid", ""},
+		{"standard-webhooks, another secret", "swdemo", signed(sw, swSecret, now), "invalid", "standard-webhooks: no matching signature: none of 1 v1, signature(s) in webhook-signature matches"},
 		{"bundled channel unchanged", "merchant_demo", signed(firmakit.BundledProfile(), "whsec_test_demo", now), "valid", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
