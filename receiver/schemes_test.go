@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -99,4 +100,29 @@ func TestForwardKeepsTheSchemesHeaders(t *testing.T) {
 	resp.Body.Close()
 	h := <-got
 	assert.NoError(t, sw.VerifyWebhookHeaders(h, body, []string{secret}, time.Now()), "forwarded headers: %v", h)
+}
+
+// A replay re-signed with other secrets is signed under the record's
+// channel's scheme.
+func TestReplayResignsUnderTheChannelsScheme(t *testing.T) {
+	gh, _ := firmakit.Preset("github")
+	got := make(chan http.Header, 1)
+	sink := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got <- r.Header.Clone() }))
+	defer sink.Close()
+	rv := MustOpenReceiver(t, func(rv *receiver.Receiver) {
+		rv.AllowPrivateReplay = true
+		rv.ChannelProfiles = map[string]*firmakit.Profile{"gh": gh}
+		rv.Secrets = map[string][]string{"gh": {"gh secret"}}
+	})
+	body := notification(firmakit.StateSigned, "evt_1", "sig_1")
+	req, _ := http.NewRequest("POST", rv.URL()+"/hooks/gh", bytes.NewReader(body))
+	gh.SignWebhook(req.Header, "evt_1", []string{"gh secret"}, time.Now(), body)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	resp, err = http.Post(rv.URL()+"/api/events/1/replay", "application/json", strings.NewReader(`{"url":"`+sink.URL+`/x","secrets":["new secret"]}`))
+	require.NoError(t, err)
+	resp.Body.Close()
+	h := <-got
+	assert.NoError(t, gh.VerifyWebhookHeaders(h, body, []string{"new secret"}, time.Now()), "replayed headers: %v", h)
 }
