@@ -36,7 +36,7 @@ func profileFlag(fs *flag.FlagSet) func() (*firmakit.Profile, error) {
 // "<timestamp_key>=<t>,<signature_key>=<mac>" headers (bundled, stripe).
 func suiteSpeaks(p *firmakit.Profile) error {
 	if w := p.Webhook; w.SignatureFormat != "fields" || w.TimestampFrom != "field" || w.HasID() {
-		return usageError("profile %q: the suites' webhook scenarios speak the schemes written as key=value fields with the timestamp inside (bundled, stripe); %s is not one of them yet. 'firmakit receive --profile %s' and 'firmakit sign --profile %s' take it",
+		return usageError("profile %q: the suites' webhook scenarios and vectors speak the schemes written as key=value fields with the timestamp inside (bundled, stripe); %s is not one of them yet. 'firmakit receive --profile %s' and 'firmakit sign --profile %s' take it",
 			p.Name, p.Name, p.Name, p.Name)
 	}
 	return nil
@@ -162,7 +162,7 @@ func (f webhooksFlag) apply(cfg *reference.Config) (map[string]bool, error) {
 
 func (m *Main) serveCommand() command {
 	return command{name: "serve", summary: "run the reference server of the merchant API",
-		usage: "firmakit serve [--addr 127.0.0.1:8080] [--merchants FILE] [--webhook-url [MERCHANT=]URL ...] [--max-deliveries 256] [--explain] [--sandbox-token T] [--profile FILE] [--fault NAME,... | --fault list]",
+		usage: "firmakit serve [--addr 127.0.0.1:8080] [--merchants FILE] [--webhook-url [MERCHANT=]URL ...] [--max-deliveries 256] [--explain] [--sandbox-token T] [--profile NAME|FILE] [--fault NAME,... | --fault list]",
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			newServer := m.referenceFlags(fs, reference.DefaultAddr, m.sharedFlags(fs, "info"))
 			var faults faultsFlag

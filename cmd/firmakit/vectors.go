@@ -16,7 +16,7 @@ import (
 // a merchant's unit tests to run without firmakit or a network.
 func (m *Main) vectorsCommand() command {
 	return command{name: "vectors", summary: "write the webhook suite's cases as test vectors (JSON) for an endpoint's unit tests",
-		usage: "firmakit vectors [--webhook-secret S] [--merchant ID] [--at UNIX] [--profile FILE] [--out FILE]",
+		usage: "firmakit vectors [--webhook-secret S] [--merchant ID] [--at UNIX] [--profile NAME|FILE] [--out FILE]",
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			demo := reference.Demo()
 			secret := fs.String("webhook-secret", demo.WebhookSecrets[0], "the webhook secret the cases are signed with")
@@ -36,6 +36,9 @@ func (m *Main) vectorsCommand() command {
 				}
 				p, err := profile()
 				if err != nil {
+					return err
+				}
+				if err := suiteSpeaks(p); err != nil {
 					return err
 				}
 				v, err := steps.MakeWebhookVectors(p, *secret, *merchant, time.Unix(*at, 0))
