@@ -31,6 +31,9 @@ type AuthConfig struct {
 	Explain bool
 }
 
+// errNoLookup is why Auth refuses a configuration without Lookup.
+var errNoLookup = errors.New("reference: AuthConfig.Lookup is required: Auth cannot find credentials without it")
+
 type ctxKey string
 
 const (
@@ -43,8 +46,12 @@ const (
 // Auth returns echo middleware that runs checks 1 to 4 of defaults.md A
 // in order and answers the first failure with its status and exact label.
 // The body is read only after the headers, the time and the credentials
-// have passed; handlers get it from RequestBody.
+// have passed; handlers get it from RequestBody. It panics when
+// cfg.Lookup is nil, so that a server without credentials cannot start.
 func Auth(cfg AuthConfig) echo.MiddlewareFunc {
+	if cfg.Lookup == nil {
+		panic(errNoLookup)
+	}
 	if cfg.Profile == nil {
 		cfg.Profile = firmakit.BundledProfile()
 	}

@@ -462,18 +462,25 @@ func Faults() []Fault {
 	return out
 }
 
-// faultSet holds the names of the faults switched on and of their areas;
-// it is nil when none is, so that every check costs a nil-map lookup.
+// faultSet holds the names of the faults switched on and of their areas.
 type faultSet map[string]bool
 
-func (f faultSet) has(name string) bool { return f[name] }
+// faultService is the server's Deviations with the named faults switched
+// on; every hook it does not change is NopDeviations'.
+type faultService struct {
+	*Server
+	faultOn faultSet
+}
+
+var _ Deviations = (*faultService)(nil)
 
 // fault tells whether the named fault is switched on.
-func (s *Server) fault(name string) bool { return s.faultOn[name] }
+func (s *faultService) fault(name string) bool { return s.faultOn[name] }
 
-// openFaults checks Server.Faults and switches them on.
-func (s *Server) openFaults() error {
-	s.faultOn = nil
+// openFaults checks Server.Faults and returns the Deviations that switch
+// them on, nil when none is named.
+func (srv *Server) openFaults() (Deviations, error) {
+	s := &faultService{Server: srv}
 	known := map[string]string{}
 	for _, f := range faultTable {
 		known[f.Name] = f.Area
@@ -487,9 +494,9 @@ func (s *Server) openFaults() error {
 		area, ok := known[name]
 		if !ok {
 			if near := closestFaults(name, 3); len(near) > 0 {
-				return fmt.Errorf("reference server: %w %q; did you mean %s?", ErrUnknownFault, name, strings.Join(near, ", "))
+				return nil, fmt.Errorf("reference server: %w %q; did you mean %s?", ErrUnknownFault, name, strings.Join(near, ", "))
 			}
-			return fmt.Errorf("reference server: %w %q", ErrUnknownFault, name)
+			return nil, fmt.Errorf("reference server: %w %q", ErrUnknownFault, name)
 		}
 		if s.faultOn == nil {
 			s.faultOn = faultSet{}
@@ -500,7 +507,7 @@ func (s *Server) openFaults() error {
 		}
 	}
 	if s.faultOn == nil {
-		return nil
+		return nil, nil
 	}
 	switch {
 	case s.fault(faultAuthNoBodyLimit):
@@ -509,7 +516,7 @@ func (s *Server) openFaults() error {
 		s.MaxBody = faultySmallMaxBody
 	}
 	s.Logger.Warn("this reference server is DELIBERATELY FAULTY: it breaks the rules of these faults on purpose; never use it as a reference", "faults", strings.Join(on, ","))
-	return nil
+	return s, nil
 }
 
 // closestFaults returns up to n known names closest to name: those that
@@ -564,9 +571,9 @@ func editDistance(a, b string) int {
 
 // ---- auth: the verifier ----
 
-// faultAuth returns auth unchanged unless a fault changes verification;
+// Auth returns auth unchanged unless a fault changes verification;
 // then it returns faultyAuth, so that a correct server never runs this code.
-func (s *Server) faultAuth(auth echo.MiddlewareFunc) echo.MiddlewareFunc {
+func (s *faultService) Auth(auth echo.MiddlewareFunc) echo.MiddlewareFunc {
 	for _, f := range verifierFaults {
 		if s.fault(f) {
 			return s.faultyAuth
@@ -579,12 +586,12 @@ func (s *Server) faultAuth(auth echo.MiddlewareFunc) echo.MiddlewareFunc {
 // A (and check 5 when it is moved), each one switchable, in an order the
 // faults may change. The HMAC is the root package's, under a profile whose
 // string to sign the faults may have cut.
-func (s *Server) faultyAuth(next echo.HandlerFunc) echo.HandlerFunc {
+func (s *faultService) faultyAuth(next echo.HandlerFunc) echo.HandlerFunc {
 	signing := s.faultSigningProfile()
 	return func(c echo.Context) error {
 		r := c.Request()
 		p := s.Profile
-		now := s.Now()
+		now := s.Clock.Now()
 		a, headerErr := p.RequestAuthFrom(r.Header)
 		var (
 			cred     firmakit.Credential
@@ -719,7 +726,7 @@ func headersPresent(h http.Header, p *firmakit.Profile) bool {
 }
 
 // faultyTimestamp is check 2 with the timestamp faults; nil when it passes.
-func (s *Server) faultyTimestamp(ts string, now time.Time) error {
+func (s *faultService) faultyTimestamp(ts string, now time.Time) error {
 	tol := s.Profile.Request.Tolerance
 	switch {
 	case s.fault(faultAuthTolerance600s):
@@ -765,7 +772,7 @@ func (s *Server) faultyTimestamp(ts string, now time.Time) error {
 
 // faultSigningProfile returns the profile with the parts the faults leave
 // out of the string to sign cut from it.
-func (s *Server) faultSigningProfile() *firmakit.Profile {
+func (s *faultService) faultSigningProfile() *firmakit.Profile {
 	p := *s.Profile
 	p.Request.StringToSign = nil
 	for _, part := range s.Profile.Request.StringToSign {
@@ -783,7 +790,7 @@ func (s *Server) faultSigningProfile() *firmakit.Profile {
 
 // faultySameSignature compares the expected and the sent signature as
 // strings, in constant time, with the comparison faults.
-func (s *Server) faultySameSignature(want, got string) bool {
+func (s *faultService) faultySameSignature(want, got string) bool {
 	norm := func(x string) string {
 		switch strings.ToLower(s.Profile.Request.Encoding) {
 		case "hex":
@@ -818,31 +825,60 @@ func reserialised(body []byte) []byte {
 
 // ---- auth: bodies ----
 
-// faultErrorBody writes an error answer with the error-body faults and
-// tells whether it did; false leaves the correct answer to the caller.
-func (s *Server) faultErrorBody(c echo.Context, api *APIError) bool {
+// ErrorHandler returns the error handler with the error-body faults: the
+// correct answer is written into a buffer, then its status and message
+// are written again as the faults change them.
+func (s *faultService) ErrorHandler(correct echo.HTTPErrorHandler) echo.HTTPErrorHandler {
 	if !s.fault(faultAuthErrorStatusCodeMismatch) && !s.fault(faultAuthErrorExtraKey) && !s.fault(faultAuthErrorTextPlain) {
-		return false
+		return correct
 	}
-	code := api.Status
-	if s.fault(faultAuthErrorStatusCodeMismatch) {
-		code = http.StatusBadRequest
+	return func(err error, c echo.Context) {
+		res := c.Response()
+		if res.Committed || c.Request().Method == http.MethodHead {
+			correct(err, c)
+			return
+		}
+		w := res.Writer
+		buf := &bufferWriter{header: http.Header{}}
+		res.Writer = buf
+		correct(err, c)
+		res.Writer = w
+		status := res.Status
+		res.Committed, res.Status, res.Size = false, 0, 0
+		var api firmakit.APIResponse
+		if json.Unmarshal(buf.body.Bytes(), &api) != nil {
+			api.Message = http.StatusText(status)
+		}
+		code := status
+		if s.fault(faultAuthErrorStatusCodeMismatch) {
+			code = http.StatusBadRequest
+		}
+		b, _ := json.Marshal(firmakit.APIResponse{StatusCode: code, Message: api.Message})
+		if s.fault(faultAuthErrorExtraKey) {
+			b = setMember(b, "error", http.StatusText(status))
+		}
+		ct := echo.MIMEApplicationJSON
+		if s.fault(faultAuthErrorTextPlain) {
+			ct = echo.MIMETextPlainCharsetUTF8
+		}
+		_ = c.Blob(status, ct, append(b, '\n'))
 	}
-	b, _ := json.Marshal(firmakit.APIResponse{StatusCode: code, Message: api.Message})
-	if s.fault(faultAuthErrorExtraKey) {
-		b = setMember(b, "error", http.StatusText(api.Status))
-	}
-	ct := echo.MIMEApplicationJSON
-	if s.fault(faultAuthErrorTextPlain) {
-		ct = echo.MIMETextPlainCharsetUTF8
-	}
-	_ = c.Blob(api.Status, ct, append(b, '\n'))
-	return true
 }
 
-// faultCheckBody gets the refusal of check 5 on the check endpoint and
+// bufferWriter is an http.ResponseWriter that keeps the body it is given.
+type bufferWriter struct {
+	header http.Header
+	body   bytes.Buffer
+}
+
+func (b *bufferWriter) Header() http.Header         { return b.header }
+func (b *bufferWriter) Write(p []byte) (int, error) { return b.body.Write(p) }
+func (b *bufferWriter) WriteHeader(int)             {}
+func (b *bufferWriter) Flush()                      {}
+
+// CheckRefusal gets the refusal of check 5 on the check endpoint and
 // returns it, nil when a fault accepts the body, or an internal error.
-func (s *Server) faultCheckBody(c echo.Context, err error) error {
+func (s *faultService) CheckRefusal(c echo.Context, err error) error {
 	var api *APIError
 	if s.faultOn == nil || !errors.As(err, &api) || api.Status != http.StatusBadRequest || errors.Is(err, errNotJSONContentType) {
 		return err
@@ -867,9 +903,9 @@ func firstValueIsObject(body []byte) bool {
 	return json.NewDecoder(bytes.NewReader(body)).Decode(&obj) == nil && obj != nil
 }
 
-// faultBody refuses, before check 5 reads it, a body or a Content-Type
+// Body refuses, before check 5 reads it, a body or a Content-Type
 // that the body faults refuse although it is valid.
-func (s *Server) faultBody(c echo.Context) error {
+func (s *faultService) Body(c echo.Context) error {
 	if s.faultOn == nil {
 		return nil
 	}
@@ -888,9 +924,9 @@ func (s *Server) faultBody(c echo.Context) error {
 	return nil
 }
 
-// faultCheckOK writes the 200 of the check endpoint with an extra key and
+// CheckAnswered writes the 200 of the check endpoint with an extra key and
 // tells whether it did.
-func (s *Server) faultCheckOK(c echo.Context) bool {
+func (s *faultService) CheckAnswered(c echo.Context) bool {
 	if !s.fault(faultAuthCheckExtraKey) {
 		return false
 	}
@@ -905,20 +941,20 @@ func (s *Server) faultCheckOK(c echo.Context) bool {
 // they answer POST.
 var otherMethods = []string{http.MethodGet, http.MethodPut, http.MethodPatch, http.MethodDelete}
 
-// faultVersion returns the check path's version check, or under its fault
+// CheckVersion returns the check path's version check, or under its fault
 // a check that lets every version through.
-func (s *Server) faultVersion(check echo.MiddlewareFunc) echo.MiddlewareFunc {
+func (s *faultService) CheckVersion(check echo.MiddlewareFunc) echo.MiddlewareFunc {
 	if s.fault(faultAuthCheckAnyAPIVersion) {
 		return func(next echo.HandlerFunc) echo.HandlerFunc { return next }
 	}
 	return check
 }
 
-// faultRoutes adds the routes of the faults on methods and paths: the
+// Routes adds the routes of the faults on methods and paths: the
 // merchant endpoints under other methods, the create endpoint under any
 // version segment. echo prefers the static /v1/signature route, so a
 // correct request still takes it.
-func (s *Server) faultRoutes(e *echo.Echo, auth echo.MiddlewareFunc) {
+func (s *faultService) Routes(e *echo.Echo, auth echo.MiddlewareFunc) {
 	if s.fault(faultAuthCheckAnyMethod) {
 		e.Match(otherMethods, "/:api_version/check/:merchant_id", s.handleCheck, s.requireVersion, requireMerchantSegment, auth)
 	}
@@ -935,7 +971,7 @@ func (s *Server) faultRoutes(e *echo.Echo, auth echo.MiddlewareFunc) {
 
 // createThenNotFound makes the contract as the create endpoint does, its
 // notification included, and throws its answer away for a 404.
-func (s *Server) createThenNotFound(c echo.Context) error {
+func (s *faultService) createThenNotFound(c echo.Context) error {
 	w := c.Response().Writer
 	c.Response().Writer = discardWriter{header: http.Header{}}
 	err := s.handleCreateSignature(c)
@@ -957,10 +993,10 @@ func (d discardWriter) Flush()                      {}
 
 // ---- envelope ----
 
-// faultSignatureID gives env the signature_id of the identity faults,
+// Envelope gives env the signature_id of the identity faults,
 // before the envelope is stored and its notification scheduled, so that
 // the notification carries the same id.
-func (s *Server) faultSignatureID(env *firmakit.Envelope) {
+func (s *faultService) Envelope(env *firmakit.Envelope) {
 	switch {
 	case s.fault(faultEnvelopeSignatureIDNotUUID):
 		env.SignatureID = "sig_" + strings.ReplaceAll(uuid.NewString(), "-", "")
@@ -969,9 +1005,9 @@ func (s *Server) faultSignatureID(env *firmakit.Envelope) {
 	}
 }
 
-// faultCreated writes the 201 of a created contract with the envelope
+// Created writes the 201 of a created contract with the envelope
 // faults and tells whether it did. req is the validated request.
-func (s *Server) faultCreated(c echo.Context, env firmakit.Envelope, req firmakit.CreateSignatureRequest) (bool, error) {
+func (s *faultService) Created(c echo.Context, env firmakit.Envelope, req firmakit.CreateSignatureRequest) (bool, error) {
 	if !s.fault(AreaEnvelope) {
 		return false, nil
 	}
@@ -1055,7 +1091,7 @@ func (s *Server) faultCreated(c echo.Context, env firmakit.Envelope, req firmaki
 
 // faultTime rewrites a time in firmakit.TimeFormat without its
 // milliseconds, or in the -03:00 offset, when the named fault is on.
-func (s *Server) faultTime(v, noMillis, offset string) string {
+func (s *faultService) faultTime(v, noMillis, offset string) string {
 	t, err := time.Parse(firmakit.TimeFormat, v)
 	if err != nil {
 		return v
@@ -1070,6 +1106,41 @@ func (s *Server) faultTime(v, noMillis, offset string) string {
 }
 
 // ---- validation ----
+
+// Request gives a request without a title one, and reads a routing in
+// any case and without spaces, under their faults.
+func (s *faultService) Request(obj map[string]json.RawMessage) {
+	if v, ok := obj["title"]; (!ok || string(v) == "null") && s.fault(faultValidationMissingTitle) {
+		obj["title"], _ = json.Marshal(faultTitle)
+	}
+	var routing string
+	if v, ok := obj["routing"]; ok && s.fault(faultValidationRoutingCaseless) && json.Unmarshal(v, &routing) == nil {
+		obj["routing"], _ = json.Marshal(strings.ToLower(strings.TrimSpace(routing)))
+	}
+}
+
+// waivedBy names the fault that skips each check of a create request.
+var waivedBy = map[Rule]string{
+	RuleRouting:      faultValidationRoutingUnchecked,
+	RuleKnownSigner:  faultValidationUnknownSigner,
+	RuleSignerOnce:   faultValidationDuplicateSigner,
+	RuleSignerEmail:  faultValidationInvalidEmail,
+	RuleEverySigner:  faultValidationMissingSigner,
+	RuleSignerOrder:  faultEnvelopeRecipientsRequestOrder,
+	RuleEveryDataKey: faultValidationMissingDataKey,
+	RuleKnownDataKey: faultValidationUnknownDataKey,
+}
+
+// Waives tells whether the fault of a check is on.
+func (s *faultService) Waives(rule Rule) bool { return s.fault(waivedBy[rule]) }
+
+// Template makes up a template for an unknown document under its fault.
+func (s *faultService) Template(name string) *firmakit.Template {
+	if !s.fault(faultValidationUnknownDocument) {
+		return nil
+	}
+	return &firmakit.Template{Name: name, Title: name}
+}
 
 // faultTitle is the title a request without one gets when the missing
 // title is accepted.
@@ -1087,9 +1158,9 @@ var rewordings = []struct{ from, to string }{
 	{"routing must be parallel or sequential", "routing not supported"},
 }
 
-// faultValidation returns a create refusal as the validation faults change
+// Refusal returns a create refusal as the validation faults change
 // it: reworded, or turned into an internal error for a wrong JSON type.
-func (s *Server) faultValidation(err error) error {
+func (s *faultService) Refusal(err error) error {
 	var api *APIError
 	if s.faultOn == nil || !errors.As(err, &api) {
 		return err
@@ -1126,12 +1197,8 @@ func withoutField(msg string) string {
 
 // ---- notification ----
 
-// demoState is firmakit.DemoState with the faults on how a title is read.
-func (s *Server) demoState(title string) (firmakit.State, bool) {
-	st, ok := firmakit.DemoState(title)
-	if s.faultOn == nil {
-		return st, ok
-	}
+// DemoState is firmakit.DemoState with the faults on how a title is read.
+func (s *faultService) DemoState(title string, st firmakit.State, ok bool) (firmakit.State, bool) {
 	for _, x := range firmakit.States {
 		p := x.DemoPrefix()
 		switch {
@@ -1150,8 +1217,8 @@ func (s *Server) demoState(title string) (firmakit.State, bool) {
 	return st, ok
 }
 
-// faultDemoDelay returns the wait before a demo notification.
-func (s *Server) faultDemoDelay(d time.Duration) time.Duration {
+// DemoDelay returns the wait before a demo notification.
+func (s *faultService) DemoDelay(d time.Duration) time.Duration {
 	switch {
 	case s.fault(faultNotificationImmediate):
 		return 0
@@ -1161,9 +1228,9 @@ func (s *Server) faultDemoDelay(d time.Duration) time.Duration {
 	return d
 }
 
-// faultNotification changes the fields of a demo notification before it
+// Notification changes the fields of a demo notification before it
 // is encoded (and so before it is signed).
-func (s *Server) faultNotification(n *firmakit.Notification, env firmakit.Envelope) {
+func (s *faultService) Notification(n *firmakit.Notification, env firmakit.Envelope) {
 	if s.faultOn == nil {
 		return
 	}
@@ -1202,9 +1269,9 @@ func (s *Server) faultNotification(n *firmakit.Notification, env firmakit.Envelo
 	}
 }
 
-// faultPayload changes an encoded notification where the Notification
+// Payload changes an encoded notification where the Notification
 // type cannot: null keys, demo false, an extra field.
-func (s *Server) faultPayload(body []byte, n firmakit.Notification) []byte {
+func (s *faultService) Payload(body []byte, n firmakit.Notification) []byte {
 	if s.faultOn == nil {
 		return body
 	}
@@ -1226,17 +1293,14 @@ func (s *Server) faultPayload(body []byte, n firmakit.Notification) []byte {
 	return body
 }
 
-// faultDelivery changes one delivery attempt: its headers, its signature,
+// Attempt changes one delivery attempt: its headers, its signature,
 // the bytes it sends. req is signed correctly when it is called.
-func (s *Server) faultDelivery(req *http.Request, dl *delivery) {
-	if s.faultOn == nil {
-		return
-	}
+func (s *faultService) Attempt(req *http.Request, body string, secrets []string) {
 	w := s.Profile.Webhook
 	if s.fault(faultNotificationContentTypeText) {
 		req.Header.Set("Content-Type", "text/plain; charset=utf-8")
 	}
-	now, secrets, resign := s.Now(), dl.secrets, false
+	now, resign := s.Clock.Now(), false
 	if s.fault(faultNotificationTimestampStale) {
 		now, resign = now.Add(-faultyStaleSignature), true
 	}
@@ -1248,7 +1312,7 @@ func (s *Server) faultDelivery(req *http.Request, dl *delivery) {
 		secrets, resign = []string{faultySecret}, true
 	}
 	if resign {
-		req.Header.Set(w.SignatureHeader, s.Profile.WebhookSignature(secrets, now, []byte(dl.Body)))
+		req.Header.Set(w.SignatureHeader, s.Profile.WebhookSignature(secrets, now, []byte(body)))
 	}
 	if s.fault(faultNotificationSignatureUppercase) {
 		items := strings.Split(req.Header.Get(w.SignatureHeader), ",")
@@ -1261,7 +1325,7 @@ func (s *Server) faultDelivery(req *http.Request, dl *delivery) {
 	}
 	if s.fault(faultNotificationSignedBodyDiffers) {
 		var b bytes.Buffer
-		if json.Indent(&b, []byte(dl.Body), "", "  ") == nil {
+		if json.Indent(&b, []byte(body), "", "  ") == nil {
 			sent := b.Bytes()
 			req.Body, req.ContentLength = io.NopCloser(bytes.NewReader(sent)), int64(len(sent))
 			req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(sent)), nil }
@@ -1278,12 +1342,9 @@ func (s *Server) faultDelivery(req *http.Request, dl *delivery) {
 	}
 }
 
-// faultRetry returns the wait before a retry, and gives the event a new
+// RetryWait returns the wait before a retry, and gives the event a new
 // event_id under the retry fault. The dispatcher's lock is held.
-func (s *Server) faultRetry(dl *delivery, wait time.Duration) time.Duration {
-	if s.faultOn == nil {
-		return wait
-	}
+func (s *faultService) RetryWait(dl *Delivery, wait time.Duration) time.Duration {
 	if s.fault(faultNotificationRetryNewEventID) && dl.EventID != "" {
 		fresh := uuid.NewString()
 		dl.Body = strings.Replace(dl.Body, `"`+dl.EventID+`"`, `"`+fresh+`"`, 1)
@@ -1298,49 +1359,52 @@ func (s *Server) faultRetry(dl *delivery, wait time.Duration) time.Duration {
 	return wait
 }
 
-// faultDelivered tells whether an attempt answered status counts as
+// Delivered tells whether an attempt answered status counts as
 // delivered, given what the profile says (ok).
-func (s *Server) faultDelivered(status int, ok bool) bool {
+func (s *faultService) Delivered(status int, ok bool) bool {
 	if s.fault(faultNotificationRetryAfter204) {
 		return status == http.StatusOK
 	}
 	return ok
 }
 
-// faultNoRetry tells whether an attempt that was not delivered (answered
-// status, or failed with err) is, under a fault, not retried.
-func (s *Server) faultNoRetry(status int, err error) bool {
+// Retried tells whether an attempt that was not delivered (answered
+// status, or failed with err) is retried: under a fault, not even when
+// the correct server would (ok).
+func (s *faultService) Retried(status int, err error, ok bool) bool {
 	var ne net.Error
 	switch {
-	case s.faultOn == nil:
-		return false
 	case s.fault(faultNotificationNoRetry),
 		s.fault(faultNotificationNoRetryAfter4xx) && status >= 400 && status <= 499,
 		s.fault(faultNotificationNoRetryAfterClose) && err != nil && !(errors.As(err, &ne) && ne.Timeout()):
-		return true
+		return false
 	}
-	return false
+	return ok
 }
 
-// faultDeliveryTimeout returns how long an attempt waits for its answer.
-func (s *Server) faultDeliveryTimeout(d time.Duration) time.Duration {
+// DeliveryTimeout returns how long an attempt waits for its answer.
+func (s *faultService) DeliveryTimeout(d time.Duration) time.Duration {
 	if s.fault(faultNotificationLate2xxCounts) {
 		return faultyDeliveryTimeout
 	}
 	return d
 }
 
-// faultRedeliver schedules a second delivery of an event that was just
-// answered 2xx, and tells whether it did; the delivery then stays pending
-// (and holds the dispatcher's wait group) until that attempt ends. The
-// dispatcher's lock is held.
-func (s *Server) faultRedeliver(d *dispatcher, dl *delivery) bool {
-	if !s.fault(faultNotificationRedelivered) || dl.redelivered || d.closing {
-		return false
+// Redelivery delivers an event answered 2xx once more, 2 s later, under
+// its fault.
+func (s *faultService) Redelivery() (time.Duration, bool) {
+	return faultyRedelivery, s.fault(faultNotificationRedelivered)
+}
+
+// DemoNotifications is how many notifications a demo title gets.
+func (s *faultService) DemoNotifications(n int) int {
+	switch {
+	case s.fault(faultNotificationNever):
+		return 0
+	case s.fault(faultNotificationTwice):
+		return 2 * n
 	}
-	dl.redelivered, dl.Outcome = true, OutcomePending
-	d.retryAfter(dl, faultyRedelivery, true)
-	return true
+	return n
 }
 
 // ---- JSON objects, edited in place ----

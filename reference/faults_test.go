@@ -131,7 +131,7 @@ func openExchange(t *testing.T, c faultCase, faults []string) *exchange {
 	sk, url := newSink(t, c.statuses...)
 	x := &exchange{sk: sk, now: time.Now()}
 	x.s = openWithWebhook(t, url, func(s *reference.Server) {
-		s.Now = func() time.Time { return x.now }
+		s.Clock = stoppedClock(func() time.Time { return x.now })
 		// Short waits, unless the case is about them.
 		s.DemoDelay = 10 * time.Millisecond
 		s.RetrySchedule = []time.Duration{20 * time.Millisecond, 20 * time.Millisecond}
