@@ -18,12 +18,15 @@ import (
 // departure. A hook is given what the correct server did and returns it,
 // changed or not.
 type Deviations interface {
+	// Open is called by Server.Open once the server's defaults are set,
+	// before its routes are made; an error stops Open.
+	Open(s *Server) error
 	// Auth returns the authentication middleware to use instead of the
 	// correct one, and likewise CheckVersion the check path's version
 	// check; Routes adds routes the service must not have.
 	Auth(correct echo.MiddlewareFunc) echo.MiddlewareFunc
 	CheckVersion(correct echo.MiddlewareFunc) echo.MiddlewareFunc
-	Routes(e *echo.Echo, auth echo.MiddlewareFunc)
+	Routes(e *echo.Echo, endpoints Endpoints)
 	// ErrorHandler returns the error handler to use instead of correct.
 	ErrorHandler(correct echo.HTTPErrorHandler) echo.HTTPErrorHandler
 
@@ -78,6 +81,17 @@ type Deviations interface {
 	Redelivery() (time.Duration, bool)
 }
 
+// Endpoints are the merchant endpoints' handlers and middleware, for
+// Deviations.Routes to add them under other routes.
+type Endpoints struct {
+	Check, Create echo.HandlerFunc
+	// Version refuses an api_version the merchant does not accept,
+	// MerchantSegment a {merchant_id} that is empty or spans segments.
+	Version, MerchantSegment echo.MiddlewareFunc
+	// Auth is the authentication middleware in use.
+	Auth echo.MiddlewareFunc
+}
+
 // Rule is a check of a create-signature request that a deviation may skip.
 type Rule int
 
@@ -99,9 +113,10 @@ type NopDeviations struct{}
 
 var _ Deviations = NopDeviations{}
 
+func (NopDeviations) Open(*Server) error                                           { return nil }
 func (NopDeviations) Auth(correct echo.MiddlewareFunc) echo.MiddlewareFunc         { return correct }
 func (NopDeviations) CheckVersion(correct echo.MiddlewareFunc) echo.MiddlewareFunc { return correct }
-func (NopDeviations) Routes(*echo.Echo, echo.MiddlewareFunc)                       {}
+func (NopDeviations) Routes(*echo.Echo, Endpoints)                                 {}
 func (NopDeviations) ErrorHandler(correct echo.HTTPErrorHandler) echo.HTTPErrorHandler {
 	return correct
 }

@@ -93,6 +93,10 @@ func (s *Server) handleCheck(c echo.Context) error {
 	return c.JSON(http.StatusOK, firmakit.APIResponse{StatusCode: http.StatusOK, Message: msgAuthenticated})
 }
 
+// JSONObject is check 5 of defaults.md A on an authenticated request: its
+// body as a JSON object, or the *APIError 400 that refuses it.
+func JSONObject(c echo.Context) (json.RawMessage, error) { return jsonObject(c) }
+
 // jsonObject is check 5 of defaults.md A: the body, already authenticated,
 // must be a JSON object sent as JSON. It returns the object's raw bytes.
 // A Content-Type that is not JSON is one of the body's problems, so it is a
@@ -102,7 +106,7 @@ func jsonObject(c echo.Context) (json.RawMessage, error) {
 	if ct := c.Request().Header.Get("Content-Type"); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
-			return nil, &APIError{Status: http.StatusBadRequest, Err: errNotJSONContentType,
+			return nil, &APIError{Status: http.StatusBadRequest, Err: ErrNotJSONContentType,
 				Message: fmt.Sprintf(msgContentTypeNotJSON, textclip.Runes(ct, 80))}
 		}
 	}
@@ -156,15 +160,15 @@ func jsonErrorText(err error) string {
 
 func bad(msg string) *APIError { return &APIError{Status: http.StatusBadRequest, Message: msg} }
 
-// errNotJSONContentType is the cause of a refusal for a Content-Type that
+// ErrNotJSONContentType is the cause of a refusal for a Content-Type that
 // is not JSON.
-var errNotJSONContentType = errors.New("content type is not JSON")
+var ErrNotJSONContentType = errors.New("content type is not JSON")
 
-// errWrongType is the cause of a refusal for a field of the wrong JSON type.
-var errWrongType = errors.New("field of the wrong JSON type")
+// ErrWrongType is the cause of a refusal for a field of the wrong JSON type.
+var ErrWrongType = errors.New("field of the wrong JSON type")
 
 func badType(msg string) *APIError {
-	return &APIError{Status: http.StatusBadRequest, Message: msg, Err: errWrongType}
+	return &APIError{Status: http.StatusBadRequest, Message: msg, Err: ErrWrongType}
 }
 
 // handleCreateSignature is POST /v1/signature/{merchant_id} (interface

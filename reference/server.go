@@ -109,12 +109,10 @@ type Server struct {
 	// carries Forwarded, X-Forwarded-For, Via…) does not reach them. The
 	// API paths a merchant's client calls never need it.
 	Token string
-	// Faults names deliberate faults to switch on (see Faults), for
-	// measuring whether the conformance suite catches them; Open refuses
-	// an unknown name with ErrUnknownFault. Empty for a correct server.
-	Faults []string
-	// Deviations are the server's departures from the interface when no
-	// Faults are named; nil is NopDeviations, the correct service.
+	// Deviations are the server's deliberate departures from the
+	// interface (package faults has them), for measuring whether a
+	// conformance suite notices them; nil is NopDeviations, the correct
+	// service.
 	Deviations Deviations
 
 	echo       *echo.Echo
@@ -130,7 +128,7 @@ type Server struct {
 	requestsOnce sync.Once
 	closeOnce    sync.Once
 	conns        httpserve.Tracker
-	// deviations is Deviations, or the named Faults' when some are.
+	// deviations is Deviations, or NopDeviations.
 	deviations Deviations
 	// publicURL is the PublicURL that was given, if any: its host is
 	// allowed as Host and Origin besides loopback.
@@ -188,16 +186,8 @@ func (s *Server) Open() error {
 	if s.MaxConns <= 0 {
 		s.MaxConns = DefaultMaxConns
 	}
-	faults, err := s.openFaults()
-	switch {
-	case err != nil:
+	if err := s.openDeviations(); err != nil {
 		return err
-	case faults != nil:
-		s.deviations = faults
-	case s.Deviations != nil:
-		s.deviations = s.Deviations
-	default:
-		s.deviations = NopDeviations{}
 	}
 	if s.HTTPClient == nil {
 		// A redirect is an answer other than 2xx, to be retried, not
@@ -238,6 +228,16 @@ func (s *Server) Open() error {
 	}()
 	s.Logger.Info("reference server listening", "url", s.URL())
 	return nil
+}
+
+// openDeviations opens the server's deviations, NopDeviations when
+// none are given.
+func (s *Server) openDeviations() error {
+	s.deviations = s.Deviations
+	if s.deviations == nil {
+		s.deviations = NopDeviations{}
+	}
+	return s.deviations.Open(s)
 }
 
 // URL returns the base URL the server listens on.
@@ -301,7 +301,8 @@ func (s *Server) routes() *echo.Echo {
 	auth = markAuth(s.deviations.Auth(auth))
 	e.POST("/:api_version/check/:merchant_id", s.handleCheck, s.deviations.CheckVersion(s.requireVersion), requireMerchantSegment, auth)
 	e.POST("/v1/signature/:merchant_id", s.handleCreateSignature, requireMerchantSegment, auth)
-	s.deviations.Routes(e, auth)
+	s.deviations.Routes(e, Endpoints{Check: s.handleCheck, Create: s.handleCreateSignature,
+		Version: s.requireVersion, MerchantSegment: requireMerchantSegment, Auth: auth})
 	e.GET("/demo/documents/:file", s.handleDemoDocument)
 	e.GET("/_sandbox/deliveries", s.handleDeliveries, inspect...)
 	e.GET("/_sandbox/requests", s.handleRequests, inspect...)
@@ -344,6 +345,9 @@ func (s *Server) echoError(c echo.Context, he *echo.HTTPError) *APIError {
 	}
 	return nil
 }
+
+// NotFound is the answer to a request for a path the service does not have.
+func NotFound(r *http.Request) *APIError { return notFound(r) }
 
 func notFound(r *http.Request) *APIError {
 	return apierror.New(http.StatusNotFound, fmt.Sprintf(

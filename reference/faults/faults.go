@@ -1,4 +1,9 @@
-package reference
+// Package faults is the reference server's deliberate faults: each one
+// departs from exactly one rule of the interface or of the bundled
+// profile, through the server's Deviations, so that a conformance suite's
+// power can be measured by whether it notices. Nothing else should run
+// them.
+package faults
 
 import (
 	"bytes"
@@ -18,6 +23,7 @@ import (
 
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/internal/textclip"
+	"github.com/firmakit/firmakit/reference"
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 )
@@ -30,17 +36,16 @@ const (
 	AreaNotification = "notification" // demo notifications and their delivery (interface §6, defaults.md B and D)
 )
 
-// ErrUnknownFault is returned by Open when Server.Faults names a fault
-// that Faults does not list.
+// ErrUnknownFault is returned by New for a name that List does not list.
 var ErrUnknownFault = errors.New("unknown fault")
 
 // Fault is a deliberate deviation of the reference server from exactly one
 // rule of service-interface.md or of the bundled profile (defaults.md),
-// everything else staying correct. Faults are off unless named in
-// Server.Faults; they exist to measure whether the conformance suite
+// everything else staying correct. Faults are off unless named to New;
+// they exist to measure whether the conformance suite
 // notices each deviation, never for anything else.
 type Fault struct {
-	Name        string // what Server.Faults and 'firmakit serve --fault' take
+	Name        string // what New and 'firmakit serve --fault' take
 	Area        string // AreaAuth, AreaEnvelope, AreaValidation or AreaNotification
 	Rule        string // the rule broken, cited from the two documents
 	Description string // what the faulty server does instead
@@ -206,7 +211,7 @@ var faultTable = []Fault{
 		"The tolerance is 600 s instead of 300 s: a request 301 s to 600 s off is accepted."},
 	{faultAuthTolerance60s, AreaAuth, "defaults.md A check 2",
 		"The tolerance is 60 s instead of 300 s: a request 61 s to 300 s off (299 s, say) is refused with Request expired."},
-	{faultAuthTimestampMilliseconds, AreaAuth, "defaults.md A X-Service-Timestamp (whole seconds)",
+	{faultAuthTimestampMilliseconds, AreaAuth, "defaults.md A X-service-Timestamp (whole seconds)",
 		"A timestamp in milliseconds (13 digits) is accepted, read as seconds divided by 1000."},
 	{faultAuthTimestampLenient, AreaAuth, "defaults.md A check 2 (base-10 integer)",
 		`The timestamp is parsed as a float: "1763805600.5" or "+1763805600" is accepted instead of Request expired.`},
@@ -264,7 +269,7 @@ var faultTable = []Fault{
 		"The create endpoint answers GET, PUT, PATCH and DELETE as it answers POST: a request signed over its method creates the contract (201)."},
 	{faultAuthMerchantCaseless, AreaAuth, "defaults.md A check 3 (owned by another merchant than {merchant_id})",
 		"The key's merchant is compared with {merchant_id} in any case: the merchant's key is accepted on /v1/check/MERCHANT_DEMO."},
-	{faultAuthTimestampLeadingZero, AreaAuth, "defaults.md A X-Service-Timestamp (base-10 ASCII digits) and check 2",
+	{faultAuthTimestampLeadingZero, AreaAuth, "defaults.md A X-service-Timestamp (base-10 ASCII digits) and check 2",
 		`A timestamp with a leading zero ("0" and the current time, signed as sent) is refused with Request expired, as if it were not base-10 digits.`},
 	{faultAuthTimestampSpacesIgnored, AreaAuth, "defaults.md A check 2 (base-10 integer)",
 		`Spaces inside the timestamp are ignored when it is read: "17638 05600", signed as sent, is accepted instead of Request expired.`},
@@ -433,7 +438,7 @@ var faultTable = []Fault{
 		"v1 is computed with another secret than the merchant's webhook secret."},
 	{faultNotificationSignatureUppercase, AreaNotification, "defaults.md B v1 (lowercase hex)",
 		"v1 is written in upper-case hex (it still decodes to the right MAC)."},
-	{faultNotificationSignatureHeaderName, AreaNotification, "interface §5; defaults.md B (X-Service-Signature)",
+	{faultNotificationSignatureHeaderName, AreaNotification, "interface §5; defaults.md B (X-service-Signature)",
 		"The signature is sent in the header X-Webhook-Signature instead of the profile's."},
 }
 
@@ -450,8 +455,8 @@ var verifierFaults = []string{
 	faultAuthMerchantCaseless, faultAuthTimestampLeadingZero, faultAuthTimestampSpacesIgnored,
 }
 
-// Faults returns every known fault, sorted by area, then name.
-func Faults() []Fault {
+// List returns every known fault, sorted by area, then name.
+func List() []Fault {
 	out := append([]Fault(nil), faultTable...)
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Area != out[j].Area {
@@ -465,28 +470,29 @@ func Faults() []Fault {
 // faultSet holds the names of the faults switched on and of their areas.
 type faultSet map[string]bool
 
-// faultService is the server's Deviations with the named faults switched
-// on; every hook it does not change is NopDeviations'.
-type faultService struct {
-	*Server
+// service is a server's Deviations with the named faults switched on.
+type service struct {
+	*reference.Server
 	faultOn faultSet
+	names   []string
 }
 
-var _ Deviations = (*faultService)(nil)
+var _ reference.Deviations = (*service)(nil)
 
 // fault tells whether the named fault is switched on.
-func (s *faultService) fault(name string) bool { return s.faultOn[name] }
+func (s *service) fault(name string) bool { return s.faultOn[name] }
 
-// openFaults checks Server.Faults and returns the Deviations that switch
-// them on, nil when none is named.
-func (srv *Server) openFaults() (Deviations, error) {
-	s := &faultService{Server: srv}
+// New returns the deviations of the named faults, for Server.Deviations;
+// names may be blank or padded. It returns ErrUnknownFault, with the
+// closest names, for a name that List does not list, and nil when no
+// fault is named (the correct server).
+func New(names []string) (reference.Deviations, error) {
+	s := &service{}
 	known := map[string]string{}
 	for _, f := range faultTable {
 		known[f.Name] = f.Area
 	}
-	var on []string
-	for _, name := range s.Faults {
+	for _, name := range names {
 		name = strings.TrimSpace(name)
 		if name == "" {
 			continue
@@ -503,20 +509,27 @@ func (srv *Server) openFaults() (Deviations, error) {
 		}
 		if !s.faultOn[name] {
 			s.faultOn[name], s.faultOn[area] = true, true
-			on = append(on, name)
+			s.names = append(s.names, name)
 		}
 	}
 	if s.faultOn == nil {
 		return nil, nil
 	}
+	return s, nil
+}
+
+// Open takes the server the faults change, and sets its body limit under
+// the body-limit faults.
+func (s *service) Open(srv *reference.Server) error {
+	s.Server = srv
 	switch {
 	case s.fault(faultAuthNoBodyLimit):
 		s.MaxBody = faultyMaxBody
 	case s.fault(faultAuthBodyLimit512K):
 		s.MaxBody = faultySmallMaxBody
 	}
-	s.Logger.Warn("this reference server is DELIBERATELY FAULTY: it breaks the rules of these faults on purpose; never use it as a reference", "faults", strings.Join(on, ","))
-	return s, nil
+	s.Logger.Warn("this reference server is DELIBERATELY FAULTY: it breaks the rules of these faults on purpose; never use it as a reference", "faults", strings.Join(s.names, ","))
+	return nil
 }
 
 // closestFaults returns up to n known names closest to name: those that
@@ -573,7 +586,7 @@ func editDistance(a, b string) int {
 
 // Auth returns auth unchanged unless a fault changes verification;
 // then it returns faultyAuth, so that a correct server never runs this code.
-func (s *faultService) Auth(auth echo.MiddlewareFunc) echo.MiddlewareFunc {
+func (s *service) Auth(auth echo.MiddlewareFunc) echo.MiddlewareFunc {
 	for _, f := range verifierFaults {
 		if s.fault(f) {
 			return s.faultyAuth
@@ -586,7 +599,7 @@ func (s *faultService) Auth(auth echo.MiddlewareFunc) echo.MiddlewareFunc {
 // A (and check 5 when it is moved), each one switchable, in an order the
 // faults may change. The HMAC is the root package's, under a profile whose
 // string to sign the faults may have cut.
-func (s *faultService) faultyAuth(next echo.HandlerFunc) echo.HandlerFunc {
+func (s *service) faultyAuth(next echo.HandlerFunc) echo.HandlerFunc {
 	signing := s.faultSigningProfile()
 	return func(c echo.Context) error {
 		r := c.Request()
@@ -603,12 +616,12 @@ func (s *faultService) faultyAuth(next echo.HandlerFunc) echo.HandlerFunc {
 			if bodyRead {
 				return nil
 			}
-			b, err := readBody(c.Response(), r, s.MaxBody)
+			b, err := reference.ReadBody(c.Response(), r, s.MaxBody)
 			if err != nil {
 				return err
 			}
 			body, bodyRead = b, true
-			c.Set(string(bodyKey), body)
+			reference.SetRequestBody(c, body)
 			return nil
 		}
 		steps := []struct {
@@ -619,7 +632,7 @@ func (s *faultService) faultyAuth(next echo.HandlerFunc) echo.HandlerFunc {
 				if headerErr == nil || (s.fault(faultAuthEmptyHeaderAccepted) && headersPresent(r.Header, p)) {
 					return nil
 				}
-				api := &APIError{Status: http.StatusBadRequest, Message: firmakit.ErrMissingHeaders.Error(), Err: headerErr}
+				api := &reference.APIError{Status: http.StatusBadRequest, Message: firmakit.ErrMissingHeaders.Error(), Err: headerErr}
 				if s.fault(faultAuthMissingHeaders401) {
 					api.Status = http.StatusUnauthorized
 				}
@@ -630,7 +643,7 @@ func (s *faultService) faultyAuth(next echo.HandlerFunc) echo.HandlerFunc {
 			}},
 			{"timestamp", func() error {
 				if err := s.faultyTimestamp(a.Timestamp, now); err != nil {
-					return authError(err)
+					return reference.AuthError(err)
 				}
 				return nil
 			}},
@@ -638,14 +651,14 @@ func (s *faultService) faultyAuth(next echo.HandlerFunc) echo.HandlerFunc {
 				cr, ok := s.Config.Credential(a.KeyID)
 				switch {
 				case !ok && s.fault(faultAuthUnknownKeyInvalidSignature):
-					return authError(fmt.Errorf("%w: unknown key", firmakit.ErrInvalidSignature))
+					return reference.AuthError(fmt.Errorf("%w: unknown key", firmakit.ErrInvalidSignature))
 				case !ok:
-					return authError(fmt.Errorf("%w: unknown key", firmakit.ErrInvalidCredentials))
+					return reference.AuthError(fmt.Errorf("%w: unknown key", firmakit.ErrInvalidCredentials))
 				case cr.Disabled && !s.fault(faultAuthDisabledKeyAccepted):
-					return authError(fmt.Errorf("%w: key is disabled", firmakit.ErrInvalidCredentials))
+					return reference.AuthError(fmt.Errorf("%w: key is disabled", firmakit.ErrInvalidCredentials))
 				case cr.MerchantID != c.Param("merchant_id") && !s.fault(faultAuthOtherMerchantKeyAccepted) &&
 					!(s.fault(faultAuthMerchantCaseless) && strings.EqualFold(cr.MerchantID, c.Param("merchant_id"))):
-					return authError(fmt.Errorf("%w: key belongs to another merchant", firmakit.ErrInvalidCredentials))
+					return reference.AuthError(fmt.Errorf("%w: key belongs to another merchant", firmakit.ErrInvalidCredentials))
 				}
 				cred, credDone = cr, true
 				return nil
@@ -655,7 +668,7 @@ func (s *faultService) faultyAuth(next echo.HandlerFunc) echo.HandlerFunc {
 					return err
 				}
 				if s.fault(faultAuthJSONBeforeSignature) {
-					if _, err := jsonObject(c); err != nil {
+					if _, err := reference.JSONObject(c); err != nil {
 						return err
 					}
 				}
@@ -663,7 +676,7 @@ func (s *faultService) faultyAuth(next echo.HandlerFunc) echo.HandlerFunc {
 				if !credDone { // the signature is checked before the credentials
 					var ok bool
 					if cr, ok = s.Config.Credential(a.KeyID); !ok {
-						return authError(fmt.Errorf("%w: no secret for an unknown key", firmakit.ErrInvalidSignature))
+						return reference.AuthError(fmt.Errorf("%w: no secret for an unknown key", firmakit.ErrInvalidSignature))
 					}
 				}
 				target := firmakit.RequestTarget(r)
@@ -677,7 +690,7 @@ func (s *faultService) faultyAuth(next echo.HandlerFunc) echo.HandlerFunc {
 				want := signing.RequestSignature(cr.Secret, firmakit.RequestParts{
 					Timestamp: a.Timestamp, Method: r.Method, Target: target, KeyID: a.KeyID, Body: signed})
 				if !s.faultySameSignature(want, a.Signature) {
-					return authError(fmt.Errorf("%w: signature does not match the request", firmakit.ErrInvalidSignature))
+					return reference.AuthError(fmt.Errorf("%w: signature does not match the request", firmakit.ErrInvalidSignature))
 				}
 				return nil
 			}},
@@ -708,8 +721,8 @@ func (s *faultService) faultyAuth(next echo.HandlerFunc) echo.HandlerFunc {
 				return err
 			}
 		}
-		c.Set(string(bodyKey), body)
-		c.Set(string(credentialKey), cred)
+		reference.SetRequestBody(c, body)
+		reference.SetRequestCredential(c, cred)
 		return next(c)
 	}
 }
@@ -726,7 +739,7 @@ func headersPresent(h http.Header, p *firmakit.Profile) bool {
 }
 
 // faultyTimestamp is check 2 with the timestamp faults; nil when it passes.
-func (s *faultService) faultyTimestamp(ts string, now time.Time) error {
+func (s *service) faultyTimestamp(ts string, now time.Time) error {
 	tol := s.Profile.Request.Tolerance
 	switch {
 	case s.fault(faultAuthTolerance600s):
@@ -772,7 +785,7 @@ func (s *faultService) faultyTimestamp(ts string, now time.Time) error {
 
 // faultSigningProfile returns the profile with the parts the faults leave
 // out of the string to sign cut from it.
-func (s *faultService) faultSigningProfile() *firmakit.Profile {
+func (s *service) faultSigningProfile() *firmakit.Profile {
 	p := *s.Profile
 	p.Request.StringToSign = nil
 	for _, part := range s.Profile.Request.StringToSign {
@@ -790,7 +803,7 @@ func (s *faultService) faultSigningProfile() *firmakit.Profile {
 
 // faultySameSignature compares the expected and the sent signature as
 // strings, in constant time, with the comparison faults.
-func (s *faultService) faultySameSignature(want, got string) bool {
+func (s *service) faultySameSignature(want, got string) bool {
 	norm := func(x string) string {
 		switch strings.ToLower(s.Profile.Request.Encoding) {
 		case "hex":
@@ -828,7 +841,7 @@ func reserialised(body []byte) []byte {
 // ErrorHandler returns the error handler with the error-body faults: the
 // correct answer is written into a buffer, then its status and message
 // are written again as the faults change them.
-func (s *faultService) ErrorHandler(correct echo.HTTPErrorHandler) echo.HTTPErrorHandler {
+func (s *service) ErrorHandler(correct echo.HTTPErrorHandler) echo.HTTPErrorHandler {
 	if !s.fault(faultAuthErrorStatusCodeMismatch) && !s.fault(faultAuthErrorExtraKey) && !s.fault(faultAuthErrorTextPlain) {
 		return correct
 	}
@@ -878,12 +891,12 @@ func (b *bufferWriter) Flush()                      {}
 
 // CheckRefusal gets the refusal of check 5 on the check endpoint and
 // returns it, nil when a fault accepts the body, or an internal error.
-func (s *faultService) CheckRefusal(c echo.Context, err error) error {
-	var api *APIError
-	if s.faultOn == nil || !errors.As(err, &api) || api.Status != http.StatusBadRequest || errors.Is(err, errNotJSONContentType) {
+func (s *service) CheckRefusal(c echo.Context, err error) error {
+	var api *reference.APIError
+	if s.faultOn == nil || !errors.As(err, &api) || api.Status != http.StatusBadRequest || errors.Is(err, reference.ErrNotJSONContentType) {
 		return err
 	}
-	body := RequestBody(c)
+	body := reference.RequestBody(c)
 	valid := json.Valid(body)
 	switch {
 	case valid && s.fault(faultAuthNonObjectAccepted), !valid && s.fault(faultAuthNonJSONAccepted):
@@ -891,7 +904,7 @@ func (s *faultService) CheckRefusal(c echo.Context, err error) error {
 	case !valid && s.fault(faultAuthTrailingDataAccepted) && firstValueIsObject(body):
 		return nil
 	case !valid && s.fault(faultAuthInvalidJSON500):
-		return fmt.Errorf("check body: %s", api.Message) // not an *APIError: answered 500
+		return fmt.Errorf("check body: %s", api.Message) // not an *reference.APIError: answered 500
 	}
 	return err
 }
@@ -905,7 +918,7 @@ func firstValueIsObject(body []byte) bool {
 
 // Body refuses, before check 5 reads it, a body or a Content-Type
 // that the body faults refuse although it is valid.
-func (s *faultService) Body(c echo.Context) error {
+func (s *service) Body(c echo.Context) error {
 	if s.faultOn == nil {
 		return nil
 	}
@@ -913,12 +926,12 @@ func (s *faultService) Body(c echo.Context) error {
 	mt, _, _ := strings.Cut(ct, ";")
 	switch {
 	case s.fault(faultAuthContentTypeExact) && ct != "" && ct != "application/json":
-		return &APIError{Status: http.StatusBadRequest, Err: errNotJSONContentType,
+		return &reference.APIError{Status: http.StatusBadRequest, Err: reference.ErrNotJSONContentType,
 			Message: fmt.Sprintf("Content-Type %q is not application/json", textclip.Runes(ct, 80))}
 	case s.fault(faultAuthContentTypeCase) && ct != "" && strings.TrimSpace(mt) != strings.ToLower(strings.TrimSpace(mt)):
-		return &APIError{Status: http.StatusBadRequest, Err: errNotJSONContentType,
+		return &reference.APIError{Status: http.StatusBadRequest, Err: reference.ErrNotJSONContentType,
 			Message: fmt.Sprintf("Content-Type %q is not application/json", textclip.Runes(ct, 80))}
-	case s.fault(faultAuthBodyPaddingRefused) && len(RequestBody(c)) > 0 && RequestBody(c)[0] != '{':
+	case s.fault(faultAuthBodyPaddingRefused) && len(reference.RequestBody(c)) > 0 && reference.RequestBody(c)[0] != '{':
 		return bad("Body must start with {")
 	}
 	return nil
@@ -926,7 +939,7 @@ func (s *faultService) Body(c echo.Context) error {
 
 // CheckAnswered writes the 200 of the check endpoint with an extra key and
 // tells whether it did.
-func (s *faultService) CheckAnswered(c echo.Context) bool {
+func (s *service) CheckAnswered(c echo.Context) bool {
 	if !s.fault(faultAuthCheckExtraKey) {
 		return false
 	}
@@ -943,7 +956,7 @@ var otherMethods = []string{http.MethodGet, http.MethodPut, http.MethodPatch, ht
 
 // CheckVersion returns the check path's version check, or under its fault
 // a check that lets every version through.
-func (s *faultService) CheckVersion(check echo.MiddlewareFunc) echo.MiddlewareFunc {
+func (s *service) CheckVersion(check echo.MiddlewareFunc) echo.MiddlewareFunc {
 	if s.fault(faultAuthCheckAnyAPIVersion) {
 		return func(next echo.HandlerFunc) echo.HandlerFunc { return next }
 	}
@@ -954,33 +967,35 @@ func (s *faultService) CheckVersion(check echo.MiddlewareFunc) echo.MiddlewareFu
 // merchant endpoints under other methods, the create endpoint under any
 // version segment. echo prefers the static /v1/signature route, so a
 // correct request still takes it.
-func (s *faultService) Routes(e *echo.Echo, auth echo.MiddlewareFunc) {
+func (s *service) Routes(e *echo.Echo, ep reference.Endpoints) {
 	if s.fault(faultAuthCheckAnyMethod) {
-		e.Match(otherMethods, "/:api_version/check/:merchant_id", s.handleCheck, s.requireVersion, requireMerchantSegment, auth)
+		e.Match(otherMethods, "/:api_version/check/:merchant_id", ep.Check, ep.Version, ep.MerchantSegment, ep.Auth)
 	}
 	if s.fault(faultAuthCreateAnyMethod) {
-		e.Match(otherMethods, "/v1/signature/:merchant_id", s.handleCreateSignature, requireMerchantSegment, auth)
+		e.Match(otherMethods, "/v1/signature/:merchant_id", ep.Create, ep.MerchantSegment, ep.Auth)
 	}
 	switch {
 	case s.fault(faultValidationCreateAnyVersion):
-		e.POST("/:api_version/signature/:merchant_id", s.handleCreateSignature, requireMerchantSegment, auth)
+		e.POST("/:api_version/signature/:merchant_id", ep.Create, ep.MerchantSegment, ep.Auth)
 	case s.fault(faultValidationOtherVersionDemo):
-		e.POST("/:api_version/signature/:merchant_id", s.createThenNotFound, requireMerchantSegment, auth)
+		e.POST("/:api_version/signature/:merchant_id", createThenNotFound(ep.Create), ep.MerchantSegment, ep.Auth)
 	}
 }
 
 // createThenNotFound makes the contract as the create endpoint does, its
 // notification included, and throws its answer away for a 404.
-func (s *faultService) createThenNotFound(c echo.Context) error {
-	w := c.Response().Writer
-	c.Response().Writer = discardWriter{header: http.Header{}}
-	err := s.handleCreateSignature(c)
-	c.Response().Writer = w
-	c.Response().Committed, c.Response().Status, c.Response().Size = false, 0, 0
-	if err != nil {
-		return err
+func createThenNotFound(create echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		w := c.Response().Writer
+		c.Response().Writer = discardWriter{header: http.Header{}}
+		err := create(c)
+		c.Response().Writer = w
+		c.Response().Committed, c.Response().Status, c.Response().Size = false, 0, 0
+		if err != nil {
+			return err
+		}
+		return reference.NotFound(c.Request())
 	}
-	return notFound(c.Request())
 }
 
 // discardWriter is an http.ResponseWriter that keeps nothing.
@@ -996,7 +1011,7 @@ func (d discardWriter) Flush()                      {}
 // Envelope gives env the signature_id of the identity faults,
 // before the envelope is stored and its notification scheduled, so that
 // the notification carries the same id.
-func (s *faultService) Envelope(env *firmakit.Envelope) {
+func (s *service) Envelope(env *firmakit.Envelope) {
 	switch {
 	case s.fault(faultEnvelopeSignatureIDNotUUID):
 		env.SignatureID = "sig_" + strings.ReplaceAll(uuid.NewString(), "-", "")
@@ -1007,7 +1022,7 @@ func (s *faultService) Envelope(env *firmakit.Envelope) {
 
 // Created writes the 201 of a created contract with the envelope
 // faults and tells whether it did. req is the validated request.
-func (s *faultService) Created(c echo.Context, env firmakit.Envelope, req firmakit.CreateSignatureRequest) (bool, error) {
+func (s *service) Created(c echo.Context, env firmakit.Envelope, req firmakit.CreateSignatureRequest) (bool, error) {
 	if !s.fault(AreaEnvelope) {
 		return false, nil
 	}
@@ -1091,7 +1106,7 @@ func (s *faultService) Created(c echo.Context, env firmakit.Envelope, req firmak
 
 // faultTime rewrites a time in firmakit.TimeFormat without its
 // milliseconds, or in the -03:00 offset, when the named fault is on.
-func (s *faultService) faultTime(v, noMillis, offset string) string {
+func (s *service) faultTime(v, noMillis, offset string) string {
 	t, err := time.Parse(firmakit.TimeFormat, v)
 	if err != nil {
 		return v
@@ -1109,7 +1124,7 @@ func (s *faultService) faultTime(v, noMillis, offset string) string {
 
 // Request gives a request without a title one, and reads a routing in
 // any case and without spaces, under their faults.
-func (s *faultService) Request(obj map[string]json.RawMessage) {
+func (s *service) Request(obj map[string]json.RawMessage) {
 	if v, ok := obj["title"]; (!ok || string(v) == "null") && s.fault(faultValidationMissingTitle) {
 		obj["title"], _ = json.Marshal(faultTitle)
 	}
@@ -1120,22 +1135,22 @@ func (s *faultService) Request(obj map[string]json.RawMessage) {
 }
 
 // waivedBy names the fault that skips each check of a create request.
-var waivedBy = map[Rule]string{
-	RuleRouting:      faultValidationRoutingUnchecked,
-	RuleKnownSigner:  faultValidationUnknownSigner,
-	RuleSignerOnce:   faultValidationDuplicateSigner,
-	RuleSignerEmail:  faultValidationInvalidEmail,
-	RuleEverySigner:  faultValidationMissingSigner,
-	RuleSignerOrder:  faultEnvelopeRecipientsRequestOrder,
-	RuleEveryDataKey: faultValidationMissingDataKey,
-	RuleKnownDataKey: faultValidationUnknownDataKey,
+var waivedBy = map[reference.Rule]string{
+	reference.RuleRouting:      faultValidationRoutingUnchecked,
+	reference.RuleKnownSigner:  faultValidationUnknownSigner,
+	reference.RuleSignerOnce:   faultValidationDuplicateSigner,
+	reference.RuleSignerEmail:  faultValidationInvalidEmail,
+	reference.RuleEverySigner:  faultValidationMissingSigner,
+	reference.RuleSignerOrder:  faultEnvelopeRecipientsRequestOrder,
+	reference.RuleEveryDataKey: faultValidationMissingDataKey,
+	reference.RuleKnownDataKey: faultValidationUnknownDataKey,
 }
 
 // Waives tells whether the fault of a check is on.
-func (s *faultService) Waives(rule Rule) bool { return s.fault(waivedBy[rule]) }
+func (s *service) Waives(rule reference.Rule) bool { return s.fault(waivedBy[rule]) }
 
 // Template makes up a template for an unknown document under its fault.
-func (s *faultService) Template(name string) *firmakit.Template {
+func (s *service) Template(name string) *firmakit.Template {
 	if !s.fault(faultValidationUnknownDocument) {
 		return nil
 	}
@@ -1160,21 +1175,21 @@ var rewordings = []struct{ from, to string }{
 
 // Refusal returns a create refusal as the validation faults change
 // it: reworded, or turned into an internal error for a wrong JSON type.
-func (s *faultService) Refusal(err error) error {
-	var api *APIError
+func (s *service) Refusal(err error) error {
+	var api *reference.APIError
 	if s.faultOn == nil || !errors.As(err, &api) {
 		return err
 	}
-	if s.fault(faultValidationWrongType500) && errors.Is(err, errWrongType) {
-		return fmt.Errorf("decode create request: %s", api.Message) // not an *APIError: answered 500
+	if s.fault(faultValidationWrongType500) && errors.Is(err, reference.ErrWrongType) {
+		return fmt.Errorf("decode create request: %s", api.Message) // not an *reference.APIError: answered 500
 	}
 	if s.fault(faultValidationMessageNoField) {
-		return &APIError{Status: api.Status, Message: withoutField(api.Message), Err: api.Err}
+		return &reference.APIError{Status: api.Status, Message: withoutField(api.Message), Err: api.Err}
 	}
 	if s.fault(faultValidationMessagesReworded) {
 		for _, r := range rewordings {
 			if rest, ok := strings.CutPrefix(api.Message, r.from); ok {
-				return &APIError{Status: api.Status, Message: r.to + rest, Err: api.Err}
+				return &reference.APIError{Status: api.Status, Message: r.to + rest, Err: api.Err}
 			}
 		}
 	}
@@ -1198,7 +1213,7 @@ func withoutField(msg string) string {
 // ---- notification ----
 
 // DemoState is firmakit.DemoState with the faults on how a title is read.
-func (s *faultService) DemoState(title string, st firmakit.State, ok bool) (firmakit.State, bool) {
+func (s *service) DemoState(title string, st firmakit.State, ok bool) (firmakit.State, bool) {
 	for _, x := range firmakit.States {
 		p := x.DemoPrefix()
 		switch {
@@ -1218,7 +1233,7 @@ func (s *faultService) DemoState(title string, st firmakit.State, ok bool) (firm
 }
 
 // DemoDelay returns the wait before a demo notification.
-func (s *faultService) DemoDelay(d time.Duration) time.Duration {
+func (s *service) DemoDelay(d time.Duration) time.Duration {
 	switch {
 	case s.fault(faultNotificationImmediate):
 		return 0
@@ -1230,7 +1245,7 @@ func (s *faultService) DemoDelay(d time.Duration) time.Duration {
 
 // Notification changes the fields of a demo notification before it
 // is encoded (and so before it is signed).
-func (s *faultService) Notification(n *firmakit.Notification, env firmakit.Envelope) {
+func (s *service) Notification(n *firmakit.Notification, env firmakit.Envelope) {
 	if s.faultOn == nil {
 		return
 	}
@@ -1271,7 +1286,7 @@ func (s *faultService) Notification(n *firmakit.Notification, env firmakit.Envel
 
 // Payload changes an encoded notification where the Notification
 // type cannot: null keys, demo false, an extra field.
-func (s *faultService) Payload(body []byte, n firmakit.Notification) []byte {
+func (s *service) Payload(body []byte, n firmakit.Notification) []byte {
 	if s.faultOn == nil {
 		return body
 	}
@@ -1295,7 +1310,7 @@ func (s *faultService) Payload(body []byte, n firmakit.Notification) []byte {
 
 // Attempt changes one delivery attempt: its headers, its signature,
 // the bytes it sends. req is signed correctly when it is called.
-func (s *faultService) Attempt(req *http.Request, body string, secrets []string) {
+func (s *service) Attempt(req *http.Request, body string, secrets []string) {
 	w := s.Profile.Webhook
 	if s.fault(faultNotificationContentTypeText) {
 		req.Header.Set("Content-Type", "text/plain; charset=utf-8")
@@ -1344,7 +1359,7 @@ func (s *faultService) Attempt(req *http.Request, body string, secrets []string)
 
 // RetryWait returns the wait before a retry, and gives the event a new
 // event_id under the retry fault. The dispatcher's lock is held.
-func (s *faultService) RetryWait(dl *Delivery, wait time.Duration) time.Duration {
+func (s *service) RetryWait(dl *reference.Delivery, wait time.Duration) time.Duration {
 	if s.fault(faultNotificationRetryNewEventID) && dl.EventID != "" {
 		fresh := uuid.NewString()
 		dl.Body = strings.Replace(dl.Body, `"`+dl.EventID+`"`, `"`+fresh+`"`, 1)
@@ -1361,7 +1376,7 @@ func (s *faultService) RetryWait(dl *Delivery, wait time.Duration) time.Duration
 
 // Delivered tells whether an attempt answered status counts as
 // delivered, given what the profile says (ok).
-func (s *faultService) Delivered(status int, ok bool) bool {
+func (s *service) Delivered(status int, ok bool) bool {
 	if s.fault(faultNotificationRetryAfter204) {
 		return status == http.StatusOK
 	}
@@ -1371,7 +1386,7 @@ func (s *faultService) Delivered(status int, ok bool) bool {
 // Retried tells whether an attempt that was not delivered (answered
 // status, or failed with err) is retried: under a fault, not even when
 // the correct server would (ok).
-func (s *faultService) Retried(status int, err error, ok bool) bool {
+func (s *service) Retried(status int, err error, ok bool) bool {
 	var ne net.Error
 	switch {
 	case s.fault(faultNotificationNoRetry),
@@ -1383,7 +1398,7 @@ func (s *faultService) Retried(status int, err error, ok bool) bool {
 }
 
 // DeliveryTimeout returns how long an attempt waits for its answer.
-func (s *faultService) DeliveryTimeout(d time.Duration) time.Duration {
+func (s *service) DeliveryTimeout(d time.Duration) time.Duration {
 	if s.fault(faultNotificationLate2xxCounts) {
 		return faultyDeliveryTimeout
 	}
@@ -1392,12 +1407,12 @@ func (s *faultService) DeliveryTimeout(d time.Duration) time.Duration {
 
 // Redelivery delivers an event answered 2xx once more, 2 s later, under
 // its fault.
-func (s *faultService) Redelivery() (time.Duration, bool) {
+func (s *service) Redelivery() (time.Duration, bool) {
 	return faultyRedelivery, s.fault(faultNotificationRedelivered)
 }
 
 // DemoNotifications is how many notifications a demo title gets.
-func (s *faultService) DemoNotifications(n int) int {
+func (s *service) DemoNotifications(n int) int {
 	switch {
 	case s.fault(faultNotificationNever):
 		return 0
@@ -1479,4 +1494,8 @@ func joinMembers(ms []member) []byte {
 	}
 	b.WriteByte('}')
 	return b.Bytes()
+}
+
+func bad(msg string) *reference.APIError {
+	return &reference.APIError{Status: http.StatusBadRequest, Message: msg}
 }
