@@ -271,7 +271,7 @@ type createValidation struct {
 
 // validateCreate checks a create-signature body against defaults.md C and
 // the merchant's templates, in the order of its checks. Every refusal
-// names the field and the fault.
+// names the field and what is wrong with it.
 func validateCreate(obj map[string]json.RawMessage, m *Merchant, dev Deviations) (firmakit.CreateSignatureRequest, []*firmakit.Template, error) {
 	v := &createValidation{obj: obj, m: m, dev: dev, signerSet: map[string]bool{}, dataSet: map[string]bool{}}
 	for _, step := range []func() error{v.fields, v.title, v.routing, v.documents, v.signers, v.data} {
