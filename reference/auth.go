@@ -31,6 +31,9 @@ type AuthConfig struct {
 	Explain bool
 }
 
+// errNoLookup is why Auth refuses a configuration without Lookup.
+var errNoLookup = errors.New("reference: AuthConfig.Lookup is required: Auth cannot find credentials without it")
+
 type ctxKey string
 
 const (
@@ -43,8 +46,12 @@ const (
 // Auth returns echo middleware that runs checks 1 to 4 of defaults.md A
 // in order and answers the first failure with its status and exact label.
 // The body is read only after the headers, the time and the credentials
-// have passed; handlers get it from RequestBody.
+// have passed; handlers get it from RequestBody. It panics when
+// cfg.Lookup is nil, so that a server without credentials cannot start.
 func Auth(cfg AuthConfig) echo.MiddlewareFunc {
+	if cfg.Lookup == nil {
+		panic(errNoLookup)
+	}
 	if cfg.Profile == nil {
 		cfg.Profile = firmakit.BundledProfile()
 	}
@@ -89,6 +96,21 @@ func RequestBody(c echo.Context) []byte {
 	return b
 }
 
+// SetRequestBody keeps the body an authentication middleware read, for
+// RequestBody, and SetRequestCredential the credential that signed it.
+func SetRequestBody(c echo.Context, body []byte) { c.Set(string(bodyKey), body) }
+
+// SetRequestCredential: see SetRequestBody.
+func SetRequestCredential(c echo.Context, cred firmakit.Credential) {
+	c.Set(string(credentialKey), cred)
+}
+
+// ReadBody reads a request body of at most limit bytes; a larger one is
+// an *APIError 413, a body that cannot be read a 400.
+func ReadBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+	return readBody(w, r, limit)
+}
+
 func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
 	if r.ContentLength > limit {
 		return nil, &APIError{Status: http.StatusRequestEntityTooLarge,
@@ -105,6 +127,10 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 	}
 	return b, nil
 }
+
+// AuthError maps an error of firmakit's request verification to its
+// answer, an *APIError with the exact label of defaults.md A.
+func AuthError(err error) error { return authError(err) }
 
 // authError maps a verification error to its answer: the exact label of
 // defaults.md A, with the detail kept for logs only.

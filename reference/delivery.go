@@ -153,11 +153,11 @@ type delivery struct {
 	timer   Timer
 	// dueAt is when the delivery last became due and entered the queue.
 	dueAt time.Time
-	// final: no retry after the next attempt (at shutdown, or the second
-	// delivery of a deliberate fault).
+	// final: no retry after the next attempt (at shutdown, or a delivery
+	// made again by the deviations).
 	final bool
 	kept  bool
-	// redelivered marks an event a deliberate fault delivers again (faults.go).
+	// redelivered marks an event the deviations deliver again.
 	redelivered bool
 }
 
@@ -176,10 +176,7 @@ var demoReasons = map[firmakit.State]string{
 // sent DemoDelay after now.
 func (d *dispatcher) scheduleDemo(m *Merchant, env firmakit.Envelope, state firmakit.State) {
 	s := d.s
-	if s.fault(faultNotificationNever) {
-		return
-	}
-	delay := s.faultDemoDelay(s.DemoDelay)
+	delay := s.deviations.DemoDelay(s.DemoDelay)
 	n := firmakit.Notification{
 		EventID:     uuid.NewString(),
 		Type:        firmakit.NotificationType,
@@ -196,14 +193,14 @@ func (d *dispatcher) scheduleDemo(m *Merchant, env firmakit.Envelope, state firm
 		n.Reason = demoReasons[state]
 	}
 	// created_at is the time the event happens, DemoDelay after now.
-	n.CreatedAt = firmakit.FormatTime(s.Now().Add(delay))
-	s.faultNotification(&n, env)
+	n.CreatedAt = firmakit.FormatTime(d.clock.Now().Add(delay))
+	s.deviations.Notification(&n, env)
 	body, err := s.Profile.EncodeNotification(n)
 	if err != nil {
 		s.Logger.Error("demo notification not encoded", "signature_id", env.SignatureID, "err", err)
 		return
 	}
-	body = s.faultPayload(body, n)
+	body = s.deviations.Payload(body, n)
 	now := d.clock.Now()
 	dl := &delivery{Delivery: Delivery{
 		EventID: n.EventID, MerchantID: m.ID, SignatureID: env.SignatureID, State: state,
@@ -376,13 +373,13 @@ func (d *dispatcher) attempt(dl *delivery) {
 	at := Attempt{At: d.clock.Now().UTC()}
 	at.QueuedMS = msOf(at.At.Sub(dueAt))
 	start := time.Now()
-	ctx, cancel := context.WithTimeout(d.ctx, s.faultDeliveryTimeout(s.DeliveryTimeout))
+	ctx, cancel := context.WithTimeout(d.ctx, s.deviations.DeliveryTimeout(s.DeliveryTimeout))
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
 	if err == nil {
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("User-Agent", "firmakit-reference/1")
-		s.Profile.SignWebhook(req.Header, eventID, secrets, s.Now(), []byte(body))
-		s.faultDelivery(req, dl)
+		s.Profile.SignWebhook(req.Header, eventID, secrets, d.clock.Now(), []byte(body))
+		s.deviations.Attempt(req, body, secrets)
 		var resp *http.Response
 		resp, err = s.HTTPClient.Do(req)
 		if err == nil {
@@ -397,7 +394,7 @@ func (d *dispatcher) attempt(dl *delivery) {
 	// else is retried on the schedule.
 	if err != nil {
 		at.Error = err.Error()
-	} else if !s.faultDelivered(at.StatusCode, at.StatusCode >= 200 && at.StatusCode <= 299) {
+	} else if !s.deviations.Delivered(at.StatusCode, at.StatusCode >= 200 && at.StatusCode <= 299) {
 		at.Error = fmt.Sprintf("answered %d", at.StatusCode)
 	}
 
@@ -413,11 +410,11 @@ func (d *dispatcher) attempt(dl *delivery) {
 	case at.Error == "":
 		dl.Outcome = OutcomeDelivered
 		log.Info("notification delivered", "status", at.StatusCode, "latency_ms", at.LatencyMS)
-		if !s.faultRedeliver(d, dl) {
+		if !d.deliverAgain(dl) {
 			d.end(dl)
 		}
-	case !dl.final && try < len(s.RetrySchedule) && !d.closing && !s.faultNoRetry(at.StatusCode, err):
-		wait := s.faultRetry(dl, s.RetrySchedule[try])
+	case s.deviations.Retried(at.StatusCode, err, !dl.final && try < len(s.RetrySchedule) && !d.closing):
+		wait := s.deviations.RetryWait(&dl.Delivery, s.RetrySchedule[try])
 		log.Warn("notification not delivered, will retry", "err", at.Error, "retry_in", wait)
 		d.retryAfter(dl, wait, false)
 	default:
@@ -428,6 +425,20 @@ func (d *dispatcher) attempt(dl *delivery) {
 	snap := d.snapshot(dl)
 	d.mu.Unlock()
 	d.observe(snap)
+}
+
+// deliverAgain schedules one more delivery of an event that was just
+// delivered, when the deviations ask for it, and tells whether it did; the
+// delivery then stays pending (and holds the wait group) until that
+// attempt ends. d.mu is held.
+func (d *dispatcher) deliverAgain(dl *delivery) bool {
+	wait, ok := d.s.deviations.Redelivery()
+	if !ok || dl.redelivered || d.closing {
+		return false
+	}
+	dl.redelivered, dl.Outcome = true, OutcomePending
+	d.retryAfter(dl, wait, true)
+	return true
 }
 
 // retryAfter schedules dl's next attempt after wait; final tells that no

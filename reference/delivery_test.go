@@ -137,7 +137,7 @@ type fakeTimer struct {
 }
 
 func newFakeClock() *fakeClock {
-	return &fakeClock{now: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC), armed: make(chan time.Duration, 10000)}
+	return &fakeClock{now: time.Now().UTC(), armed: make(chan time.Duration, 10000)}
 }
 
 func (c *fakeClock) Now() time.Time {

@@ -82,17 +82,12 @@ func readForDiagnostic(w http.ResponseWriter, body io.Reader, declared, limit in
 	return b, true, "read for this diagnostic only: the service reads a body once the headers, the timestamp and the credentials pass (checks 1 to 3)"
 }
 
-// writeError writes an error answer: with the deliberate faults' changes
-// when some are on, else with the diagnostic of an explained refusal;
-// false leaves the plain answer to the error handler.
-func (s *Server) writeError(c echo.Context, api *APIError) bool {
-	if s.faultErrorBody(c, api) {
-		return true
-	}
+// errorBodyOf gives the body of an error answer: with the diagnostic of
+// an explained refusal, nil for the plain body.
+func errorBodyOf(c echo.Context, api *APIError) any {
 	d := Diagnostic(c)
 	if d == nil {
-		return false
+		return nil
 	}
-	_ = c.JSON(api.Status, explainedBody{StatusCode: api.Status, Message: api.Message, Diagnostic: d})
-	return true
+	return explainedBody{StatusCode: api.Status, Message: api.Message, Diagnostic: d}
 }

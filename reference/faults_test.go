@@ -16,6 +16,7 @@ import (
 
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/reference"
+	refaults "github.com/firmakit/firmakit/reference/faults"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -28,11 +29,11 @@ const (
 
 var (
 	uuidPattern = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
-	areas       = map[string]bool{reference.AreaAuth: true, reference.AreaEnvelope: true, reference.AreaValidation: true, reference.AreaNotification: true}
+	areas       = map[string]bool{refaults.AreaAuth: true, refaults.AreaEnvelope: true, refaults.AreaValidation: true, refaults.AreaNotification: true}
 )
 
 func TestFaultsAreListedAndDocumented(t *testing.T) {
-	fs := reference.Faults()
+	fs := refaults.List()
 	require.GreaterOrEqual(t, len(fs), 45)
 	perArea := map[string]int{}
 	seen := map[string]bool{}
@@ -57,16 +58,26 @@ func TestFaultsAreListedAndDocumented(t *testing.T) {
 
 func TestOpenTakesEveryFault(t *testing.T) {
 	var all []string
-	for _, f := range reference.Faults() {
-		s := &reference.Server{Addr: "127.0.0.1:0", Faults: []string{f.Name}}
-		require.NoError(t, s.Open(), f.Name)
+	for _, f := range refaults.List() {
+		s := &reference.Server{Addr: "127.0.0.1:0"}
+		require.NoError(t, openFaulty(s, []string{f.Name}), f.Name)
 		require.NoError(t, s.Close())
 		all = append(all, f.Name)
 	}
 	// Combined, and with the blanks and repeats a comma-separated flag gives.
-	s := &reference.Server{Addr: "127.0.0.1:0", Faults: append(all, "", " "+all[0]+" ")}
-	require.NoError(t, s.Open())
+	s := &reference.Server{Addr: "127.0.0.1:0"}
+	require.NoError(t, openFaulty(s, append(all, "", " "+all[0]+" ")))
 	require.NoError(t, s.Close())
+}
+
+// openFaulty opens s with the named faults switched on.
+func openFaulty(s *reference.Server, names []string) error {
+	d, err := refaults.New(names)
+	if err != nil {
+		return err
+	}
+	s.Deviations = d
+	return s.Open()
 }
 
 func TestOpenRefusesAnUnknownFault(t *testing.T) {
@@ -76,17 +87,17 @@ func TestOpenRefusesAnUnknownFault(t *testing.T) {
 		{"envelope-http200", "envelope-http-200"},
 		{"twice", "notification-twice"},
 	} {
-		s := &reference.Server{Addr: "127.0.0.1:0", Faults: []string{"auth-tolerance-60s", tc.name}}
-		err := s.Open()
+		s := &reference.Server{Addr: "127.0.0.1:0"}
+		err := openFaulty(s, []string{"auth-tolerance-60s", tc.name})
 		require.Error(t, err, tc.name)
-		assert.True(t, errors.Is(err, reference.ErrUnknownFault), err)
+		assert.True(t, errors.Is(err, refaults.ErrUnknownFault), err)
 		assert.Contains(t, err.Error(), strconv.Quote(tc.name))
 		assert.Contains(t, err.Error(), "did you mean")
 		assert.Contains(t, err.Error(), tc.suggests)
 		assert.Empty(t, s.URL(), "a refused server does not listen")
 	}
-	err := (&reference.Server{Addr: "127.0.0.1:0", Faults: []string{"zzzzzzzzzzzzzzzz"}}).Open()
-	require.ErrorIs(t, err, reference.ErrUnknownFault)
+	err := openFaulty(&reference.Server{Addr: "127.0.0.1:0"}, []string{"zzzzzzzzzzzzzzzz"})
+	require.ErrorIs(t, err, refaults.ErrUnknownFault)
 	assert.NotContains(t, err.Error(), "did you mean")
 }
 
@@ -94,8 +105,8 @@ func TestOpenRefusesAnUnknownFault(t *testing.T) {
 // own rule only, so a plainly signed request still passes, except under
 // the faults that cut a part every request signs.
 func TestVerifierFaultsKeepValidRequests(t *testing.T) {
-	for _, f := range reference.Faults() {
-		if f.Area != reference.AreaAuth || f.Name == "auth-method-not-signed" || f.Name == "auth-timestamp-not-signed" {
+	for _, f := range refaults.List() {
+		if f.Area != refaults.AreaAuth || f.Name == "auth-method-not-signed" || f.Name == "auth-timestamp-not-signed" {
 			continue
 		}
 		x := openExchange(t, faultCase{}, []string{f.Name})
@@ -131,11 +142,13 @@ func openExchange(t *testing.T, c faultCase, faults []string) *exchange {
 	sk, url := newSink(t, c.statuses...)
 	x := &exchange{sk: sk, now: time.Now()}
 	x.s = openWithWebhook(t, url, func(s *reference.Server) {
-		s.Now = func() time.Time { return x.now }
+		s.Clock = stoppedClock(func() time.Time { return x.now })
 		// Short waits, unless the case is about them.
 		s.DemoDelay = 10 * time.Millisecond
 		s.RetrySchedule = []time.Duration{20 * time.Millisecond, 20 * time.Millisecond}
-		s.Faults = faults
+		var err error
+		s.Deviations, err = refaults.New(faults)
+		require.NoError(t, err)
 		if c.server != nil {
 			c.server(s)
 		}
@@ -1132,7 +1145,7 @@ func TestEachFaultDeviates(t *testing.T) {
 	for _, c := range cases {
 		covered[c.fault] = true
 	}
-	for _, f := range reference.Faults() {
+	for _, f := range refaults.List() {
 		assert.True(t, covered[f.Name], "fault %s has no case", f.Name)
 	}
 	for _, c := range cases {

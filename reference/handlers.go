@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"mime"
 	"net/http"
 	"net/mail"
@@ -30,20 +31,71 @@ const (
 	MaxDataValue   = 10000
 )
 
+// Messages of the service's answers; the refusals that name a value are
+// built from a prefix here and the value.
+const (
+	msgAuthenticated      = "Authenticated"
+	msgCreated            = "Signature request created"
+	msgUnknownMerchant    = "Unknown merchant"
+	msgBodyEmpty          = "Body is empty: send a JSON object, such as {}"
+	msgBodyNotJSON        = "Body is not valid JSON: "
+	msgBodyNotObject      = "Body must be a JSON object, got "
+	msgBodyEndsEarly      = "the body ends before the JSON value does"
+	msgContentTypeNotJSON = "Content-Type %q is not JSON: send the body as application/json"
+	msgTrailingData       = "Body is not valid JSON: unexpected data after the value at byte %d"
+
+	msgUnknownField      = "unknown field: %s (allowed: title, documents, signers, data, routing)"
+	msgTitleRequired     = "title is required"
+	msgTitleType         = "title must be a string"
+	msgTitleTooLong      = "title is too long: %d characters, at most %d"
+	msgRouting           = "routing must be parallel or sequential"
+	msgDocumentsRequired = "documents is required"
+	msgDocumentsType     = "documents must be an array of template names"
+	msgDocumentsEmpty    = "documents must name at least one template"
+	msgTooManyDocuments  = "too many documents: %d, at most %d"
+	msgUnknownDocument   = "unknown document: "
+	msgDocumentTwice     = "document listed twice: "
+	msgSignersRequired   = "signers is required"
+	msgSignersType       = "signers must be an array of objects with key, name and email strings"
+	msgTooManySigners    = "too many signers: %d, at most %d"
+	msgSignerKeyRequired = "signers[%d].key is required"
+	msgUnknownSigner     = "unknown signer: "
+	msgSignerTwice       = "signer listed twice: "
+	msgNameRequired      = "name is required for "
+	msgNameTooLong       = "name is too long for %s: at most 200 characters"
+	msgInvalidEmail      = "invalid email for "
+	msgMissingSigner     = "missing signer: "
+	msgDataType          = "data must be an object of strings"
+	msgTooManyDataKeys   = "too many data keys: %d, at most %d"
+	msgDataKeyType       = "data key %s must be a string"
+	msgDataValueTooLong  = "data key %s is too long: at most %d characters"
+	msgMissingDataKey    = "missing data key: "
+	msgUnknownDataKey    = "unknown data key: "
+	msgDocumentPath      = "Not found: demo documents are served as {signature_id}.pdf"
+	msgNoSuchSignature   = "Not found: no signature %s on this server"
+	msgOutcomeFilter     = "outcome must be %s, %s or %s"
+	msgLimit             = "limit must be a whole number from 1 to %d"
+	msgAfter             = "after must be the seq of a delivery (a whole number), as the next link gives it"
+)
+
 func (s *Server) handleCheck(c echo.Context) error {
-	if err := s.faultBody(c); err != nil {
+	if err := s.deviations.Body(c); err != nil {
 		return err
 	}
 	if _, err := jsonObject(c); err != nil {
-		if err = s.faultCheckBody(c, err); err != nil {
+		if err = s.deviations.CheckRefusal(c, err); err != nil {
 			return err
 		}
 	}
-	if s.faultCheckOK(c) {
+	if s.deviations.CheckAnswered(c) {
 		return nil
 	}
-	return c.JSON(http.StatusOK, firmakit.APIResponse{StatusCode: http.StatusOK, Message: "Authenticated"})
+	return c.JSON(http.StatusOK, firmakit.APIResponse{StatusCode: http.StatusOK, Message: msgAuthenticated})
 }
+
+// JSONObject is check 5 of defaults.md A on an authenticated request: its
+// body as a JSON object, or the *APIError 400 that refuses it.
+func JSONObject(c echo.Context) (json.RawMessage, error) { return jsonObject(c) }
 
 // jsonObject is check 5 of defaults.md A: the body, already authenticated,
 // must be a JSON object sent as JSON. It returns the object's raw bytes.
@@ -54,28 +106,28 @@ func jsonObject(c echo.Context) (json.RawMessage, error) {
 	if ct := c.Request().Header.Get("Content-Type"); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
-			return nil, &APIError{Status: http.StatusBadRequest, Err: errNotJSONContentType,
-				Message: fmt.Sprintf("Content-Type %q is not JSON: send the body as application/json", textclip.Runes(ct, 80))}
+			return nil, &APIError{Status: http.StatusBadRequest, Err: ErrNotJSONContentType,
+				Message: fmt.Sprintf(msgContentTypeNotJSON, textclip.Runes(ct, 80))}
 		}
 	}
 	body := RequestBody(c)
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) == 0 {
-		return nil, bad("Body is empty: send a JSON object, such as {}")
+		return nil, bad(msgBodyEmpty)
 	}
 	// One pass validates the value; only a create request decodes further.
 	var raw json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(&raw); err != nil {
-		return nil, bad("Body is not valid JSON: " + jsonErrorText(err))
+		return nil, bad(msgBodyNotJSON + jsonErrorText(err))
 	}
 	// One value and nothing after it but white space: {}{} or {} ] is
 	// not a JSON text (dec.More would let a closing bracket through).
 	if rest := body[dec.InputOffset():]; len(bytes.TrimSpace(rest)) > 0 {
-		return nil, bad(fmt.Sprintf("Body is not valid JSON: unexpected data after the value at byte %d", dec.InputOffset()))
+		return nil, bad(fmt.Sprintf(msgTrailingData, dec.InputOffset()))
 	}
 	if trimmed[0] != '{' {
-		return nil, bad("Body must be a JSON object, got " + jsonKind(trimmed[0]))
+		return nil, bad(msgBodyNotObject + jsonKind(trimmed[0]))
 	}
 	return raw, nil
 }
@@ -100,255 +152,324 @@ func jsonErrorText(err error) string {
 	if errors.As(err, &se) {
 		return fmt.Sprintf("%s (at byte %d)", se.Error(), se.Offset)
 	}
-	if err.Error() == "EOF" || err.Error() == "unexpected EOF" {
-		return "the body ends before the JSON value does"
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return msgBodyEndsEarly
 	}
 	return err.Error()
 }
 
 func bad(msg string) *APIError { return &APIError{Status: http.StatusBadRequest, Message: msg} }
 
-// errNotJSONContentType is the cause of a refusal for a Content-Type that
+// ErrNotJSONContentType is the cause of a refusal for a Content-Type that
 // is not JSON.
-var errNotJSONContentType = errors.New("content type is not JSON")
+var ErrNotJSONContentType = errors.New("content type is not JSON")
 
-// errWrongType is the cause of a refusal for a field of the wrong JSON type.
-var errWrongType = errors.New("field of the wrong JSON type")
+// ErrWrongType is the cause of a refusal for a field of the wrong JSON type.
+var ErrWrongType = errors.New("field of the wrong JSON type")
 
 func badType(msg string) *APIError {
-	return &APIError{Status: http.StatusBadRequest, Message: msg, Err: errWrongType}
+	return &APIError{Status: http.StatusBadRequest, Message: msg, Err: ErrWrongType}
 }
 
+// handleCreateSignature is POST /v1/signature/{merchant_id} (interface
+// §4.2): the request is validated, the contract made and stored, its 201
+// written, and a demo title's notification scheduled.
 func (s *Server) handleCreateSignature(c echo.Context) error {
-	if err := s.faultBody(c); err != nil {
+	m, obj, err := s.createRequest(c)
+	if err != nil {
 		return err
+	}
+	req, tmpls, err := validateCreate(obj, m, s.deviations)
+	if err != nil {
+		return s.deviations.Refusal(err)
+	}
+	env := s.newEnvelope(m, req, tmpls)
+	s.signatures.put(m.ID, env)
+	if err := s.writeCreated(c, env, req); err != nil {
+		return err
+	}
+	st, ok := firmakit.DemoState(req.Title)
+	state, demo := s.deviations.DemoState(req.Title, st, ok)
+	if demo {
+		// The delay runs from the 201 on the wire, not from the handler.
+		c.Response().Flush()
+	}
+	if s.OnCreated != nil {
+		// Before the notification is scheduled, so that whoever is told
+		// knows the contract when its notification arrives.
+		s.OnCreated(m.ID, env.SignatureID, env.CreatedAt)
+	}
+	if demo {
+		for range s.deviations.DemoNotifications(1) {
+			s.deliveries.scheduleDemo(m, env, state)
+		}
+	}
+	return nil
+}
+
+// createRequest is check 5 of a create request: its merchant and the
+// members of its JSON object.
+func (s *Server) createRequest(c echo.Context) (*Merchant, map[string]json.RawMessage, error) {
+	if err := s.deviations.Body(c); err != nil {
+		return nil, nil, err
 	}
 	raw, err := jsonObject(c)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &obj); err != nil {
-		return bad("Body is not valid JSON: " + jsonErrorText(err))
+		return nil, nil, bad(msgBodyNotJSON + jsonErrorText(err))
 	}
 	m := s.Config.Merchant(c.Param("merchant_id"))
 	if m == nil { // authentication passed, so the key's merchant exists; defensive
-		return &APIError{Status: http.StatusNotFound, Message: "Unknown merchant"}
+		return nil, nil, &APIError{Status: http.StatusNotFound, Message: msgUnknownMerchant}
 	}
-	req, tmpls, err := validateCreate(obj, m, s.faultOn)
-	if err != nil {
-		return s.faultValidation(err)
-	}
-	now := s.Now()
+	return m, obj, nil
+}
+
+// newEnvelope makes the contract of a valid request (interface §2.2).
+func (s *Server) newEnvelope(m *Merchant, req firmakit.CreateSignatureRequest, tmpls []*firmakit.Template) firmakit.Envelope {
 	env := firmakit.Envelope{
 		SignatureID: uuid.NewString(),
 		Status:      firmakit.EnvelopePending,
 		Title:       req.Title,
 		Routing:     req.Routing,
 		Sender:      m.Sender,
-		CreatedAt:   firmakit.FormatTime(now),
+		CreatedAt:   firmakit.FormatTime(s.Clock.Now()),
 	}
-	s.faultSignatureID(&env)
+	s.deviations.Envelope(&env)
 	for i, t := range tmpls {
 		env.Documents = append(env.Documents, firmakit.Document{Key: "document_" + strconv.Itoa(i), Title: t.Title})
 	}
 	for _, sg := range req.Signers {
 		env.Recipients = append(env.Recipients, firmakit.Recipient{Key: sg.Key, Name: sg.Name, Email: sg.Email, Status: firmakit.RecipientPending})
 	}
-	s.signatures.put(m.ID, env)
-	if faulty, ferr := s.faultCreated(c, env, req); faulty {
-		err = ferr
-	} else {
-		err = c.JSON(http.StatusCreated, firmakit.APIResponse{StatusCode: http.StatusCreated, Message: "Signature request created", Data: &env})
+	return env
+}
+
+// writeCreated writes the 201 of a created contract.
+func (s *Server) writeCreated(c echo.Context, env firmakit.Envelope, req firmakit.CreateSignatureRequest) error {
+	if written, err := s.deviations.Created(c, env, req); written {
+		return err
 	}
-	state, demo := s.demoState(req.Title)
-	if demo && err == nil {
-		// The delay runs from the 201 on the wire, not from the handler.
-		c.Response().Flush()
-	}
-	if s.OnCreated != nil && err == nil {
-		// Before the notification is scheduled, so that whoever is told
-		// knows the contract when its notification arrives.
-		s.OnCreated(m.ID, env.SignatureID, env.CreatedAt)
-	}
-	if demo && err == nil {
-		s.deliveries.scheduleDemo(m, env, state)
-		if s.fault(faultNotificationTwice) {
-			s.deliveries.scheduleDemo(m, env, state)
-		}
-	}
-	return err
+	return c.JSON(http.StatusCreated, firmakit.APIResponse{StatusCode: http.StatusCreated, Message: msgCreated, Data: &env})
+}
+
+// createValidation is the state of one create request's validation: the
+// request as read so far, and what its templates ask for.
+type createValidation struct {
+	obj map[string]json.RawMessage
+	m   *Merchant
+	dev Deviations
+	req firmakit.CreateSignatureRequest
+
+	tmpls                 []*firmakit.Template
+	wantSigners, wantData []string
+	signerSet, dataSet    map[string]bool
 }
 
 // validateCreate checks a create-signature body against defaults.md C and
-// the merchant's templates. Every refusal names the field and the fault.
-// f holds the deliberate faults switched on, nil for a correct server.
-func validateCreate(obj map[string]json.RawMessage, m *Merchant, f faultSet) (firmakit.CreateSignatureRequest, []*firmakit.Template, error) {
-	var req firmakit.CreateSignatureRequest
+// the merchant's templates, in the order of its checks. Every refusal
+// names the field and what is wrong with it.
+func validateCreate(obj map[string]json.RawMessage, m *Merchant, dev Deviations) (firmakit.CreateSignatureRequest, []*firmakit.Template, error) {
+	v := &createValidation{obj: obj, m: m, dev: dev, signerSet: map[string]bool{}, dataSet: map[string]bool{}}
+	for _, step := range []func() error{v.fields, v.title, v.routing, v.documents, v.signers, v.data} {
+		if err := step(); err != nil {
+			return v.req, nil, err
+		}
+	}
+	return v.req, v.tmpls, nil
+}
+
+func (v *createValidation) present(k string) bool {
+	raw, ok := v.obj[k]
+	return ok && string(raw) != "null"
+}
+
+// fields refuses a member the request does not have.
+func (v *createValidation) fields() error {
 	allowed := map[string]bool{"title": true, "documents": true, "signers": true, "data": true, "routing": true}
 	var unknown []string
-	for k := range obj {
+	for k := range v.obj {
 		if !allowed[k] {
 			unknown = append(unknown, k)
 		}
 	}
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
-		return req, nil, bad(fmt.Sprintf("unknown field: %s (allowed: title, documents, signers, data, routing)", textclip.Runes(unknown[0], 80)))
+		return bad(fmt.Sprintf(msgUnknownField, textclip.Runes(unknown[0], 80)))
 	}
-	present := func(k string) bool { v, ok := obj[k]; return ok && string(v) != "null" }
-	if !present("title") && f.has(faultValidationMissingTitle) {
-		obj["title"], _ = json.Marshal(faultTitle)
-	}
+	v.dev.Request(v.obj)
+	return nil
+}
 
-	if !present("title") {
-		return req, nil, bad("title is required")
+// title: a non-blank string of at most MaxTitleLength characters.
+func (v *createValidation) title() error {
+	if !v.present("title") {
+		return bad(msgTitleRequired)
 	}
-	if json.Unmarshal(obj["title"], &req.Title) != nil {
-		return req, nil, badType("title must be a string")
+	if json.Unmarshal(v.obj["title"], &v.req.Title) != nil {
+		return badType(msgTitleType)
 	}
-	if strings.TrimSpace(req.Title) == "" {
-		return req, nil, bad("title is required")
+	if strings.TrimSpace(v.req.Title) == "" {
+		return bad(msgTitleRequired)
 	}
-	if n := utf8.RuneCountInString(req.Title); n > MaxTitleLength {
-		return req, nil, bad(fmt.Sprintf("title is too long: %d characters, at most %d", n, MaxTitleLength))
+	if n := utf8.RuneCountInString(v.req.Title); n > MaxTitleLength {
+		return bad(fmt.Sprintf(msgTitleTooLong, n, MaxTitleLength))
 	}
-	req.Routing = "parallel"
-	if present("routing") {
-		err := json.Unmarshal(obj["routing"], &req.Routing)
-		if err == nil && f.has(faultValidationRoutingCaseless) {
-			req.Routing = strings.ToLower(strings.TrimSpace(req.Routing))
-		}
-		if err != nil || (req.Routing != "parallel" && req.Routing != "sequential" && !f.has(faultValidationRoutingUnchecked)) {
-			return req, nil, bad("routing must be parallel or sequential")
-		}
-	}
+	return nil
+}
 
-	if !present("documents") {
-		return req, nil, bad("documents is required")
+// routing: parallel (the default) or sequential.
+func (v *createValidation) routing() error {
+	v.req.Routing = "parallel"
+	if !v.present("routing") {
+		return nil
 	}
-	if json.Unmarshal(obj["documents"], &req.Documents) != nil {
-		return req, nil, badType("documents must be an array of template names")
+	err := json.Unmarshal(v.obj["routing"], &v.req.Routing)
+	if err != nil || (v.req.Routing != "parallel" && v.req.Routing != "sequential" && !v.dev.Waives(RuleRouting)) {
+		return bad(msgRouting)
 	}
-	if len(req.Documents) == 0 {
-		return req, nil, bad("documents must name at least one template")
+	return nil
+}
+
+// documents: one to MaxDocuments of the merchant's templates, each once;
+// they tell which signers and data keys the request must give.
+func (v *createValidation) documents() error {
+	if !v.present("documents") {
+		return bad(msgDocumentsRequired)
 	}
-	if len(req.Documents) > MaxDocuments {
-		return req, nil, bad(fmt.Sprintf("too many documents: %d, at most %d", len(req.Documents), MaxDocuments))
+	if json.Unmarshal(v.obj["documents"], &v.req.Documents) != nil {
+		return badType(msgDocumentsType)
 	}
-	var tmpls []*firmakit.Template
-	signerSet := map[string]bool{}
-	var wantSigners, wantData []string
-	dataSet := map[string]bool{}
-	seenDoc := map[string]bool{}
-	for _, d := range req.Documents {
-		t := m.Template(d)
-		if t == nil && f.has(faultValidationUnknownDocument) {
-			t = &firmakit.Template{Name: d, Title: d}
+	if len(v.req.Documents) == 0 {
+		return bad(msgDocumentsEmpty)
+	}
+	if len(v.req.Documents) > MaxDocuments {
+		return bad(fmt.Sprintf(msgTooManyDocuments, len(v.req.Documents), MaxDocuments))
+	}
+	seen := map[string]bool{}
+	for _, d := range v.req.Documents {
+		t := v.m.Template(d)
+		if t == nil {
+			t = v.dev.Template(d)
 		}
 		if t == nil {
-			return req, nil, bad("unknown document: " + textclip.Runes(d, 80))
+			return bad(msgUnknownDocument + textclip.Runes(d, 80))
 		}
-		if seenDoc[d] {
-			return req, nil, bad("document listed twice: " + d)
+		if seen[d] {
+			return bad(msgDocumentTwice + d)
 		}
-		seenDoc[d] = true
-		tmpls = append(tmpls, t)
+		seen[d] = true
+		v.tmpls = append(v.tmpls, t)
 		for _, k := range t.Signers {
-			if !signerSet[k] {
-				signerSet[k] = true
-				wantSigners = append(wantSigners, k)
+			if !v.signerSet[k] {
+				v.signerSet[k] = true
+				v.wantSigners = append(v.wantSigners, k)
 			}
 		}
 		for _, k := range t.Data {
-			if !dataSet[k] {
-				dataSet[k] = true
-				wantData = append(wantData, k)
+			if !v.dataSet[k] {
+				v.dataSet[k] = true
+				v.wantData = append(v.wantData, k)
 			}
 		}
 	}
+	return nil
+}
 
-	if !present("signers") {
-		return req, nil, bad("signers is required")
+// signers: exactly the templates' signer keys, each once, with a name and
+// an e-mail address; then ordered signer_1, signer_2, …
+func (v *createValidation) signers() error {
+	if !v.present("signers") {
+		return bad(msgSignersRequired)
 	}
-	if json.Unmarshal(obj["signers"], &req.Signers) != nil {
-		return req, nil, badType("signers must be an array of objects with key, name and email strings")
+	if json.Unmarshal(v.obj["signers"], &v.req.Signers) != nil {
+		return badType(msgSignersType)
 	}
-	if len(req.Signers) > MaxSigners {
-		return req, nil, bad(fmt.Sprintf("too many signers: %d, at most %d", len(req.Signers), MaxSigners))
+	if len(v.req.Signers) > MaxSigners {
+		return bad(fmt.Sprintf(msgTooManySigners, len(v.req.Signers), MaxSigners))
 	}
 	given := map[string]bool{}
-	for i, sg := range req.Signers {
+	for i, sg := range v.req.Signers {
 		if sg.Key == "" {
-			return req, nil, bad(fmt.Sprintf("signers[%d].key is required", i))
+			return bad(fmt.Sprintf(msgSignerKeyRequired, i))
 		}
-		if !signerSet[sg.Key] && !f.has(faultValidationUnknownSigner) {
-			return req, nil, bad("unknown signer: " + textclip.Runes(sg.Key, 80))
+		if !v.signerSet[sg.Key] && !v.dev.Waives(RuleKnownSigner) {
+			return bad(msgUnknownSigner + textclip.Runes(sg.Key, 80))
 		}
-		if given[sg.Key] && !f.has(faultValidationDuplicateSigner) {
-			return req, nil, bad("signer listed twice: " + sg.Key)
+		if given[sg.Key] && !v.dev.Waives(RuleSignerOnce) {
+			return bad(msgSignerTwice + sg.Key)
 		}
 		given[sg.Key] = true
 		if strings.TrimSpace(sg.Name) == "" {
-			return req, nil, bad("name is required for " + sg.Key)
+			return bad(msgNameRequired + sg.Key)
 		}
 		if utf8.RuneCountInString(sg.Name) > 200 {
-			return req, nil, bad("name is too long for " + sg.Key + ": at most 200 characters")
+			return bad(fmt.Sprintf(msgNameTooLong, sg.Key))
 		}
-		if !validEmail(sg.Email) && !f.has(faultValidationInvalidEmail) {
-			return req, nil, bad("invalid email for " + sg.Key)
-		}
-	}
-	for _, k := range wantSigners {
-		if !given[k] && !f.has(faultValidationMissingSigner) {
-			return req, nil, bad("missing signer: " + k)
+		if !validEmail(sg.Email) && !v.dev.Waives(RuleSignerEmail) {
+			return bad(msgInvalidEmail + sg.Key)
 		}
 	}
-	if !f.has(faultEnvelopeRecipientsRequestOrder) {
-		sort.SliceStable(req.Signers, func(i, j int) bool { return signerOrder(req.Signers[i].Key) < signerOrder(req.Signers[j].Key) })
+	for _, k := range v.wantSigners {
+		if !given[k] && !v.dev.Waives(RuleEverySigner) {
+			return bad(msgMissingSigner + k)
+		}
 	}
+	if !v.dev.Waives(RuleSignerOrder) {
+		sort.SliceStable(v.req.Signers, func(i, j int) bool {
+			return signerOrder(v.req.Signers[i].Key) < signerOrder(v.req.Signers[j].Key)
+		})
+	}
+	return nil
+}
 
-	req.Data = map[string]string{}
-	if present("data") {
+// data: strings (or numbers, read as their text) for exactly the
+// templates' data keys.
+func (v *createValidation) data() error {
+	v.req.Data = map[string]string{}
+	if v.present("data") {
 		var raw map[string]json.RawMessage
-		if json.Unmarshal(obj["data"], &raw) != nil {
-			return req, nil, badType("data must be an object of strings")
+		if json.Unmarshal(v.obj["data"], &raw) != nil {
+			return badType(msgDataType)
 		}
 		if len(raw) > MaxDataKeys {
-			return req, nil, bad(fmt.Sprintf("too many data keys: %d, at most %d", len(raw), MaxDataKeys))
+			return bad(fmt.Sprintf(msgTooManyDataKeys, len(raw), MaxDataKeys))
 		}
-		for k, v := range raw {
+		for k, val := range raw {
 			var sv string
 			var num json.Number
 			switch {
-			case json.Unmarshal(v, &sv) == nil:
-			case json.Unmarshal(v, &num) == nil:
+			case json.Unmarshal(val, &sv) == nil:
+			case json.Unmarshal(val, &num) == nil:
 				sv = num.String()
 			default:
-				return req, nil, badType(fmt.Sprintf("data key %s must be a string", textclip.Runes(k, 80)))
+				return badType(fmt.Sprintf(msgDataKeyType, textclip.Runes(k, 80)))
 			}
 			if utf8.RuneCountInString(sv) > MaxDataValue {
-				return req, nil, bad(fmt.Sprintf("data key %s is too long: at most %d characters", textclip.Runes(k, 80), MaxDataValue))
+				return bad(fmt.Sprintf(msgDataValueTooLong, textclip.Runes(k, 80), MaxDataValue))
 			}
-			req.Data[k] = sv
+			v.req.Data[k] = sv
 		}
 	}
-	for _, k := range wantData {
-		if _, ok := req.Data[k]; !ok && !f.has(faultValidationMissingDataKey) {
-			return req, nil, bad("missing data key: " + k)
+	for _, k := range v.wantData {
+		if _, ok := v.req.Data[k]; !ok && !v.dev.Waives(RuleEveryDataKey) {
+			return bad(msgMissingDataKey + k)
 		}
 	}
 	var extra []string
-	for k := range req.Data {
-		if !dataSet[k] {
+	for k := range v.req.Data {
+		if !v.dataSet[k] {
 			extra = append(extra, k)
 		}
 	}
-	if len(extra) > 0 && !f.has(faultValidationUnknownDataKey) {
+	if len(extra) > 0 && !v.dev.Waives(RuleKnownDataKey) {
 		sort.Strings(extra)
-		return req, nil, bad("unknown data key: " + textclip.Runes(extra[0], 80))
+		return bad(msgUnknownDataKey + textclip.Runes(extra[0], 80))
 	}
-	return req, tmpls, nil
+	return nil
 }
 
 // signerOrder sorts signer_1, signer_2, … by number; other keys last.
@@ -375,11 +496,11 @@ func validEmail(s string) bool {
 func (s *Server) handleDemoDocument(c echo.Context) error {
 	id, ok := strings.CutSuffix(c.Param("file"), ".pdf")
 	if !ok {
-		return &APIError{Status: http.StatusNotFound, Message: "Not found: demo documents are served as {signature_id}.pdf"}
+		return &APIError{Status: http.StatusNotFound, Message: msgDocumentPath}
 	}
 	env, ok := s.signatures.get(id)
 	if !ok {
-		return &APIError{Status: http.StatusNotFound, Message: "Not found: no signature " + textclip.Runes(id, 60) + " on this server"}
+		return &APIError{Status: http.StatusNotFound, Message: fmt.Sprintf(msgNoSuchSignature, textclip.Runes(id, 60))}
 	}
 	var signers []string
 	for _, r := range env.Recipients {
@@ -406,13 +527,13 @@ func (s *Server) handleDeliveries(c echo.Context) error {
 	switch strings.ToLower(f.Outcome) {
 	case "", OutcomePending, OutcomeDelivered, OutcomeFailed:
 	default:
-		return bad(fmt.Sprintf("outcome must be %s, %s or %s", OutcomePending, OutcomeDelivered, OutcomeFailed))
+		return bad(fmt.Sprintf(msgOutcomeFilter, OutcomePending, OutcomeDelivered, OutcomeFailed))
 	}
 	limit := DefaultDeliveriesPage
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > MaxDeliveriesPage {
-			return bad(fmt.Sprintf("limit must be a whole number from 1 to %d", MaxDeliveriesPage))
+			return bad(fmt.Sprintf(msgLimit, MaxDeliveriesPage))
 		}
 		limit = n
 	}
@@ -420,7 +541,7 @@ func (s *Server) handleDeliveries(c echo.Context) error {
 	if v := q.Get("after"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 0 {
-			return bad("after must be the seq of a delivery (a whole number), as the next link gives it")
+			return bad(msgAfter)
 		}
 		after = n
 	}

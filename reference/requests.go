@@ -181,7 +181,7 @@ func (s *Server) recordRequests(next echo.HandlerFunc) echo.HandlerFunc {
 		if !ok {
 			return next(c)
 		}
-		received := s.Now()
+		received := s.Clock.Now()
 		w := &answerCapture{ResponseWriter: c.Response().Writer}
 		c.Response().Writer = w
 		if err := next(c); err != nil {

@@ -46,7 +46,6 @@ type Server struct {
 	// PublicURL is the base of the links the server hands out (the demo
 	// document_url); it defaults to the address it listens on.
 	PublicURL string
-	Now       func() time.Time
 	Logger    *slog.Logger
 	MaxBody   int64 // bodies over this get 413
 
@@ -73,9 +72,9 @@ type Server struct {
 	// dropped instead and its notification still sent. Drops are counted
 	// (DeliveryStats) and logged.
 	MaxKeptDeliveries int
-	// Clock paces the deliveries (demo delay, retries, attempt times);
-	// default the real clock. Now stays the clock of the protocol: request
-	// expiry, created_at, the signature's t.
+	// Clock is the server's one clock: request expiry, created_at, the
+	// signature's t, and the pace of deliveries (demo delay, retries,
+	// attempt times); default the real clock.
 	Clock Clock
 	// OnDelivery, when set, gets a copy of a delivery's record each time
 	// it changes: once scheduled (or refused), then after every attempt.
@@ -110,10 +109,11 @@ type Server struct {
 	// carries Forwarded, X-Forwarded-For, Via…) does not reach them. The
 	// API paths a merchant's client calls never need it.
 	Token string
-	// Faults names deliberate faults to switch on (see Faults), for
-	// measuring whether the conformance suite catches them; Open refuses
-	// an unknown name with ErrUnknownFault. Empty for a correct server.
-	Faults []string
+	// Deviations are the server's deliberate departures from the
+	// interface (package faults has them), for measuring whether a
+	// conformance suite notices them; nil is NopDeviations, the correct
+	// service.
+	Deviations Deviations
 
 	echo       *echo.Echo
 	handler    http.Handler // echo behind the path decoding
@@ -128,7 +128,8 @@ type Server struct {
 	requestsOnce sync.Once
 	closeOnce    sync.Once
 	conns        httpserve.Tracker
-	faultOn      faultSet
+	// deviations is Deviations, or NopDeviations.
+	deviations Deviations
 	// publicURL is the PublicURL that was given, if any: its host is
 	// allowed as Host and Origin besides loopback.
 	publicURL string
@@ -145,9 +146,6 @@ func (s *Server) Open() error {
 	}
 	if s.Config == nil {
 		s.Config = DemoConfig()
-	}
-	if s.Now == nil {
-		s.Now = time.Now
 	}
 	if s.Logger == nil {
 		s.Logger = slog.New(slog.DiscardHandler)
@@ -188,13 +186,13 @@ func (s *Server) Open() error {
 	if s.MaxConns <= 0 {
 		s.MaxConns = DefaultMaxConns
 	}
-	if err := s.openFaults(); err != nil {
+	if err := s.openDeviations(); err != nil {
 		return err
 	}
 	if s.HTTPClient == nil {
 		// A redirect is an answer other than 2xx, to be retried, not
 		// followed.
-		s.HTTPClient = &http.Client{Timeout: s.faultDeliveryTimeout(s.DeliveryTimeout), Transport: &http.Transport{
+		s.HTTPClient = &http.Client{Timeout: s.deviations.DeliveryTimeout(s.DeliveryTimeout), Transport: &http.Transport{
 			MaxIdleConnsPerHost: s.MaxDeliveries, IdleConnTimeout: 30 * time.Second,
 		}, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	}
@@ -230,6 +228,16 @@ func (s *Server) Open() error {
 	}()
 	s.Logger.Info("reference server listening", "url", s.URL())
 	return nil
+}
+
+// openDeviations opens the server's deviations, NopDeviations when
+// none are given.
+func (s *Server) openDeviations() error {
+	s.deviations = s.Deviations
+	if s.deviations == nil {
+		s.deviations = NopDeviations{}
+	}
+	return s.deviations.Open(s)
 }
 
 // URL returns the base URL the server listens on.
@@ -274,7 +282,7 @@ func (s *Server) DeliveryStats() DeliveryStats { return s.deliveries.stats() }
 func (s *Server) routes() *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	e.HTTPErrorHandler = apierror.Handler(apierror.Config{Shape: errorBody, Logger: s.Logger, Echo: s.echoError, Write: s.writeError})
+	e.HTTPErrorHandler = s.deviations.ErrorHandler(apierror.Handler(apierror.Config{Shape: errorBody, Logger: s.Logger, Echo: s.echoError, Body: errorBodyOf}))
 	// The receiver's rules (package guard): without a token, only loopback
 	// names and the public URL's host reach anything; the inspection
 	// paths need the token when there is one, and refuse a proxied
@@ -289,11 +297,12 @@ func (s *Server) routes() *echo.Echo {
 	e.Pre(g.CheckHost)
 	e.Use(s.recordRequests, s.recoverer)
 	inspect := []echo.MiddlewareFunc{g.RefuseCrossSite, g.RequireToken}
-	auth := Auth(AuthConfig{Profile: s.Profile, Lookup: s.Config.Credential, Now: s.Now, MaxBody: s.MaxBody, Explain: s.Explain})
-	auth = markAuth(s.faultAuth(auth))
-	e.POST("/:api_version/check/:merchant_id", s.handleCheck, s.faultVersion(s.requireVersion), requireMerchantSegment, auth)
+	auth := Auth(AuthConfig{Profile: s.Profile, Lookup: s.Config.Credential, Now: s.Clock.Now, MaxBody: s.MaxBody, Explain: s.Explain})
+	auth = markAuth(s.deviations.Auth(auth))
+	e.POST("/:api_version/check/:merchant_id", s.handleCheck, s.deviations.CheckVersion(s.requireVersion), requireMerchantSegment, auth)
 	e.POST("/v1/signature/:merchant_id", s.handleCreateSignature, requireMerchantSegment, auth)
-	s.faultRoutes(e, auth)
+	s.deviations.Routes(e, Endpoints{Check: s.handleCheck, Create: s.handleCreateSignature,
+		Version: s.requireVersion, MerchantSegment: requireMerchantSegment, Auth: auth})
 	e.GET("/demo/documents/:file", s.handleDemoDocument)
 	e.GET("/_sandbox/deliveries", s.handleDeliveries, inspect...)
 	e.GET("/_sandbox/requests", s.handleRequests, inspect...)
@@ -336,6 +345,9 @@ func (s *Server) echoError(c echo.Context, he *echo.HTTPError) *APIError {
 	}
 	return nil
 }
+
+// NotFound is the answer to a request for a path the service does not have.
+func NotFound(r *http.Request) *APIError { return notFound(r) }
 
 func notFound(r *http.Request) *APIError {
 	return apierror.New(http.StatusNotFound, fmt.Sprintf(

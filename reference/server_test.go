@@ -73,7 +73,7 @@ const createBody = `{"title":"Contrato 42","documents":["contrato_arriendo"],
 func TestHostileRequests(t *testing.T) {
 	// A fixed clock, so that the 299 s and 301 s cases sit where they say.
 	now := time.Now()
-	s := MustOpenServer(t, func(s *reference.Server) { s.Now = func() time.Time { return now } })
+	s := MustOpenServer(t, func(s *reference.Server) { s.Clock = stoppedClock(func() time.Time { return now }) })
 	p := firmakit.BundledProfile()
 	const check = "/v1/check/merchant_demo"
 	ts := func(d time.Duration) string { return strconv.FormatInt(now.Add(d).Unix(), 10) }
@@ -296,4 +296,13 @@ func rawRequest(t *testing.T, addr, request string) (int, string, string) {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, resp.Header.Get("Content-Type"), string(b)
+}
+
+// stoppedClock is a reference.Clock whose time is what now says, while
+// its timers run on the real clock.
+type stoppedClock func() time.Time
+
+func (c stoppedClock) Now() time.Time { return c() }
+func (stoppedClock) AfterFunc(d time.Duration, f func()) reference.Timer {
+	return time.AfterFunc(d, f)
 }

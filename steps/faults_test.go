@@ -15,6 +15,7 @@ import (
 
 	"github.com/firmakit/firmakit/receiver"
 	"github.com/firmakit/firmakit/reference"
+	refaults "github.com/firmakit/firmakit/reference/faults"
 	"github.com/firmakit/firmakit/reports"
 	"github.com/firmakit/firmakit/steps"
 	"github.com/stretchr/testify/assert"
@@ -35,7 +36,7 @@ const faultRuns, timedFaultRuns = 8, 3
 // inconclusive or incomplete run). Against no fault the whole suite must
 // pass: TestConformanceSuite.
 func TestEveryFaultIsCaught(t *testing.T) {
-	faults := reference.Faults()
+	faults := refaults.List()
 	require.GreaterOrEqual(t, len(faults), 40)
 	tags := areaTags(t)
 	type outcome struct {
@@ -55,15 +56,15 @@ func TestEveryFaultIsCaught(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			slot := sem
-			if f.Area == reference.AreaNotification {
+			if f.Area == refaults.AreaNotification {
 				slot = timedSem
 			}
 			slot <- struct{}{}
 			defer func() { <-slot }()
 			o := outcome{}
 			rv := &receiver.Receiver{Addr: "127.0.0.1:0", DB: ":memory:"}
-			ref := &reference.Server{Addr: "127.0.0.1:0", Config: reference.DemoConfig(), Faults: []string{f.Name}}
-			if o.err = rv.Open(); o.err == nil {
+			ref := &reference.Server{Addr: "127.0.0.1:0", Config: reference.DemoConfig()}
+			if o.err = faultyPair(rv, ref, f.Name); o.err == nil {
 				defer rv.Close()
 				if o.err = ref.Config.SetWebhook("merchant_demo", rv.HookURL("merchant_demo")); o.err == nil {
 					if o.err = ref.Open(); o.err == nil {
@@ -113,4 +114,20 @@ func uniqueSorted(s []string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// mustFaults returns the deviations of the named faults.
+func mustFaults(t testing.TB, names []string) reference.Deviations {
+	t.Helper()
+	d, err := refaults.New(names)
+	require.NoError(t, err)
+	return d
+}
+
+// faultyPair gives ref the named fault and opens rv.
+func faultyPair(rv *receiver.Receiver, ref *reference.Server, fault string) (err error) {
+	if ref.Deviations, err = refaults.New([]string{fault}); err != nil {
+		return err
+	}
+	return rv.Open()
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/firmakit/firmakit/internal/gateway"
 	"github.com/firmakit/firmakit/receiver"
 	"github.com/firmakit/firmakit/reference"
+	refaults "github.com/firmakit/firmakit/reference/faults"
 	"github.com/firmakit/firmakit/reports"
 	"github.com/firmakit/firmakit/steps"
 	"github.com/stretchr/testify/assert"
@@ -28,7 +29,7 @@ const gatewayLatency = 20 * time.Millisecond
 // The notifications go straight to the receiver, as a sandbox's do.
 func behindGateway(t *testing.T, g *gateway.Server, faults ...string) *steps.Target {
 	t.Helper()
-	ref, rv := startReference(t, func(ref *reference.Server, _ *receiver.Receiver) { ref.Faults = faults })
+	ref, rv := startReference(t, func(ref *reference.Server, _ *receiver.Receiver) { ref.Deviations = mustFaults(t, faults) })
 	g.Upstream = ref.URL()
 	require.NoError(t, g.Open())
 	t.Cleanup(func() { g.Close() })
@@ -117,8 +118,8 @@ func unreliableGateway() *gateway.Server {
 // runs the feature of its area, as TestEveryFaultIsCaught does.
 func TestFaultsAreCaughtBehindAGateway(t *testing.T) {
 	tags := areaTags(t)
-	faults := map[string]reference.Fault{}
-	for _, f := range reference.Faults() {
+	faults := map[string]refaults.Fault{}
+	for _, f := range refaults.List() {
 		faults[f.Name] = f
 	}
 	for _, name := range []string{"notification-immediate", "notification-late", "notification-twice", "notification-never",

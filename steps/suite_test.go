@@ -12,6 +12,7 @@ import (
 	"github.com/firmakit/firmakit/features"
 	"github.com/firmakit/firmakit/receiver"
 	"github.com/firmakit/firmakit/reference"
+	"github.com/firmakit/firmakit/reference/faults"
 	"github.com/firmakit/firmakit/reports"
 	"github.com/firmakit/firmakit/steps"
 	"github.com/stretchr/testify/assert"
@@ -165,9 +166,9 @@ func areaTags(t *testing.T) map[string]string {
 		byFile[sc.File] = append(byFile[sc.File], "@"+sc.Requirement)
 	}
 	return map[string]string{
-		reference.AreaAuth:         strings.Join(byFile["verification.feature"], ","),
-		reference.AreaEnvelope:     strings.Join(byFile["signature.feature"], ","),
-		reference.AreaValidation:   strings.Join(byFile["signature.feature"], ","),
-		reference.AreaNotification: strings.Join(byFile["demo.feature"], ","),
+		faults.AreaAuth:         strings.Join(byFile["verification.feature"], ","),
+		faults.AreaEnvelope:     strings.Join(byFile["signature.feature"], ","),
+		faults.AreaValidation:   strings.Join(byFile["signature.feature"], ","),
+		faults.AreaNotification: strings.Join(byFile["demo.feature"], ","),
 	}
 }

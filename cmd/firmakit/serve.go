@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/reference"
+	"github.com/firmakit/firmakit/reference/faults"
 )
 
 // profileFlag adds --profile and returns a loader.
@@ -165,13 +165,13 @@ func (m *Main) serveCommand() command {
 		usage: "firmakit serve [--addr 127.0.0.1:8080] [--merchants FILE] [--webhook-url [MERCHANT=]URL ...] [--max-deliveries 256] [--explain] [--sandbox-token T] [--profile NAME|FILE] [--fault NAME,... | --fault list]",
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			newServer := m.referenceFlags(fs, reference.DefaultAddr, m.sharedFlags(fs, "info"))
-			var faults faultsFlag
-			fs.Var(&faults, "fault", "switch on a deliberate fault, to check that the suite catches it (repeatable or comma-separated; 'list' prints them all)")
+			var names faultsFlag
+			fs.Var(&names, "fault", "switch on a deliberate fault, to check that the suite catches it (repeatable or comma-separated; 'list' prints them all)")
 			return func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
 					return usageError("unexpected argument %q", args[0])
 				}
-				if slices.Contains(faults, "list") {
+				if slices.Contains(names, "list") {
 					printFaults(m.Stdout)
 					return nil
 				}
@@ -179,15 +179,14 @@ func (m *Main) serveCommand() command {
 				if err != nil {
 					return err
 				}
-				s.Faults = faults
+				if s.Deviations, err = faults.New(names); err != nil {
+					return usageError("--fault: %v ('firmakit serve --fault list' lists them all)", err)
+				}
 				if err := s.Open(); err != nil {
-					if errors.Is(err, reference.ErrUnknownFault) {
-						return usageError("--fault: %v ('firmakit serve --fault list' lists them all)", err)
-					}
 					return err
 				}
-				if len(faults) > 0 {
-					warnFaulty(m.Stderr, faults)
+				if len(names) > 0 {
+					warnFaulty(m.Stderr, names)
 				}
 				fmt.Fprintf(m.Stdout, "firmakit reference server on %s\n", s.URL())
 				sandboxToken(m.Stdout, s)
@@ -259,7 +258,7 @@ func (f *faultsFlag) Set(v string) error {
 func printFaults(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tAREA\tRULE\tDESCRIPTION")
-	for _, f := range reference.Faults() {
+	for _, f := range faults.List() {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", f.Name, f.Area, f.Rule, f.Description)
 	}
 	tw.Flush()
@@ -267,8 +266,8 @@ func printFaults(w io.Writer) {
 
 // warnFaulty says loudly that the server breaks rules on purpose, and which.
 func warnFaulty(w io.Writer, names []string) {
-	byName := map[string]reference.Fault{}
-	for _, f := range reference.Faults() {
+	byName := map[string]faults.Fault{}
+	for _, f := range faults.List() {
 		byName[f.Name] = f
 	}
 	fmt.Fprintf(w, "WARNING: this reference server is DELIBERATELY FAULTY. On purpose, it breaks:\n")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/reference"
+	"github.com/firmakit/firmakit/reference/faults"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -21,7 +22,7 @@ func TestServeFaultList(t *testing.T) {
 	code, out, errOut := run(t, nil, "serve", "--fault", "list")
 	require.Equal(t, ExitOK, code, errOut)
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
-	fs := reference.Faults()
+	fs := faults.List()
 	require.Len(t, lines, len(fs)+1, out)
 	assert.Regexp(t, `^NAME +AREA +RULE +DESCRIPTION$`, lines[0])
 	for i, f := range fs {

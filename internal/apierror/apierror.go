@@ -53,9 +53,10 @@ type Config struct {
 	Echo func(c echo.Context, he *echo.HTTPError) *Error
 	// Internal is the message of a 500; default "Internal error".
 	Internal string
-	// Write, when set, may write the answer itself and tell whether it did
-	// (the reference's deliberate faults do); false leaves it to Handler.
-	Write func(c echo.Context, e *Error) bool
+	// Body gives the body of an answer from the request's context (the
+	// reference adds a diagnostic to an explained refusal); nil or a nil
+	// result: Shape(e.Status, e.Message).
+	Body func(c echo.Context, e *Error) any
 }
 
 // Handler returns echo's HTTPErrorHandler for a server: an *Error is
@@ -96,8 +97,11 @@ func Handler(cfg Config) echo.HTTPErrorHandler {
 			_ = c.NoContent(api.Status)
 			return
 		}
-		if cfg.Write != nil && cfg.Write(c, api) {
-			return
+		if cfg.Body != nil {
+			if b := cfg.Body(c, api); b != nil {
+				_ = c.JSON(api.Status, b)
+				return
+			}
 		}
 		_ = c.JSON(api.Status, cfg.Shape(api.Status, api.Message))
 	}

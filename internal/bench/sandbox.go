@@ -14,6 +14,7 @@ import (
 	"github.com/firmakit/firmakit/internal/gateway"
 	"github.com/firmakit/firmakit/internal/textclip"
 	"github.com/firmakit/firmakit/reference"
+	"github.com/firmakit/firmakit/reference/faults"
 )
 
 // sandboxConfig is one gateway a sandbox round puts in front of the
@@ -117,7 +118,11 @@ func sandboxRun(bin string, g *gateway.Server, rate string, limit time.Duration,
 		return "", err
 	}
 	d := demoMerchant
-	ref := &reference.Server{Addr: "127.0.0.1:0", Config: reference.DemoConfig(), Faults: faultList(fault),
+	dev, err := faults.New(faultList(fault))
+	if err != nil {
+		return "", err
+	}
+	ref := &reference.Server{Addr: "127.0.0.1:0", Config: reference.DemoConfig(), Deviations: dev,
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))}
 	// The notifications do not pass the gateway's limits and failures,
 	// as a sandbox's do not, but they cross the same network: a second

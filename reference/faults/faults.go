@@ -1,4 +1,9 @@
-package reference
+// Package faults is the reference server's deliberate faults: each one
+// departs from exactly one rule of the interface or of the bundled
+// profile, through the server's Deviations, so that a conformance suite's
+// power can be measured by whether it notices. Nothing else should run
+// them.
+package faults
 
 import (
 	"bytes"
@@ -18,6 +23,7 @@ import (
 
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/internal/textclip"
+	"github.com/firmakit/firmakit/reference"
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 )
@@ -30,17 +36,16 @@ const (
 	AreaNotification = "notification" // demo notifications and their delivery (interface §6, defaults.md B and D)
 )
 
-// ErrUnknownFault is returned by Open when Server.Faults names a fault
-// that Faults does not list.
+// ErrUnknownFault is returned by New for a name that List does not list.
 var ErrUnknownFault = errors.New("unknown fault")
 
 // Fault is a deliberate deviation of the reference server from exactly one
 // rule of service-interface.md or of the bundled profile (defaults.md),
-// everything else staying correct. Faults are off unless named in
-// Server.Faults; they exist to measure whether the conformance suite
+// everything else staying correct. Faults are off unless named to New;
+// they exist to measure whether the conformance suite
 // notices each deviation, never for anything else.
 type Fault struct {
-	Name        string // what Server.Faults and 'firmakit serve --fault' take
+	Name        string // what New and 'firmakit serve --fault' take
 	Area        string // AreaAuth, AreaEnvelope, AreaValidation or AreaNotification
 	Rule        string // the rule broken, cited from the two documents
 	Description string // what the faulty server does instead
@@ -206,7 +211,7 @@ var faultTable = []Fault{
 		"The tolerance is 600 s instead of 300 s: a request 301 s to 600 s off is accepted."},
 	{faultAuthTolerance60s, AreaAuth, "defaults.md A check 2",
 		"The tolerance is 60 s instead of 300 s: a request 61 s to 300 s off (299 s, say) is refused with Request expired."},
-	{faultAuthTimestampMilliseconds, AreaAuth, "defaults.md A X-Service-Timestamp (whole seconds)",
+	{faultAuthTimestampMilliseconds, AreaAuth, "defaults.md A X-service-Timestamp (whole seconds)",
 		"A timestamp in milliseconds (13 digits) is accepted, read as seconds divided by 1000."},
 	{faultAuthTimestampLenient, AreaAuth, "defaults.md A check 2 (base-10 integer)",
 		`The timestamp is parsed as a float: "1763805600.5" or "+1763805600" is accepted instead of Request expired.`},
@@ -264,7 +269,7 @@ var faultTable = []Fault{
 		"The create endpoint answers GET, PUT, PATCH and DELETE as it answers POST: a request signed over its method creates the contract (201)."},
 	{faultAuthMerchantCaseless, AreaAuth, "defaults.md A check 3 (owned by another merchant than {merchant_id})",
 		"The key's merchant is compared with {merchant_id} in any case: the merchant's key is accepted on /v1/check/MERCHANT_DEMO."},
-	{faultAuthTimestampLeadingZero, AreaAuth, "defaults.md A X-Service-Timestamp (base-10 ASCII digits) and check 2",
+	{faultAuthTimestampLeadingZero, AreaAuth, "defaults.md A X-service-Timestamp (base-10 ASCII digits) and check 2",
 		`A timestamp with a leading zero ("0" and the current time, signed as sent) is refused with Request expired, as if it were not base-10 digits.`},
 	{faultAuthTimestampSpacesIgnored, AreaAuth, "defaults.md A check 2 (base-10 integer)",
 		`Spaces inside the timestamp are ignored when it is read: "17638 05600", signed as sent, is accepted instead of Request expired.`},
@@ -433,7 +438,7 @@ var faultTable = []Fault{
 		"v1 is computed with another secret than the merchant's webhook secret."},
 	{faultNotificationSignatureUppercase, AreaNotification, "defaults.md B v1 (lowercase hex)",
 		"v1 is written in upper-case hex (it still decodes to the right MAC)."},
-	{faultNotificationSignatureHeaderName, AreaNotification, "interface §5; defaults.md B (X-Service-Signature)",
+	{faultNotificationSignatureHeaderName, AreaNotification, "interface §5; defaults.md B (X-service-Signature)",
 		"The signature is sent in the header X-Webhook-Signature instead of the profile's."},
 }
 
@@ -450,8 +455,8 @@ var verifierFaults = []string{
 	faultAuthMerchantCaseless, faultAuthTimestampLeadingZero, faultAuthTimestampSpacesIgnored,
 }
 
-// Faults returns every known fault, sorted by area, then name.
-func Faults() []Fault {
+// List returns every known fault, sorted by area, then name.
+func List() []Fault {
 	out := append([]Fault(nil), faultTable...)
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Area != out[j].Area {
@@ -462,24 +467,32 @@ func Faults() []Fault {
 	return out
 }
 
-// faultSet holds the names of the faults switched on and of their areas;
-// it is nil when none is, so that every check costs a nil-map lookup.
+// faultSet holds the names of the faults switched on and of their areas.
 type faultSet map[string]bool
 
-func (f faultSet) has(name string) bool { return f[name] }
+// service is a server's Deviations with the named faults switched on.
+type service struct {
+	*reference.Server
+	faultOn faultSet
+	names   []string
+}
+
+var _ reference.Deviations = (*service)(nil)
 
 // fault tells whether the named fault is switched on.
-func (s *Server) fault(name string) bool { return s.faultOn[name] }
+func (s *service) fault(name string) bool { return s.faultOn[name] }
 
-// openFaults checks Server.Faults and switches them on.
-func (s *Server) openFaults() error {
-	s.faultOn = nil
+// New returns the deviations of the named faults, for Server.Deviations;
+// names may be blank or padded. It returns ErrUnknownFault, with the
+// closest names, for a name that List does not list, and nil when no
+// fault is named (the correct server).
+func New(names []string) (reference.Deviations, error) {
+	s := &service{}
 	known := map[string]string{}
 	for _, f := range faultTable {
 		known[f.Name] = f.Area
 	}
-	var on []string
-	for _, name := range s.Faults {
+	for _, name := range names {
 		name = strings.TrimSpace(name)
 		if name == "" {
 			continue
@@ -487,28 +500,35 @@ func (s *Server) openFaults() error {
 		area, ok := known[name]
 		if !ok {
 			if near := closestFaults(name, 3); len(near) > 0 {
-				return fmt.Errorf("reference server: %w %q; did you mean %s?", ErrUnknownFault, name, strings.Join(near, ", "))
+				return nil, fmt.Errorf("reference server: %w %q; did you mean %s?", ErrUnknownFault, name, strings.Join(near, ", "))
 			}
-			return fmt.Errorf("reference server: %w %q", ErrUnknownFault, name)
+			return nil, fmt.Errorf("reference server: %w %q", ErrUnknownFault, name)
 		}
 		if s.faultOn == nil {
 			s.faultOn = faultSet{}
 		}
 		if !s.faultOn[name] {
 			s.faultOn[name], s.faultOn[area] = true, true
-			on = append(on, name)
+			s.names = append(s.names, name)
 		}
 	}
 	if s.faultOn == nil {
-		return nil
+		return nil, nil
 	}
+	return s, nil
+}
+
+// Open takes the server the faults change, and sets its body limit under
+// the body-limit faults.
+func (s *service) Open(srv *reference.Server) error {
+	s.Server = srv
 	switch {
 	case s.fault(faultAuthNoBodyLimit):
 		s.MaxBody = faultyMaxBody
 	case s.fault(faultAuthBodyLimit512K):
 		s.MaxBody = faultySmallMaxBody
 	}
-	s.Logger.Warn("this reference server is DELIBERATELY FAULTY: it breaks the rules of these faults on purpose; never use it as a reference", "faults", strings.Join(on, ","))
+	s.Logger.Warn("this reference server is DELIBERATELY FAULTY: it breaks the rules of these faults on purpose; never use it as a reference", "faults", strings.Join(s.names, ","))
 	return nil
 }
 
@@ -564,9 +584,9 @@ func editDistance(a, b string) int {
 
 // ---- auth: the verifier ----
 
-// faultAuth returns auth unchanged unless a fault changes verification;
+// Auth returns auth unchanged unless a fault changes verification;
 // then it returns faultyAuth, so that a correct server never runs this code.
-func (s *Server) faultAuth(auth echo.MiddlewareFunc) echo.MiddlewareFunc {
+func (s *service) Auth(auth echo.MiddlewareFunc) echo.MiddlewareFunc {
 	for _, f := range verifierFaults {
 		if s.fault(f) {
 			return s.faultyAuth
@@ -579,12 +599,12 @@ func (s *Server) faultAuth(auth echo.MiddlewareFunc) echo.MiddlewareFunc {
 // A (and check 5 when it is moved), each one switchable, in an order the
 // faults may change. The HMAC is the root package's, under a profile whose
 // string to sign the faults may have cut.
-func (s *Server) faultyAuth(next echo.HandlerFunc) echo.HandlerFunc {
+func (s *service) faultyAuth(next echo.HandlerFunc) echo.HandlerFunc {
 	signing := s.faultSigningProfile()
 	return func(c echo.Context) error {
 		r := c.Request()
 		p := s.Profile
-		now := s.Now()
+		now := s.Clock.Now()
 		a, headerErr := p.RequestAuthFrom(r.Header)
 		var (
 			cred     firmakit.Credential
@@ -596,12 +616,12 @@ func (s *Server) faultyAuth(next echo.HandlerFunc) echo.HandlerFunc {
 			if bodyRead {
 				return nil
 			}
-			b, err := readBody(c.Response(), r, s.MaxBody)
+			b, err := reference.ReadBody(c.Response(), r, s.MaxBody)
 			if err != nil {
 				return err
 			}
 			body, bodyRead = b, true
-			c.Set(string(bodyKey), body)
+			reference.SetRequestBody(c, body)
 			return nil
 		}
 		steps := []struct {
@@ -612,7 +632,7 @@ func (s *Server) faultyAuth(next echo.HandlerFunc) echo.HandlerFunc {
 				if headerErr == nil || (s.fault(faultAuthEmptyHeaderAccepted) && headersPresent(r.Header, p)) {
 					return nil
 				}
-				api := &APIError{Status: http.StatusBadRequest, Message: firmakit.ErrMissingHeaders.Error(), Err: headerErr}
+				api := &reference.APIError{Status: http.StatusBadRequest, Message: firmakit.ErrMissingHeaders.Error(), Err: headerErr}
 				if s.fault(faultAuthMissingHeaders401) {
 					api.Status = http.StatusUnauthorized
 				}
@@ -623,7 +643,7 @@ func (s *Server) faultyAuth(next echo.HandlerFunc) echo.HandlerFunc {
 			}},
 			{"timestamp", func() error {
 				if err := s.faultyTimestamp(a.Timestamp, now); err != nil {
-					return authError(err)
+					return reference.AuthError(err)
 				}
 				return nil
 			}},
@@ -631,14 +651,14 @@ func (s *Server) faultyAuth(next echo.HandlerFunc) echo.HandlerFunc {
 				cr, ok := s.Config.Credential(a.KeyID)
 				switch {
 				case !ok && s.fault(faultAuthUnknownKeyInvalidSignature):
-					return authError(fmt.Errorf("%w: unknown key", firmakit.ErrInvalidSignature))
+					return reference.AuthError(fmt.Errorf("%w: unknown key", firmakit.ErrInvalidSignature))
 				case !ok:
-					return authError(fmt.Errorf("%w: unknown key", firmakit.ErrInvalidCredentials))
+					return reference.AuthError(fmt.Errorf("%w: unknown key", firmakit.ErrInvalidCredentials))
 				case cr.Disabled && !s.fault(faultAuthDisabledKeyAccepted):
-					return authError(fmt.Errorf("%w: key is disabled", firmakit.ErrInvalidCredentials))
+					return reference.AuthError(fmt.Errorf("%w: key is disabled", firmakit.ErrInvalidCredentials))
 				case cr.MerchantID != c.Param("merchant_id") && !s.fault(faultAuthOtherMerchantKeyAccepted) &&
 					!(s.fault(faultAuthMerchantCaseless) && strings.EqualFold(cr.MerchantID, c.Param("merchant_id"))):
-					return authError(fmt.Errorf("%w: key belongs to another merchant", firmakit.ErrInvalidCredentials))
+					return reference.AuthError(fmt.Errorf("%w: key belongs to another merchant", firmakit.ErrInvalidCredentials))
 				}
 				cred, credDone = cr, true
 				return nil
@@ -648,7 +668,7 @@ func (s *Server) faultyAuth(next echo.HandlerFunc) echo.HandlerFunc {
 					return err
 				}
 				if s.fault(faultAuthJSONBeforeSignature) {
-					if _, err := jsonObject(c); err != nil {
+					if _, err := reference.JSONObject(c); err != nil {
 						return err
 					}
 				}
@@ -656,7 +676,7 @@ func (s *Server) faultyAuth(next echo.HandlerFunc) echo.HandlerFunc {
 				if !credDone { // the signature is checked before the credentials
 					var ok bool
 					if cr, ok = s.Config.Credential(a.KeyID); !ok {
-						return authError(fmt.Errorf("%w: no secret for an unknown key", firmakit.ErrInvalidSignature))
+						return reference.AuthError(fmt.Errorf("%w: no secret for an unknown key", firmakit.ErrInvalidSignature))
 					}
 				}
 				target := firmakit.RequestTarget(r)
@@ -670,7 +690,7 @@ func (s *Server) faultyAuth(next echo.HandlerFunc) echo.HandlerFunc {
 				want := signing.RequestSignature(cr.Secret, firmakit.RequestParts{
 					Timestamp: a.Timestamp, Method: r.Method, Target: target, KeyID: a.KeyID, Body: signed})
 				if !s.faultySameSignature(want, a.Signature) {
-					return authError(fmt.Errorf("%w: signature does not match the request", firmakit.ErrInvalidSignature))
+					return reference.AuthError(fmt.Errorf("%w: signature does not match the request", firmakit.ErrInvalidSignature))
 				}
 				return nil
 			}},
@@ -701,8 +721,8 @@ func (s *Server) faultyAuth(next echo.HandlerFunc) echo.HandlerFunc {
 				return err
 			}
 		}
-		c.Set(string(bodyKey), body)
-		c.Set(string(credentialKey), cred)
+		reference.SetRequestBody(c, body)
+		reference.SetRequestCredential(c, cred)
 		return next(c)
 	}
 }
@@ -719,7 +739,7 @@ func headersPresent(h http.Header, p *firmakit.Profile) bool {
 }
 
 // faultyTimestamp is check 2 with the timestamp faults; nil when it passes.
-func (s *Server) faultyTimestamp(ts string, now time.Time) error {
+func (s *service) faultyTimestamp(ts string, now time.Time) error {
 	tol := s.Profile.Request.Tolerance
 	switch {
 	case s.fault(faultAuthTolerance600s):
@@ -765,7 +785,7 @@ func (s *Server) faultyTimestamp(ts string, now time.Time) error {
 
 // faultSigningProfile returns the profile with the parts the faults leave
 // out of the string to sign cut from it.
-func (s *Server) faultSigningProfile() *firmakit.Profile {
+func (s *service) faultSigningProfile() *firmakit.Profile {
 	p := *s.Profile
 	p.Request.StringToSign = nil
 	for _, part := range s.Profile.Request.StringToSign {
@@ -783,7 +803,7 @@ func (s *Server) faultSigningProfile() *firmakit.Profile {
 
 // faultySameSignature compares the expected and the sent signature as
 // strings, in constant time, with the comparison faults.
-func (s *Server) faultySameSignature(want, got string) bool {
+func (s *service) faultySameSignature(want, got string) bool {
 	norm := func(x string) string {
 		switch strings.ToLower(s.Profile.Request.Encoding) {
 		case "hex":
@@ -818,36 +838,65 @@ func reserialised(body []byte) []byte {
 
 // ---- auth: bodies ----
 
-// faultErrorBody writes an error answer with the error-body faults and
-// tells whether it did; false leaves the correct answer to the caller.
-func (s *Server) faultErrorBody(c echo.Context, api *APIError) bool {
+// ErrorHandler returns the error handler with the error-body faults: the
+// correct answer is written into a buffer, then its status and message
+// are written again as the faults change them.
+func (s *service) ErrorHandler(correct echo.HTTPErrorHandler) echo.HTTPErrorHandler {
 	if !s.fault(faultAuthErrorStatusCodeMismatch) && !s.fault(faultAuthErrorExtraKey) && !s.fault(faultAuthErrorTextPlain) {
-		return false
+		return correct
 	}
-	code := api.Status
-	if s.fault(faultAuthErrorStatusCodeMismatch) {
-		code = http.StatusBadRequest
+	return func(err error, c echo.Context) {
+		res := c.Response()
+		if res.Committed || c.Request().Method == http.MethodHead {
+			correct(err, c)
+			return
+		}
+		w := res.Writer
+		buf := &bufferWriter{header: http.Header{}}
+		res.Writer = buf
+		correct(err, c)
+		res.Writer = w
+		status := res.Status
+		res.Committed, res.Status, res.Size = false, 0, 0
+		var api firmakit.APIResponse
+		if json.Unmarshal(buf.body.Bytes(), &api) != nil {
+			api.Message = http.StatusText(status)
+		}
+		code := status
+		if s.fault(faultAuthErrorStatusCodeMismatch) {
+			code = http.StatusBadRequest
+		}
+		b, _ := json.Marshal(firmakit.APIResponse{StatusCode: code, Message: api.Message})
+		if s.fault(faultAuthErrorExtraKey) {
+			b = setMember(b, "error", http.StatusText(status))
+		}
+		ct := echo.MIMEApplicationJSON
+		if s.fault(faultAuthErrorTextPlain) {
+			ct = echo.MIMETextPlainCharsetUTF8
+		}
+		_ = c.Blob(status, ct, append(b, '\n'))
 	}
-	b, _ := json.Marshal(firmakit.APIResponse{StatusCode: code, Message: api.Message})
-	if s.fault(faultAuthErrorExtraKey) {
-		b = setMember(b, "error", http.StatusText(api.Status))
-	}
-	ct := echo.MIMEApplicationJSON
-	if s.fault(faultAuthErrorTextPlain) {
-		ct = echo.MIMETextPlainCharsetUTF8
-	}
-	_ = c.Blob(api.Status, ct, append(b, '\n'))
-	return true
 }
 
-// faultCheckBody gets the refusal of check 5 on the check endpoint and
+// bufferWriter is an http.ResponseWriter that keeps the body it is given.
+type bufferWriter struct {
+	header http.Header
+	body   bytes.Buffer
+}
+
+func (b *bufferWriter) Header() http.Header         { return b.header }
+func (b *bufferWriter) Write(p []byte) (int, error) { return b.body.Write(p) }
+func (b *bufferWriter) WriteHeader(int)             {}
+func (b *bufferWriter) Flush()                      {}
+
+// CheckRefusal gets the refusal of check 5 on the check endpoint and
 // returns it, nil when a fault accepts the body, or an internal error.
-func (s *Server) faultCheckBody(c echo.Context, err error) error {
-	var api *APIError
-	if s.faultOn == nil || !errors.As(err, &api) || api.Status != http.StatusBadRequest || errors.Is(err, errNotJSONContentType) {
+func (s *service) CheckRefusal(c echo.Context, err error) error {
+	var api *reference.APIError
+	if s.faultOn == nil || !errors.As(err, &api) || api.Status != http.StatusBadRequest || errors.Is(err, reference.ErrNotJSONContentType) {
 		return err
 	}
-	body := RequestBody(c)
+	body := reference.RequestBody(c)
 	valid := json.Valid(body)
 	switch {
 	case valid && s.fault(faultAuthNonObjectAccepted), !valid && s.fault(faultAuthNonJSONAccepted):
@@ -855,7 +904,7 @@ func (s *Server) faultCheckBody(c echo.Context, err error) error {
 	case !valid && s.fault(faultAuthTrailingDataAccepted) && firstValueIsObject(body):
 		return nil
 	case !valid && s.fault(faultAuthInvalidJSON500):
-		return fmt.Errorf("check body: %s", api.Message) // not an *APIError: answered 500
+		return fmt.Errorf("check body: %s", api.Message) // not an *reference.APIError: answered 500
 	}
 	return err
 }
@@ -867,9 +916,9 @@ func firstValueIsObject(body []byte) bool {
 	return json.NewDecoder(bytes.NewReader(body)).Decode(&obj) == nil && obj != nil
 }
 
-// faultBody refuses, before check 5 reads it, a body or a Content-Type
+// Body refuses, before check 5 reads it, a body or a Content-Type
 // that the body faults refuse although it is valid.
-func (s *Server) faultBody(c echo.Context) error {
+func (s *service) Body(c echo.Context) error {
 	if s.faultOn == nil {
 		return nil
 	}
@@ -877,20 +926,20 @@ func (s *Server) faultBody(c echo.Context) error {
 	mt, _, _ := strings.Cut(ct, ";")
 	switch {
 	case s.fault(faultAuthContentTypeExact) && ct != "" && ct != "application/json":
-		return &APIError{Status: http.StatusBadRequest, Err: errNotJSONContentType,
+		return &reference.APIError{Status: http.StatusBadRequest, Err: reference.ErrNotJSONContentType,
 			Message: fmt.Sprintf("Content-Type %q is not application/json", textclip.Runes(ct, 80))}
 	case s.fault(faultAuthContentTypeCase) && ct != "" && strings.TrimSpace(mt) != strings.ToLower(strings.TrimSpace(mt)):
-		return &APIError{Status: http.StatusBadRequest, Err: errNotJSONContentType,
+		return &reference.APIError{Status: http.StatusBadRequest, Err: reference.ErrNotJSONContentType,
 			Message: fmt.Sprintf("Content-Type %q is not application/json", textclip.Runes(ct, 80))}
-	case s.fault(faultAuthBodyPaddingRefused) && len(RequestBody(c)) > 0 && RequestBody(c)[0] != '{':
+	case s.fault(faultAuthBodyPaddingRefused) && len(reference.RequestBody(c)) > 0 && reference.RequestBody(c)[0] != '{':
 		return bad("Body must start with {")
 	}
 	return nil
 }
 
-// faultCheckOK writes the 200 of the check endpoint with an extra key and
+// CheckAnswered writes the 200 of the check endpoint with an extra key and
 // tells whether it did.
-func (s *Server) faultCheckOK(c echo.Context) bool {
+func (s *service) CheckAnswered(c echo.Context) bool {
 	if !s.fault(faultAuthCheckExtraKey) {
 		return false
 	}
@@ -905,46 +954,48 @@ func (s *Server) faultCheckOK(c echo.Context) bool {
 // they answer POST.
 var otherMethods = []string{http.MethodGet, http.MethodPut, http.MethodPatch, http.MethodDelete}
 
-// faultVersion returns the check path's version check, or under its fault
+// CheckVersion returns the check path's version check, or under its fault
 // a check that lets every version through.
-func (s *Server) faultVersion(check echo.MiddlewareFunc) echo.MiddlewareFunc {
+func (s *service) CheckVersion(check echo.MiddlewareFunc) echo.MiddlewareFunc {
 	if s.fault(faultAuthCheckAnyAPIVersion) {
 		return func(next echo.HandlerFunc) echo.HandlerFunc { return next }
 	}
 	return check
 }
 
-// faultRoutes adds the routes of the faults on methods and paths: the
+// Routes adds the routes of the faults on methods and paths: the
 // merchant endpoints under other methods, the create endpoint under any
 // version segment. echo prefers the static /v1/signature route, so a
 // correct request still takes it.
-func (s *Server) faultRoutes(e *echo.Echo, auth echo.MiddlewareFunc) {
+func (s *service) Routes(e *echo.Echo, ep reference.Endpoints) {
 	if s.fault(faultAuthCheckAnyMethod) {
-		e.Match(otherMethods, "/:api_version/check/:merchant_id", s.handleCheck, s.requireVersion, requireMerchantSegment, auth)
+		e.Match(otherMethods, "/:api_version/check/:merchant_id", ep.Check, ep.Version, ep.MerchantSegment, ep.Auth)
 	}
 	if s.fault(faultAuthCreateAnyMethod) {
-		e.Match(otherMethods, "/v1/signature/:merchant_id", s.handleCreateSignature, requireMerchantSegment, auth)
+		e.Match(otherMethods, "/v1/signature/:merchant_id", ep.Create, ep.MerchantSegment, ep.Auth)
 	}
 	switch {
 	case s.fault(faultValidationCreateAnyVersion):
-		e.POST("/:api_version/signature/:merchant_id", s.handleCreateSignature, requireMerchantSegment, auth)
+		e.POST("/:api_version/signature/:merchant_id", ep.Create, ep.MerchantSegment, ep.Auth)
 	case s.fault(faultValidationOtherVersionDemo):
-		e.POST("/:api_version/signature/:merchant_id", s.createThenNotFound, requireMerchantSegment, auth)
+		e.POST("/:api_version/signature/:merchant_id", createThenNotFound(ep.Create), ep.MerchantSegment, ep.Auth)
 	}
 }
 
 // createThenNotFound makes the contract as the create endpoint does, its
 // notification included, and throws its answer away for a 404.
-func (s *Server) createThenNotFound(c echo.Context) error {
-	w := c.Response().Writer
-	c.Response().Writer = discardWriter{header: http.Header{}}
-	err := s.handleCreateSignature(c)
-	c.Response().Writer = w
-	c.Response().Committed, c.Response().Status, c.Response().Size = false, 0, 0
-	if err != nil {
-		return err
+func createThenNotFound(create echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		w := c.Response().Writer
+		c.Response().Writer = discardWriter{header: http.Header{}}
+		err := create(c)
+		c.Response().Writer = w
+		c.Response().Committed, c.Response().Status, c.Response().Size = false, 0, 0
+		if err != nil {
+			return err
+		}
+		return reference.NotFound(c.Request())
 	}
-	return notFound(c.Request())
 }
 
 // discardWriter is an http.ResponseWriter that keeps nothing.
@@ -957,10 +1008,10 @@ func (d discardWriter) Flush()                      {}
 
 // ---- envelope ----
 
-// faultSignatureID gives env the signature_id of the identity faults,
+// Envelope gives env the signature_id of the identity faults,
 // before the envelope is stored and its notification scheduled, so that
 // the notification carries the same id.
-func (s *Server) faultSignatureID(env *firmakit.Envelope) {
+func (s *service) Envelope(env *firmakit.Envelope) {
 	switch {
 	case s.fault(faultEnvelopeSignatureIDNotUUID):
 		env.SignatureID = "sig_" + strings.ReplaceAll(uuid.NewString(), "-", "")
@@ -969,9 +1020,9 @@ func (s *Server) faultSignatureID(env *firmakit.Envelope) {
 	}
 }
 
-// faultCreated writes the 201 of a created contract with the envelope
+// Created writes the 201 of a created contract with the envelope
 // faults and tells whether it did. req is the validated request.
-func (s *Server) faultCreated(c echo.Context, env firmakit.Envelope, req firmakit.CreateSignatureRequest) (bool, error) {
+func (s *service) Created(c echo.Context, env firmakit.Envelope, req firmakit.CreateSignatureRequest) (bool, error) {
 	if !s.fault(AreaEnvelope) {
 		return false, nil
 	}
@@ -1055,7 +1106,7 @@ func (s *Server) faultCreated(c echo.Context, env firmakit.Envelope, req firmaki
 
 // faultTime rewrites a time in firmakit.TimeFormat without its
 // milliseconds, or in the -03:00 offset, when the named fault is on.
-func (s *Server) faultTime(v, noMillis, offset string) string {
+func (s *service) faultTime(v, noMillis, offset string) string {
 	t, err := time.Parse(firmakit.TimeFormat, v)
 	if err != nil {
 		return v
@@ -1070,6 +1121,41 @@ func (s *Server) faultTime(v, noMillis, offset string) string {
 }
 
 // ---- validation ----
+
+// Request gives a request without a title one, and reads a routing in
+// any case and without spaces, under their faults.
+func (s *service) Request(obj map[string]json.RawMessage) {
+	if v, ok := obj["title"]; (!ok || string(v) == "null") && s.fault(faultValidationMissingTitle) {
+		obj["title"], _ = json.Marshal(faultTitle)
+	}
+	var routing string
+	if v, ok := obj["routing"]; ok && s.fault(faultValidationRoutingCaseless) && json.Unmarshal(v, &routing) == nil {
+		obj["routing"], _ = json.Marshal(strings.ToLower(strings.TrimSpace(routing)))
+	}
+}
+
+// waivedBy names the fault that skips each check of a create request.
+var waivedBy = map[reference.Rule]string{
+	reference.RuleRouting:      faultValidationRoutingUnchecked,
+	reference.RuleKnownSigner:  faultValidationUnknownSigner,
+	reference.RuleSignerOnce:   faultValidationDuplicateSigner,
+	reference.RuleSignerEmail:  faultValidationInvalidEmail,
+	reference.RuleEverySigner:  faultValidationMissingSigner,
+	reference.RuleSignerOrder:  faultEnvelopeRecipientsRequestOrder,
+	reference.RuleEveryDataKey: faultValidationMissingDataKey,
+	reference.RuleKnownDataKey: faultValidationUnknownDataKey,
+}
+
+// Waives tells whether the fault of a check is on.
+func (s *service) Waives(rule reference.Rule) bool { return s.fault(waivedBy[rule]) }
+
+// Template makes up a template for an unknown document under its fault.
+func (s *service) Template(name string) *firmakit.Template {
+	if !s.fault(faultValidationUnknownDocument) {
+		return nil
+	}
+	return &firmakit.Template{Name: name, Title: name}
+}
 
 // faultTitle is the title a request without one gets when the missing
 // title is accepted.
@@ -1087,23 +1173,23 @@ var rewordings = []struct{ from, to string }{
 	{"routing must be parallel or sequential", "routing not supported"},
 }
 
-// faultValidation returns a create refusal as the validation faults change
+// Refusal returns a create refusal as the validation faults change
 // it: reworded, or turned into an internal error for a wrong JSON type.
-func (s *Server) faultValidation(err error) error {
-	var api *APIError
+func (s *service) Refusal(err error) error {
+	var api *reference.APIError
 	if s.faultOn == nil || !errors.As(err, &api) {
 		return err
 	}
-	if s.fault(faultValidationWrongType500) && errors.Is(err, errWrongType) {
-		return fmt.Errorf("decode create request: %s", api.Message) // not an *APIError: answered 500
+	if s.fault(faultValidationWrongType500) && errors.Is(err, reference.ErrWrongType) {
+		return fmt.Errorf("decode create request: %s", api.Message) // not an *reference.APIError: answered 500
 	}
 	if s.fault(faultValidationMessageNoField) {
-		return &APIError{Status: api.Status, Message: withoutField(api.Message), Err: api.Err}
+		return &reference.APIError{Status: api.Status, Message: withoutField(api.Message), Err: api.Err}
 	}
 	if s.fault(faultValidationMessagesReworded) {
 		for _, r := range rewordings {
 			if rest, ok := strings.CutPrefix(api.Message, r.from); ok {
-				return &APIError{Status: api.Status, Message: r.to + rest, Err: api.Err}
+				return &reference.APIError{Status: api.Status, Message: r.to + rest, Err: api.Err}
 			}
 		}
 	}
@@ -1126,12 +1212,8 @@ func withoutField(msg string) string {
 
 // ---- notification ----
 
-// demoState is firmakit.DemoState with the faults on how a title is read.
-func (s *Server) demoState(title string) (firmakit.State, bool) {
-	st, ok := firmakit.DemoState(title)
-	if s.faultOn == nil {
-		return st, ok
-	}
+// DemoState is firmakit.DemoState with the faults on how a title is read.
+func (s *service) DemoState(title string, st firmakit.State, ok bool) (firmakit.State, bool) {
 	for _, x := range firmakit.States {
 		p := x.DemoPrefix()
 		switch {
@@ -1150,8 +1232,8 @@ func (s *Server) demoState(title string) (firmakit.State, bool) {
 	return st, ok
 }
 
-// faultDemoDelay returns the wait before a demo notification.
-func (s *Server) faultDemoDelay(d time.Duration) time.Duration {
+// DemoDelay returns the wait before a demo notification.
+func (s *service) DemoDelay(d time.Duration) time.Duration {
 	switch {
 	case s.fault(faultNotificationImmediate):
 		return 0
@@ -1161,9 +1243,9 @@ func (s *Server) faultDemoDelay(d time.Duration) time.Duration {
 	return d
 }
 
-// faultNotification changes the fields of a demo notification before it
+// Notification changes the fields of a demo notification before it
 // is encoded (and so before it is signed).
-func (s *Server) faultNotification(n *firmakit.Notification, env firmakit.Envelope) {
+func (s *service) Notification(n *firmakit.Notification, env firmakit.Envelope) {
 	if s.faultOn == nil {
 		return
 	}
@@ -1202,9 +1284,9 @@ func (s *Server) faultNotification(n *firmakit.Notification, env firmakit.Envelo
 	}
 }
 
-// faultPayload changes an encoded notification where the Notification
+// Payload changes an encoded notification where the Notification
 // type cannot: null keys, demo false, an extra field.
-func (s *Server) faultPayload(body []byte, n firmakit.Notification) []byte {
+func (s *service) Payload(body []byte, n firmakit.Notification) []byte {
 	if s.faultOn == nil {
 		return body
 	}
@@ -1226,17 +1308,14 @@ func (s *Server) faultPayload(body []byte, n firmakit.Notification) []byte {
 	return body
 }
 
-// faultDelivery changes one delivery attempt: its headers, its signature,
+// Attempt changes one delivery attempt: its headers, its signature,
 // the bytes it sends. req is signed correctly when it is called.
-func (s *Server) faultDelivery(req *http.Request, dl *delivery) {
-	if s.faultOn == nil {
-		return
-	}
+func (s *service) Attempt(req *http.Request, body string, secrets []string) {
 	w := s.Profile.Webhook
 	if s.fault(faultNotificationContentTypeText) {
 		req.Header.Set("Content-Type", "text/plain; charset=utf-8")
 	}
-	now, secrets, resign := s.Now(), dl.secrets, false
+	now, resign := s.Clock.Now(), false
 	if s.fault(faultNotificationTimestampStale) {
 		now, resign = now.Add(-faultyStaleSignature), true
 	}
@@ -1248,7 +1327,7 @@ func (s *Server) faultDelivery(req *http.Request, dl *delivery) {
 		secrets, resign = []string{faultySecret}, true
 	}
 	if resign {
-		req.Header.Set(w.SignatureHeader, s.Profile.WebhookSignature(secrets, now, []byte(dl.Body)))
+		req.Header.Set(w.SignatureHeader, s.Profile.WebhookSignature(secrets, now, []byte(body)))
 	}
 	if s.fault(faultNotificationSignatureUppercase) {
 		items := strings.Split(req.Header.Get(w.SignatureHeader), ",")
@@ -1261,7 +1340,7 @@ func (s *Server) faultDelivery(req *http.Request, dl *delivery) {
 	}
 	if s.fault(faultNotificationSignedBodyDiffers) {
 		var b bytes.Buffer
-		if json.Indent(&b, []byte(dl.Body), "", "  ") == nil {
+		if json.Indent(&b, []byte(body), "", "  ") == nil {
 			sent := b.Bytes()
 			req.Body, req.ContentLength = io.NopCloser(bytes.NewReader(sent)), int64(len(sent))
 			req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(sent)), nil }
@@ -1278,12 +1357,9 @@ func (s *Server) faultDelivery(req *http.Request, dl *delivery) {
 	}
 }
 
-// faultRetry returns the wait before a retry, and gives the event a new
+// RetryWait returns the wait before a retry, and gives the event a new
 // event_id under the retry fault. The dispatcher's lock is held.
-func (s *Server) faultRetry(dl *delivery, wait time.Duration) time.Duration {
-	if s.faultOn == nil {
-		return wait
-	}
+func (s *service) RetryWait(dl *reference.Delivery, wait time.Duration) time.Duration {
 	if s.fault(faultNotificationRetryNewEventID) && dl.EventID != "" {
 		fresh := uuid.NewString()
 		dl.Body = strings.Replace(dl.Body, `"`+dl.EventID+`"`, `"`+fresh+`"`, 1)
@@ -1298,49 +1374,52 @@ func (s *Server) faultRetry(dl *delivery, wait time.Duration) time.Duration {
 	return wait
 }
 
-// faultDelivered tells whether an attempt answered status counts as
+// Delivered tells whether an attempt answered status counts as
 // delivered, given what the profile says (ok).
-func (s *Server) faultDelivered(status int, ok bool) bool {
+func (s *service) Delivered(status int, ok bool) bool {
 	if s.fault(faultNotificationRetryAfter204) {
 		return status == http.StatusOK
 	}
 	return ok
 }
 
-// faultNoRetry tells whether an attempt that was not delivered (answered
-// status, or failed with err) is, under a fault, not retried.
-func (s *Server) faultNoRetry(status int, err error) bool {
+// Retried tells whether an attempt that was not delivered (answered
+// status, or failed with err) is retried: under a fault, not even when
+// the correct server would (ok).
+func (s *service) Retried(status int, err error, ok bool) bool {
 	var ne net.Error
 	switch {
-	case s.faultOn == nil:
-		return false
 	case s.fault(faultNotificationNoRetry),
 		s.fault(faultNotificationNoRetryAfter4xx) && status >= 400 && status <= 499,
 		s.fault(faultNotificationNoRetryAfterClose) && err != nil && !(errors.As(err, &ne) && ne.Timeout()):
-		return true
+		return false
 	}
-	return false
+	return ok
 }
 
-// faultDeliveryTimeout returns how long an attempt waits for its answer.
-func (s *Server) faultDeliveryTimeout(d time.Duration) time.Duration {
+// DeliveryTimeout returns how long an attempt waits for its answer.
+func (s *service) DeliveryTimeout(d time.Duration) time.Duration {
 	if s.fault(faultNotificationLate2xxCounts) {
 		return faultyDeliveryTimeout
 	}
 	return d
 }
 
-// faultRedeliver schedules a second delivery of an event that was just
-// answered 2xx, and tells whether it did; the delivery then stays pending
-// (and holds the dispatcher's wait group) until that attempt ends. The
-// dispatcher's lock is held.
-func (s *Server) faultRedeliver(d *dispatcher, dl *delivery) bool {
-	if !s.fault(faultNotificationRedelivered) || dl.redelivered || d.closing {
-		return false
+// Redelivery delivers an event answered 2xx once more, 2 s later, under
+// its fault.
+func (s *service) Redelivery() (time.Duration, bool) {
+	return faultyRedelivery, s.fault(faultNotificationRedelivered)
+}
+
+// DemoNotifications is how many notifications a demo title gets.
+func (s *service) DemoNotifications(n int) int {
+	switch {
+	case s.fault(faultNotificationNever):
+		return 0
+	case s.fault(faultNotificationTwice):
+		return 2 * n
 	}
-	dl.redelivered, dl.Outcome = true, OutcomePending
-	d.retryAfter(dl, faultyRedelivery, true)
-	return true
+	return n
 }
 
 // ---- JSON objects, edited in place ----
@@ -1415,4 +1494,8 @@ func joinMembers(ms []member) []byte {
 	}
 	b.WriteByte('}')
 	return b.Bytes()
+}
+
+func bad(msg string) *reference.APIError {
+	return &reference.APIError{Status: http.StatusBadRequest, Message: msg}
 }
