@@ -79,6 +79,33 @@ func (p *Profile) webhookMAC(m mac, key []byte, id, ts string, body []byte) []by
 	return m.sum(key, p.Webhook.PayloadSeparator, parts[:n]...)
 }
 
+// WebhookMACText is one signature as the scheme writes it (hex or base64),
+// without its key or prefix: the MAC under secret over the scheme's signed
+// content of id, ts and body. It is for writing notifications signed
+// otherwise than the scheme says, which a receiver must refuse.
+func (p *Profile) WebhookMACText(secret, id, ts string, body []byte) string {
+	w := p.Webhook
+	m := cachedMAC(w.Hash, w.Encoding)
+	return m.enc.encode(p.webhookMAC(m, w.keyOrRaw(secret), id, ts, body))
+}
+
+// WebhookSignedText is the text a signature covers under the scheme: its
+// signed content of id, ts and body joined by the payload separator.
+func (p *Profile) WebhookSignedText(id, ts string, body []byte) string {
+	parts := make([]string, 0, len(p.Webhook.SignedContent))
+	for _, part := range p.Webhook.SignedContent {
+		switch part {
+		case WebhookPartID:
+			parts = append(parts, id)
+		case WebhookPartTimestamp:
+			parts = append(parts, ts)
+		default:
+			parts = append(parts, string(body))
+		}
+	}
+	return strings.Join(parts, p.Webhook.PayloadSeparator)
+}
+
 // HasTimestamp reports whether the scheme signs a timestamp; without one
 // a receiver cannot tell a replayed notification from a fresh one.
 func (w *WebhookProfile) HasTimestamp() bool { return w.TimestampFrom != "none" }

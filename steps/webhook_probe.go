@@ -36,7 +36,14 @@ func probe(e *Endpoint, id, ts string) (int, error) {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "firmakit-certify-webhook/1")
-	req.Header[p.Webhook.SignatureHeader] = []string{p.WebhookSignatureAt([]string{e.Secret}, ts, body)}
+	t, err := strconv.ParseInt(ts, 10, 64)
+	if err != nil {
+		return 0, err
+	}
+	hs, _ := (&webhookSteps{E: e}).headers(&webhookScenario{sign: "webhook"}, n.EventID, body, t)
+	for _, h := range hs {
+		req.Header[h.name] = []string{h.value}
+	}
 	resp, err := e.client().Do(req)
 	if err != nil {
 		return 0, err

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -81,18 +82,24 @@ type webhookScenario struct {
 	failedStep  string
 	inconcl     string
 	inconclStep string
+	// inapplicable says why the profile's scheme cannot run the
+	// scenario; "" when it can.
+	inapplicable string
 }
 
 // delivery is one post to the endpoint and what came back.
 type delivery struct {
-	body   []byte
-	header *string // the signature header sent; nil when left out
-	// signedAt is when the header was made, t its timestamp (whole
-	// seconds, as signed unless written otherwise).
+	body []byte
+	// headers are the headers that sign it under the profile's scheme,
+	// names as sent, the signature header first when it was sent.
+	headers []sentHeader
+	// signedAt is when the headers were made, t their timestamp (whole
+	// seconds, as signed unless written otherwise), signed the text the
+	// valid signature covers.
 	signedAt    time.Time
 	t           int64
+	signed      string
 	contentType string
-	headerName  string // the signature header's name as sent
 	sentAt      time.Time
 	status      int
 	answer      []byte
@@ -100,6 +107,20 @@ type delivery struct {
 	err         error
 	// location is where a redirect answer pointed; not followed.
 	location string
+}
+
+// sentHeader is one header of a delivery, its name as sent.
+type sentHeader struct{ name, value string }
+
+// signatureHeader is the signature header's value as sent, false when it
+// was left out.
+func (d *delivery) signatureHeader(p *firmakit.Profile) (string, bool) {
+	for _, h := range d.headers {
+		if strings.EqualFold(h.name, p.Webhook.SignatureHeader) {
+			return h.value, true
+		}
+	}
+	return "", false
 }
 
 func getWebhook(ctx context.Context) *webhookScenario {
@@ -246,6 +267,9 @@ func (w *webhookSteps) itIsSignedWithTheWebhookSecret(ctx context.Context) error
 }
 
 func (w *webhookSteps) itIsSignedWithTheWebhookSecretAndARetiredOne(ctx context.Context, valid int) error {
+	if w.E.profile().Webhook.SignatureFormat == "entries" && w.E.profile().Webhook.SignatureSeparator == "" {
+		return w.notApplicable(ctx, "the "+w.E.profile().Name+" scheme carries one signature only, so a retired secret's cannot stand beside it")
+	}
 	ws := getWebhook(ctx)
 	ws.sign, ws.valid = "rotation", valid
 	return nil
@@ -270,12 +294,21 @@ func (w *webhookSteps) itsBodyIsChangedAfterSigning(ctx context.Context) error {
 }
 
 func (w *webhookSteps) theSignatureHeaderIsMalformed(ctx context.Context, form string) error {
+	switch wp := w.E.profile().Webhook; {
+	case (form == "no-timestamp" || form == "timestamp-not-a-number") && !wp.HasTimestamp():
+		return w.needsTimestamp(ctx)
+	case form == "not-key-value" && wp.SignatureFormat == "entries" && wp.SignaturePrefix == "":
+		return w.notApplicable(ctx, "the "+w.E.profile().Name+" scheme writes a signature with no key or prefix, so one without is the valid form")
+	}
 	ws := getWebhook(ctx)
 	ws.malformed, ws.why = form, "its signature header was malformed ("+form+")"
 	return nil
 }
 
 func (w *webhookSteps) itsTimestampIsOlderThanTheToleranceAllows(ctx context.Context, seconds int) error {
+	if err := w.needsTimestamp(ctx); err != nil {
+		return err
+	}
 	ws := getWebhook(ctx)
 	tol := w.E.profile().Webhook.Tolerance
 	ws.offset = -(tol + time.Duration(seconds)*time.Second)
@@ -284,6 +317,9 @@ func (w *webhookSteps) itsTimestampIsOlderThanTheToleranceAllows(ctx context.Con
 }
 
 func (w *webhookSteps) itsTimestampIsFurtherAheadThanTheToleranceAllows(ctx context.Context, seconds int) error {
+	if err := w.needsTimestamp(ctx); err != nil {
+		return err
+	}
 	ws := getWebhook(ctx)
 	tol := w.E.profile().Webhook.Tolerance
 	ws.offset = tol + time.Duration(seconds)*time.Second
@@ -292,10 +328,30 @@ func (w *webhookSteps) itsTimestampIsFurtherAheadThanTheToleranceAllows(ctx cont
 }
 
 func (w *webhookSteps) itsTimestampIsChangedAfterSigning(ctx context.Context, seconds int64) error {
+	if err := w.needsTimestamp(ctx); err != nil {
+		return err
+	}
 	ws := getWebhook(ctx)
 	ws.shiftAfter = seconds
 	ws.why = fmt.Sprintf("its t was changed by %d s after signing, the signature kept", seconds)
 	return nil
+}
+
+// needsTimestamp ends a scenario that a scheme without a signed
+// timestamp cannot run (GitHub's, Shopify's): not applicable, neither
+// passed nor failed.
+func (w *webhookSteps) needsTimestamp(ctx context.Context) error {
+	if p := w.E.profile(); !p.Webhook.HasTimestamp() {
+		return w.notApplicable(ctx, "the "+p.Name+" scheme signs no timestamp, so an endpoint has none to check")
+	}
+	return nil
+}
+
+// notApplicable ends the scenario as one the profile's scheme cannot run,
+// saying why.
+func (w *webhookSteps) notApplicable(ctx context.Context, why string) error {
+	getWebhook(ctx).inapplicable = "not applicable: " + why
+	return godog.ErrSkip
 }
 
 // forgedWhy says why a header signed otherwise must be refused.
@@ -312,12 +368,21 @@ var forgedWhy = map[string]string{
 }
 
 func (w *webhookSteps) itIsSignedOtherwise(ctx context.Context, form string) error {
+	switch form {
+	case "body-only", "no-dot", "body-then-t", "no-t-body-only":
+		if err := w.needsTimestamp(ctx); err != nil {
+			return err
+		}
+	}
 	ws := getWebhook(ctx)
 	ws.forged, ws.why = form, forgedWhy[form]
 	return nil
 }
 
 func (w *webhookSteps) itsTIsWritten(ctx context.Context, form string) error {
+	if err := w.needsTimestamp(ctx); err != nil {
+		return err
+	}
 	ws := getWebhook(ctx)
 	ws.tsForm, ws.why = form, "its t was not whole Unix seconds in base-10 digits ("+form+"), though signed as written"
 	return nil
@@ -326,6 +391,9 @@ func (w *webhookSteps) itsTIsWritten(ctx context.Context, form string) error {
 // itsTimestampIsSecondsFromNow signs a valid notification with t away
 // from now but inside the tolerance.
 func (w *webhookSteps) itsTimestampIsSecondsFromNow(ctx context.Context, seconds int64) error {
+	if err := w.needsTimestamp(ctx); err != nil {
+		return err
+	}
 	ws := getWebhook(ctx)
 	ws.offset, ws.window = time.Duration(seconds)*time.Second, true
 	return nil
@@ -352,7 +420,7 @@ func (w *webhookSteps) theSameDeliveryIsRepeated(ctx context.Context) error {
 		return fmt.Errorf("nothing was delivered yet")
 	}
 	first := ws.deliveries[0]
-	d := &delivery{body: first.body, header: first.header, signedAt: first.signedAt, t: first.t}
+	d := &delivery{body: first.body, headers: first.headers, signed: first.signed, signedAt: first.signedAt, t: first.t}
 	return w.post(ctx, ws, d)
 }
 
@@ -405,17 +473,6 @@ func randomSecret(prefix string) string {
 	return prefix + hex.EncodeToString(b)
 }
 
-// macOf is the hex MAC under secret of ts, the separator sep and body,
-// as the profile computes it: the one HMAC of the tree, fed other
-// constructions.
-func macOf(p *firmakit.Profile, secret, ts, sep string, body []byte) string {
-	q := *p
-	q.Webhook.PayloadSeparator = sep
-	h := q.WebhookSignatureAt([]string{secret}, ts, body)
-	_, sig, _ := strings.Cut(h, ","+p.Webhook.SignatureKey+"=")
-	return sig
-}
-
 // timestampText writes t as the scenario says: whole seconds, or a form
 // a float parser reads as nearly the same instant.
 func timestampText(t int64, form string) string {
@@ -432,76 +489,137 @@ func timestampText(t int64, form string) string {
 	return strconv.FormatInt(t, 10)
 }
 
-// header makes the signature header of a delivery with timestamp t, as
-// the scenario says; nil when it is left out.
-func (w *webhookSteps) header(ws *webhookScenario, body []byte, t int64) (*string, error) {
+// headers makes the headers that sign a delivery of body about event id
+// with timestamp t, as the scenario says, under the profile's scheme: a
+// signature header of key=value fields with the timestamp inside (the
+// bundled profile, Stripe's), or prefixed entries beside id and timestamp
+// headers (Standard Webhooks). It also returns the text the valid
+// signature covers.
+func (w *webhookSteps) headers(ws *webhookScenario, id string, body []byte, t int64) ([]sentHeader, string) {
 	p := w.E.profile()
+	wp := p.Webhook
+	fields := wp.SignatureFormat != "entries"
 	ts := timestampText(t, ws.tsForm)
-	var h string
-	switch ws.sign {
-	case "none":
-		return nil, nil
-	case "other":
-		h = p.WebhookSignatureAt([]string{randomSecret("whsec_other_")}, ts, body)
-	case "rotation":
-		secrets := []string{w.E.Secret, randomSecret("whsec_retired_")}
-		if ws.valid == 2 {
-			secrets[0], secrets[1] = secrets[1], secrets[0]
-		}
-		h = p.WebhookSignatureAt(secrets, ts, body)
-	default:
-		h = p.WebhookSignatureAt([]string{w.E.Secret}, ts, body)
-	}
-	parsed, err := p.ParseWebhookHeader(h)
-	if err != nil {
-		return nil, err
-	}
-	tk, sk := p.Webhook.TimestampKey, p.Webhook.SignatureKey
-	sep := p.Webhook.PayloadSeparator
-	valid := parsed.Signatures[0]
-	switch ws.forged {
-	case "v0-only":
-		h = tk + "=" + ts + ",v0=" + valid
-	case "v2-only":
-		h = tk + "=" + ts + ",v2=" + valid
-	case "v1-empty":
-		h = tk + "=" + ts + "," + sk + "="
-	case "v1-shortened":
-		h = tk + "=" + ts + "," + sk + "=" + valid[:len(valid)/2]
-	case "v1-lengthened":
-		h = tk + "=" + ts + "," + sk + "=" + valid + valid[:2]
-	case "body-only":
-		h = tk + "=" + ts + "," + sk + "=" + macOf(p, w.E.Secret, "", "", body)
-	case "no-dot":
-		h = tk + "=" + ts + "," + sk + "=" + macOf(p, w.E.Secret, ts, "", body)
-	case "body-then-t":
-		h = tk + "=" + ts + "," + sk + "=" + macOf(p, w.E.Secret, string(body), sep, []byte(ts))
-	case "no-t-body-only":
-		h = sk + "=" + macOf(p, w.E.Secret, "", "", body)
-	}
-	switch ws.malformed {
-	case "no-timestamp":
-		h = sk + "=" + valid
-	case "no-signature":
-		h = tk + "=" + parsed.Timestamp
-	case "empty":
-		h = ""
-	case "not-key-value":
-		h = parsed.Timestamp + "," + valid
-	case "timestamp-not-a-number":
+	if ws.malformed == "timestamp-not-a-number" {
 		// Signed over that very text: only its form is wrong. An
 		// endpoint that reads it as a number gets NaN, which passes
 		// every comparison of an age check written as "refuse when
 		// older than".
-		h = p.WebhookSignatureAt([]string{w.E.Secret}, "now", body)
+		ts = "now"
+	}
+	label := wp.SignatureKey
+	if !fields {
+		label = wp.SignaturePrefix
+	}
+	entry := func(label, v string) string {
+		if fields {
+			return label + "=" + v
+		}
+		return label + v
+	}
+	var macs []string
+	switch ws.sign {
+	case "none":
+	case "other":
+		macs = []string{p.WebhookMACText(randomSecret("whsec_other_"), id, ts, body)}
+	case "rotation":
+		macs = []string{p.WebhookMACText(w.E.Secret, id, ts, body), p.WebhookMACText(randomSecret("whsec_retired_"), id, ts, body)}
+		if ws.valid == 2 {
+			macs[0], macs[1] = macs[1], macs[0]
+		}
+	default:
+		macs = []string{p.WebhookMACText(w.E.Secret, id, ts, body)}
+	}
+	entries := make([]string, len(macs))
+	for i, m := range macs {
+		entries[i] = entry(label, m)
+	}
+	otherwise := func(change func(q *firmakit.Profile)) string {
+		q := *p
+		q.Webhook.SignedContent = append([]string(nil), wp.SignedContent...)
+		change(&q)
+		return q.WebhookMACText(w.E.Secret, id, ts, body)
+	}
+	noTS, noSig := false, ws.sign == "none"
+	var raw *string // the signature header's whole value, when written by hand
+	valid := ""
+	if len(macs) > 0 {
+		valid = macs[0]
+	}
+	switch ws.forged {
+	case "v0-only":
+		entries = []string{entry(otherVersion(label, "0"), valid)}
+	case "v2-only":
+		entries = []string{entry(otherVersion(label, "2"), valid)}
+	case "v1-empty":
+		entries = []string{entry(label, "")}
+	case "v1-shortened":
+		entries = []string{entry(label, valid[:len(valid)/2])}
+	case "v1-lengthened":
+		entries = []string{entry(label, valid+valid[:2])}
+	case "body-only":
+		entries = []string{entry(label, otherwise(func(q *firmakit.Profile) { q.Webhook.SignedContent = []string{firmakit.WebhookPartBody} }))}
+	case "no-dot":
+		entries = []string{entry(label, otherwise(func(q *firmakit.Profile) { q.Webhook.PayloadSeparator = "" }))}
+	case "body-then-t":
+		entries = []string{entry(label, otherwise(func(q *firmakit.Profile) { slices.Reverse(q.Webhook.SignedContent) }))}
+	case "no-t-body-only":
+		noTS = true
+		entries = []string{entry(label, otherwise(func(q *firmakit.Profile) { q.Webhook.SignedContent = []string{firmakit.WebhookPartBody} }))}
+	}
+	switch ws.malformed {
+	case "no-timestamp":
+		noTS = true
+	case "no-signature":
+		entries = nil
+		noSig = !fields
+	case "empty":
+		raw = new(string)
+	case "not-key-value":
+		v := ts + "," + valid
+		if !fields {
+			v = valid
+		}
+		raw = &v
 	}
 	if ws.shiftAfter != 0 {
-		h = tk + "=" + strconv.FormatInt(t+ws.shiftAfter, 10)
-		for _, s := range parsed.Signatures {
-			h += "," + sk + "=" + s
-		}
+		ts = strconv.FormatInt(t+ws.shiftAfter, 10)
 	}
-	return &h, nil
+	var hs []sentHeader
+	if !noSig {
+		items := entries
+		if fields && wp.TimestampFrom == "field" && !noTS {
+			items = append([]string{wp.TimestampKey + "=" + ts}, entries...)
+		}
+		sep := ","
+		if !fields {
+			sep = wp.SignatureSeparator
+			if sep == "" && len(items) > 1 {
+				items = items[:1] // the scheme has room for one signature only
+			}
+		}
+		v := strings.Join(items, sep)
+		if raw != nil {
+			v = *raw
+		}
+		hs = append(hs, sentHeader{wp.SignatureHeader, v})
+	}
+	if wp.TimestampFrom == "header" && !noTS {
+		hs = append(hs, sentHeader{wp.TimestampHeader, ts})
+	}
+	if wp.HasID() {
+		hs = append(hs, sentHeader{wp.IDHeader, id})
+	}
+	return hs, p.WebhookSignedText(id, timestampText(t, ws.tsForm), body)
+}
+
+// otherVersion names the signature under another version than the
+// scheme's ("v0" for "v1", "v2," for "v1,").
+func otherVersion(label, digit string) string {
+	if i := strings.LastIndex(label, "1"); i >= 0 {
+		return label[:i] + digit + label[i+1:]
+	}
+	return "v" + digit + label
 }
 
 // itIsPostedToTheEndpoint signs the notification now and posts it.
@@ -540,18 +658,16 @@ func (w *webhookSteps) theSameEventIsDeliveredAgain(ctx context.Context) error {
 func (w *webhookSteps) deliver(ctx context.Context, ws *webhookScenario, body []byte) error {
 	now := w.E.now()
 	t := now.Add(ws.offset).Unix()
-	h, err := w.header(ws, body, t)
-	if err != nil {
-		return err
-	}
+	hs, signed := w.headers(ws, ws.n.EventID, body, t)
 	if ws.changeBody {
 		changed := ws.n
 		changed.Title = strings.Replace(changed.Title, "42", "43", 1)
+		var err error
 		if body, err = w.body(changed, ws.layout); err != nil {
 			return err
 		}
 	}
-	return w.post(ctx, ws, &delivery{body: body, header: h, signedAt: time.Now(), t: t})
+	return w.post(ctx, ws, &delivery{body: body, headers: hs, signed: signed, signedAt: time.Now(), t: t})
 }
 
 // post sends a delivery as the scenario says and notes what came back.
@@ -567,13 +683,15 @@ func (w *webhookSteps) post(ctx context.Context, ws *webhookScenario, d *deliver
 	}
 	req.Header.Set("Content-Type", d.contentType)
 	req.Header.Set("User-Agent", "firmakit-certify-webhook/1")
-	d.headerName = w.E.profile().Webhook.SignatureHeader
 	if ws.httpForm == "lower-case-header-name" {
-		// Set in the map directly: Header.Set would canonicalise it.
-		d.headerName = strings.ToLower(d.headerName)
+		for i := range d.headers {
+			d.headers[i].name = strings.ToLower(d.headers[i].name)
+		}
 	}
-	if d.header != nil {
-		req.Header[d.headerName] = []string{*d.header}
+	for _, h := range d.headers {
+		// Set in the map directly: Header.Set would canonicalise a
+		// lower-case name.
+		req.Header[h.name] = []string{h.value}
 	}
 	d.sentAt = time.Now()
 	resp, err := w.E.client().Do(req)
@@ -723,14 +841,19 @@ func (w *webhookSteps) exchange(ws *webhookScenario) string {
 			fmt.Fprintf(&b, "delivery %d of %d\n", i+1, len(ws.deliveries))
 		}
 		fmt.Fprintf(&b, "sent: POST %s\n  Content-Type: %s\n", w.E.URL, d.contentType)
-		name := p.Webhook.SignatureHeader
-		if ws.httpForm == "lower-case-header-name" {
-			name = strings.ToLower(name)
-		}
-		if d.header == nil {
+		if _, ok := d.signatureHeader(p); !ok {
+			name := p.Webhook.SignatureHeader
+			if ws.httpForm == "lower-case-header-name" {
+				name = strings.ToLower(name)
+			}
 			fmt.Fprintf(&b, "  (no %s header)\n", name)
-		} else {
-			fmt.Fprintf(&b, "  %s: %s\n", name, redactWebhookSignature(p, *d.header))
+		}
+		for _, h := range d.headers {
+			v := h.value
+			if strings.EqualFold(h.name, p.Webhook.SignatureHeader) {
+				v = redactWebhookSignature(p, v)
+			}
+			fmt.Fprintf(&b, "  %s: %s\n", h.name, v)
 		}
 		fmt.Fprintf(&b, "  %s\n", excerpt(d.body, 1024))
 		switch {
@@ -755,6 +878,20 @@ func (w *webhookSteps) exchange(ws *webhookScenario) string {
 func redactWebhookSignature(p *firmakit.Profile, header string) string {
 	if header == "" {
 		return `"" (empty)`
+	}
+	if w := p.Webhook; w.SignatureFormat == "entries" {
+		items := []string{header}
+		if w.SignatureSeparator != "" {
+			items = strings.Split(header, w.SignatureSeparator)
+		}
+		for i, it := range items {
+			if k, _, ok := strings.Cut(it, ","); ok {
+				items[i] = k + ",<redacted>"
+			} else {
+				items[i] = "<redacted>"
+			}
+		}
+		return strings.Join(items, w.SignatureSeparator)
 	}
 	items := strings.Split(header, ",")
 	for i, it := range items {
@@ -817,6 +954,8 @@ func (w *webhookSteps) outcome(ctx context.Context, p *godog.Scenario, err error
 		}
 	}
 	switch {
+	case ws != nil && ws.inapplicable != "":
+		r.Status, r.Error = reports.NotRun, ws.inapplicable
 	case ws != nil && ws.inconcl != "" && (err == nil || errors.Is(err, godog.ErrSkip)):
 		r.Status, r.Error, r.FailedStep = reports.Inconclusive, ws.inconcl, ws.inconclStep
 	case err != nil && !errors.Is(err, godog.ErrSkip):

@@ -46,9 +46,6 @@ func (m *Main) certifyWebhookCommand() command {
 				if err != nil {
 					return err
 				}
-				if err := suiteSpeaks(p); err != nil {
-					return err
-				}
 				if _, err := steps.Paths(*lang); err != nil {
 					return usageError("--lang: %v", err)
 				}

@@ -31,13 +31,14 @@ func profileFlag(fs *flag.FlagSet) func() (*firmakit.Profile, error) {
 	}
 }
 
-// suiteSpeaks refuses a profile whose webhook scheme the suites' webhook
-// sentences cannot yet write or judge: they build and take apart
+// suiteSpeaks refuses a profile whose webhook scheme the service suite's
+// notification sentences cannot yet judge: they take apart
 // "<timestamp_key>=<t>,<signature_key>=<mac>" headers (bundled, stripe).
+// certify-webhook, vectors, receive and sign take every scheme.
 func suiteSpeaks(p *firmakit.Profile) error {
 	if w := p.Webhook; w.SignatureFormat != "fields" || w.TimestampFrom != "field" || w.HasID() {
-		return usageError("profile %q: the suites' webhook scenarios and vectors speak the schemes written as key=value fields with the timestamp inside (bundled, stripe); %s is not one of them yet. 'firmakit receive --profile %s' and 'firmakit sign --profile %s' take it",
-			p.Name, p.Name, p.Name, p.Name)
+		return usageError("profile %q: the service suite's notification scenarios judge the schemes written as key=value fields with the timestamp inside (bundled, stripe); %s is not one of them yet. 'firmakit certify-webhook', 'receive' and 'sign' take it with --profile %s",
+			p.Name, p.Name, p.Name)
 	}
 	return nil
 }

@@ -38,9 +38,6 @@ func (m *Main) vectorsCommand() command {
 				if err != nil {
 					return err
 				}
-				if err := suiteSpeaks(p); err != nil {
-					return err
-				}
 				v, err := steps.MakeWebhookVectors(p, *secret, *merchant, time.Unix(*at, 0))
 				if err != nil {
 					return err

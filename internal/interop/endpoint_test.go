@@ -1,0 +1,114 @@
+package interop_test
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os/exec"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/reports"
+	"github.com/firmakit/firmakit/steps"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// startEndpoint runs a merchant's endpoint written with lib's own
+// verification (js/endpoint.mjs) and returns its URL.
+func startEndpoint(t *testing.T, l lib) string {
+	t.Helper()
+	node(t, request{Op: "verify", Lib: l.name, Secret: l.secret, Body: "{}"}) // fails with the install hint when node or the packages are missing
+	cmd := exec.Command("node", "endpoint.mjs", l.name, l.secret)
+	cmd.Dir = "js"
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	require.NoError(t, err, "endpoint.mjs did not start")
+	var port int
+	_, err = fmt.Sscanf(line, "listening %d", &port)
+	require.NoError(t, err, line)
+	go func() { _, _ = io.Copy(io.Discard, out) }()
+	return fmt.Sprintf("http://127.0.0.1:%d/webhook", port)
+}
+
+// certifyEndpoint runs the webhook set (English) against an endpoint under
+// a preset and returns the requirements of what did not pass, by status.
+func certifyEndpoint(t *testing.T, url, preset, secret string) map[string][]string {
+	t.Helper()
+	p, err := firmakit.Preset(preset)
+	require.NoError(t, err)
+	s := &steps.WebhookSuite{Endpoint: &steps.Endpoint{URL: url, Secret: secret, Profile: p}, Lang: "en", Concurrency: 4, Output: io.Discard}
+	_, err = s.Run()
+	require.NoError(t, err)
+	require.NotEmpty(t, s.Results())
+	got := map[string][]string{}
+	for _, r := range s.Results() {
+		if r.Status != reports.Passed {
+			got[r.Status] = append(got[r.Status], r.Requirement+" "+r.Row+": "+firstLine(r.Error))
+		}
+	}
+	for _, v := range got {
+		sort.Strings(v)
+	}
+	return got
+}
+
+func firstLine(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
+
+// An endpoint written with the Standard Webhooks library (or Svix's)
+// passes certify-webhook under the standard-webhooks preset: every
+// scenario of the set, forgeries included, judged in that scheme.
+func TestCertifyWebhookPassesTheStandardWebhooksLibrary(t *testing.T) {
+	for _, l := range libs {
+		if l.preset != "standard-webhooks" {
+			continue
+		}
+		t.Run(l.name, func(t *testing.T) {
+			got := certifyEndpoint(t, startEndpoint(t, l), l.preset, l.secret)
+			assert.Empty(t, got, "an endpoint verifying with %s should pass the whole set", l.name)
+		})
+	}
+}
+
+// Stripe's library refuses a t too old, but takes one from the future,
+// and a t of "NaN" signed as written (its age, NaN, is never greater than
+// the tolerance): under the stripe preset, whose tolerance holds both
+// ways as the bundled profile's does, exactly those scenarios fail.
+func TestCertifyWebhookJudgesTheStripeLibrary(t *testing.T) {
+	l := libs[3]
+	require.Equal(t, "stripe", l.name)
+	got := certifyEndpoint(t, startEndpoint(t, l), l.preset, l.secret)
+	var failed []string
+	for _, f := range got[reports.Failed] {
+		req, _, _ := strings.Cut(f, ":")
+		failed = append(failed, req)
+	}
+	assert.Equal(t, []string{"WH-TIMESTAMP-AHEAD seconds=10", "WH-TIMESTAMP-AHEAD seconds=30", "WH-TIMESTAMP-AHEAD seconds=86400", "WH-TIMESTAMP-FORM form=nan"}, failed)
+	assert.Empty(t, got[reports.NotRun], "the stripe scheme has a timestamp: every scenario runs")
+	assert.Empty(t, got[reports.Inconclusive])
+}
+
+// Under GitHub's scheme, which signs no timestamp, the scenarios about
+// the timestamp cannot run: they are reported not run, each saying why,
+// and every other scenario passes against octokit's verification.
+func TestCertifyWebhookSaysWhatGitHubsSchemeCannotRun(t *testing.T) {
+	l := libs[2]
+	require.Equal(t, "octokit", l.name)
+	got := certifyEndpoint(t, startEndpoint(t, l), l.preset, l.secret)
+	assert.Empty(t, got[reports.Failed])
+	assert.Empty(t, got[reports.Inconclusive])
+	notRun := got[reports.NotRun]
+	require.NotEmpty(t, notRun)
+	for _, n := range notRun {
+		assert.Contains(t, n, "not applicable: the github scheme", n)
+	}
+	joined := strings.Join(notRun, "\n")
+	for _, req := range []string{"WH-TIMESTAMP-OLD", "WH-TIMESTAMP-AHEAD", "WH-TIME-WINDOW", "WH-TIMESTAMP-FORM", "WH-ROTATION"} {
+		assert.Contains(t, joined, req)
+	}
+}
