@@ -332,3 +332,13 @@ func stampOff(now time.Time, off time.Duration) int64 {
 	}
 	return sec + int64(off/time.Second)
 }
+
+// bindRequestSentences registers the sentences whose methods live in this file, the
+// English and the Spanish one on the same method. Each file registers
+// its own, so that godog reports a step at the file of its method.
+func (s *Steps) bindRequestSentences(sc registrar) {
+	sc.Step(`^a signed request to the "(check|signature)" endpoint$`, s.aSignedRequestToTheEndpoint)
+	sc.Step(`^una solicitud firmada al endpoint "(check|signature)"$`, s.aSignedRequestToTheEndpoint)
+	sc.Step(`^the request is sent$`, s.theRequestIsSent)
+	sc.Step(`^se envía la solicitud$`, s.theRequestIsSent)
+}

@@ -237,3 +237,23 @@ func (s *Steps) theResponseIsA400NamingTheField(ctx context.Context, field strin
 	}
 	return nil
 }
+
+// bindResponseSentences registers the sentences whose methods live in this file, the
+// English and the Spanish one on the same method. Each file registers
+// its own, so that godog reports a step at the file of its method.
+func (s *Steps) bindResponseSentences(sc registrar) {
+	sc.Step(`^the response is (\d+) "([^"]*)"$`, s.theResponseIs)
+	sc.Step(`^la respuesta es (\d+) "([^"]*)"$`, s.theResponseIs)
+	sc.Step(`^the response status is (\d+)$`, s.theResponseStatusIs)
+	sc.Step(`^el estado de la respuesta es (\d+)$`, s.theResponseStatusIs)
+	sc.Step(`^the response is a 400 naming the problem$`, s.theResponseIsA400NamingTheProblem)
+	sc.Step(`^la respuesta es un 400 que nombra el problema$`, s.theResponseIsA400NamingTheProblem)
+	sc.Step(`^the response is a 400 naming the field "([^"]*)"$`, s.theResponseIsA400NamingTheField)
+	sc.Step(`^la respuesta es un 400 que nombra el campo "([^"]*)"$`, s.theResponseIsA400NamingTheField)
+	sc.Step(`^the response is a 400 whose message names "([^"]*)"$`, s.theResponseIsA400WhoseMessageNames)
+	sc.Step(`^la respuesta es un 400 cuyo mensaje nombra "([^"]*)"$`, s.theResponseIsA400WhoseMessageNames)
+	sc.Step(`^the response is a refusal in the API's error shape$`, s.theResponseIsARefusalInTheAPIsErrorShape)
+	sc.Step(`^la respuesta es un rechazo con la forma de error de la API$`, s.theResponseIsARefusalInTheAPIsErrorShape)
+	sc.Step(`^the response message is "([^"]*)"$`, s.theResponseMessageIs)
+	sc.Step(`^el mensaje de la respuesta es "([^"]*)"$`, s.theResponseMessageIs)
+}

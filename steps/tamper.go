@@ -411,3 +411,67 @@ func (s *Steps) theMerchantSegmentOfThePathIs(ctx context.Context, form string) 
 	sc.merchant = &seg
 	return nil
 }
+
+// bindTamperSentences registers the sentences whose methods live in this file, the
+// English and the Spanish one on the same method. Each file registers
+// its own, so that godog reports a step at the file of its method.
+func (s *Steps) bindTamperSentences(sc registrar) {
+	sc.Step(`^the body sent is the text "([\s\S]*)"$`, s.theBodySentIsTheText)
+	sc.Step(`^el cuerpo enviado es el texto "([\s\S]*)"$`, s.theBodySentIsTheText)
+	sc.Step(`^the body sent is ([[{].*)$`, s.theBodySentIs)
+	sc.Step(`^el cuerpo enviado es ([[{].*)$`, s.theBodySentIs)
+	sc.Step(`^the body is laid out "(indented|escaped-unicode|keys-reversed|padded)"$`, s.theBodyIsLaidOut)
+	sc.Step(`^el cuerpo se escribe "(indented|escaped-unicode|keys-reversed|padded)"$`, s.theBodyIsLaidOut)
+	sc.Step(`^the Content-Type is "([^"]*)"$`, s.theContentTypeIs)
+	sc.Step(`^el Content-Type es "([^"]*)"$`, s.theContentTypeIs)
+	sc.Step(`^the authentication headers are named in "(lower|upper|mixed)" case$`, s.theAuthenticationHeadersAreNamedIn)
+	sc.Step(`^las cabeceras de autenticación se nombran en caja "(lower|upper|mixed)"$`, s.theAuthenticationHeadersAreNamedIn)
+	sc.Step(`^the body is a JSON object of (\d+) bytes$`, s.theBodyIsAJSONObjectOfBytes)
+	sc.Step(`^el cuerpo es un objeto JSON de (\d+) bytes$`, s.theBodyIsAJSONObjectOfBytes)
+	sc.Step(`^the URL carries the query "([^"]*)"$`, s.theURLCarriesTheQuery)
+	sc.Step(`^la URL lleva la consulta "([^"]*)"$`, s.theURLCarriesTheQuery)
+	sc.Step(`^the "(key|timestamp|signature)" header is missing$`, s.theHeaderIsMissing)
+	sc.Step(`^falta la cabecera "(key|timestamp|signature)"$`, s.theHeaderIsMissing)
+	sc.Step(`^the "(key|timestamp|signature)" header is empty$`, s.theHeaderIsEmpty)
+	sc.Step(`^la cabecera "(key|timestamp|signature)" está vacía$`, s.theHeaderIsEmpty)
+	sc.Step(`^no authentication header is sent$`, s.noAuthenticationHeaderIsSent)
+	sc.Step(`^no se envía ninguna cabecera de autenticación$`, s.noAuthenticationHeaderIsSent)
+	sc.Step(`^the timestamp is (-?\d+) seconds off$`, s.theTimestampIsSecondsOff)
+	sc.Step(`^la marca de tiempo está desfasada en (-?\d+) segundos$`, s.theTimestampIsSecondsOff)
+	sc.Step(`^the timestamp is the current time written as "([^"]*)"$`, s.theTimestampIsTheCurrentTimeWrittenAs)
+	sc.Step(`^la marca de tiempo es la hora actual escrita como "([^"]*)"$`, s.theTimestampIsTheCurrentTimeWrittenAs)
+	sc.Step(`^the request is signed with the "(unknown|disabled|other-merchant)" credential$`, s.theRequestIsSignedWithTheCredential)
+	sc.Step(`^la solicitud se firma con la credencial "(unknown|disabled|other-merchant)"$`, s.theRequestIsSignedWithTheCredential)
+	sc.Step(`^the request is signed with a wrong secret$`, s.theRequestIsSignedWithAWrongSecret)
+	sc.Step(`^la solicitud se firma con un secreto incorrecto$`, s.theRequestIsSignedWithAWrongSecret)
+	sc.Step(`^the signature covers another body$`, s.theSignatureCoversAnotherBody)
+	sc.Step(`^la firma cubre otro cuerpo$`, s.theSignatureCoversAnotherBody)
+	sc.Step(`^the signature covers another path$`, s.theSignatureCoversAnotherPath)
+	sc.Step(`^la firma cubre otra ruta$`, s.theSignatureCoversAnotherPath)
+	sc.Step(`^the signature covers another method$`, s.theSignatureCoversAnotherMethod)
+	sc.Step(`^la firma cubre otro método$`, s.theSignatureCoversAnotherMethod)
+	sc.Step(`^the signature covers another timestamp$`, s.theSignatureCoversAnotherTimestamp)
+	sc.Step(`^la firma cubre otra marca de tiempo$`, s.theSignatureCoversAnotherTimestamp)
+	sc.Step(`^the signature leaves out the query$`, s.theSignatureLeavesOutTheQuery)
+	sc.Step(`^la firma deja fuera la consulta$`, s.theSignatureLeavesOutTheQuery)
+	sc.Step(`^the signature covers the decoded query$`, s.theSignatureCoversTheDecodedQuery)
+	sc.Step(`^la firma cubre la consulta decodificada$`, s.theSignatureCoversTheDecodedQuery)
+	sc.Step(`^the signature is sent in upper case$`, s.theSignatureIsSentInUpperCase)
+	sc.Step(`^la firma se envía en mayúsculas$`, s.theSignatureIsSentInUpperCase)
+	sc.Step(`^the signature is not properly encoded$`, s.theSignatureIsNotProperlyEncoded)
+	sc.Step(`^la firma no está bien codificada$`, s.theSignatureIsNotProperlyEncoded)
+	sc.Step(`^the signature is altered: "(first-byte|last-byte|truncated|extended)"$`, s.theSignatureIsAltered)
+	sc.Step(`^la firma se altera: "(first-byte|last-byte|truncated|extended)"$`, s.theSignatureIsAltered)
+	sc.Step(`^the method is "(GET|PUT|PATCH|DELETE)"$`, s.theMethodIs)
+	sc.Step(`^el método es "(GET|PUT|PATCH|DELETE)"$`, s.theMethodIs)
+	sc.Step(`^the version segment of the path is "([^"]*)"$`, s.theVersionSegmentOfThePathIs)
+	sc.Step(`^el segmento de versión de la ruta es "([^"]*)"$`, s.theVersionSegmentOfThePathIs)
+	sc.Step(`^the merchant segment of the path is "([^"]*)"$`, s.theMerchantSegmentOfThePathIs)
+	sc.Step(`^el segmento de comercio de la ruta es "([^"]*)"$`, s.theMerchantSegmentOfThePathIs)
+	sc.Step("^"+`it breaks the `+checkParam+` check`+"$", s.itBreaksTheCheck)
+	sc.Step("^"+`incumple la comprobación `+checkParam+"$", s.itBreaksTheCheck)
+}
+
+// checkParam is the parameter of a sentence that names one of the
+// authentication checks of defaults.md A.
+const checkParam = `"(headers|timestamp|credentials|signature|body)"`

@@ -149,40 +149,12 @@ func (w *webhookSteps) InitializeScenario(sc *godog.ScenarioContext) {
 		}
 		return ctx, nil
 	})
-	bind := func(en, es string, fn any) {
-		sc.Step("^"+en+"$", fn)
-		sc.Step("^"+es+"$", fn)
-	}
-	const state = `"(CREATED|BOUNCED|REJECTED|CANCELED|SIGNED)"`
-	bind(`a `+state+` notification`, `una notificación `+state, w.aNotification)
-	bind(`a `+state+` notification of a real contract, its optional keys absent`, `una notificación `+state+` de un contrato real, sin sus claves opcionales`, w.aNotificationOfARealContract)
-	bind(`its free text is "(long-title|long-reason|scripts-title|scripts-reason)"`, `su texto libre es "(long-title|long-reason|scripts-title|scripts-reason)"`, w.itsFreeTextIs)
-	bind(`its body is written "(keys-reversed|indented|escaped-unicode|escaped-slash|crlf)"`, `su cuerpo se escribe "(keys-reversed|indented|escaped-unicode|escaped-slash|crlf)"`, w.itsBodyIsWritten)
-	bind(`it is signed otherwise: "(v0-only|v2-only|v1-empty|v1-shortened|v1-lengthened|body-only|no-dot|body-then-t|no-t-body-only)"`,
-		`se firma de otra manera: "(v0-only|v2-only|v1-empty|v1-shortened|v1-lengthened|body-only|no-dot|body-then-t|no-t-body-only)"`, w.itIsSignedOtherwise)
-	bind(`its t is written "(fraction|exponent|nan|plus-sign)", signed as written`, `su t se escribe "(fraction|exponent|nan|plus-sign)", firmada tal como se escribe`, w.itsTIsWritten)
-	bind(`its timestamp is (-?\d+) seconds from now`, `su marca de tiempo está a (-?\d+) segundos de ahora`, w.itsTimestampIsSecondsFromNow)
-	bind(`it is sent with "(lower-case-header-name|content-type-charset)"`, `se envía con "(lower-case-header-name|content-type-charset)"`, w.itIsSentWith)
-	bind(`a `+state+` notification of the same contract is posted to the endpoint`, `una notificación `+state+` del mismo contrato se envía al endpoint`, w.aNotificationOfTheSameContractIsPosted)
-	bind(`the same delivery is repeated at once, its bytes and signature header unchanged`, `la misma entrega se repite enseguida, con los mismos bytes y la misma cabecera de firma`, w.theSameDeliveryIsRepeated)
-	bind(`it is signed with the webhook secret`, `se firma con el secreto del webhook`, w.itIsSignedWithTheWebhookSecret)
-	bind(`it is signed with the webhook secret and with a retired one, the valid signature being number (1|2)`,
-		`se firma con el secreto del webhook y con uno retirado, siendo válida la firma número (1|2)`, w.itIsSignedWithTheWebhookSecretAndARetiredOne)
-	bind(`it is signed with another secret`, `se firma con otro secreto`, w.itIsSignedWithAnotherSecret)
-	bind(`it is sent without the signature header`, `se envía sin la cabecera de firma`, w.itIsSentWithoutTheSignatureHeader)
-	bind(`its body is changed after signing`, `su cuerpo se cambia después de firmarlo`, w.itsBodyIsChangedAfterSigning)
-	bind(`the signature header is malformed: "(no-timestamp|no-signature|empty|not-key-value|timestamp-not-a-number)"`,
-		`la cabecera de firma está mal formada: "(no-timestamp|no-signature|empty|not-key-value|timestamp-not-a-number)"`, w.theSignatureHeaderIsMalformed)
-	bind(`its timestamp is (\d+) seconds older than the tolerance allows`, `su marca de tiempo es (\d+) segundos más antigua de lo que permite la tolerancia`, w.itsTimestampIsOlderThanTheToleranceAllows)
-	bind(`its timestamp is (\d+) seconds further ahead than the tolerance allows`, `su marca de tiempo está (\d+) segundos más adelantada de lo que permite la tolerancia`, w.itsTimestampIsFurtherAheadThanTheToleranceAllows)
-	bind(`its timestamp is changed by (-?\d+) seconds after signing`, `su marca de tiempo se cambia en (-?\d+) segundos después de firmar`, w.itsTimestampIsChangedAfterSigning)
-	bind(`it is posted to the endpoint`, `se envía al endpoint`, w.itIsPostedToTheEndpoint)
-	bind(`the same event is delivered again after the profile's first retry delay, signed anew`,
-		`el mismo evento se entrega de nuevo tras la primera espera de reintento del perfil, firmado otra vez`, w.theSameEventIsDeliveredAgain)
-	bind(`the endpoint answers 2xx within the delivery timeout`, `el endpoint responde 2xx dentro del plazo de entrega`, w.theEndpointAnswers2xxWithinTheDeliveryTimeout)
-	bind(`the endpoint answers 2xx to both deliveries within the delivery timeout`, `el endpoint responde 2xx a ambas entregas dentro del plazo de entrega`, w.theEndpointAnswers2xxToBothDeliveries)
-	bind(`the endpoint refuses it with a status other than 2xx`, `el endpoint la rechaza con un estado distinto de 2xx`, w.theEndpointRefusesIt)
+	w.bindSentences(sc)
 }
+
+// stateParam is the parameter of a sentence that names a notification's
+// state.
+const stateParam = `"(CREATED|BOUNCED|REJECTED|CANCELED|SIGNED)"`
 
 // sampleReasons are representative reasons, as the service writes them.
 var sampleReasons = map[firmakit.State]string{
@@ -967,4 +939,58 @@ func (w *webhookSteps) outcome(ctx context.Context, p *godog.Scenario, err error
 		r.Status = reports.NotRun
 	}
 	return r, obs
+}
+
+// bindSentences registers the sentences of the webhook set, whose methods live in this file, the
+// English and the Spanish one on the same method. Each file registers
+// its own, so that godog reports a step at the file of its method.
+func (w *webhookSteps) bindSentences(sc registrar) {
+	sc.Step("^"+`a `+stateParam+` notification`+"$", w.aNotification)
+	sc.Step("^"+`una notificación `+stateParam+"$", w.aNotification)
+	sc.Step("^"+`a `+stateParam+` notification of a real contract, its optional keys absent`+"$", w.aNotificationOfARealContract)
+	sc.Step("^"+`una notificación `+stateParam+` de un contrato real, sin sus claves opcionales`+"$", w.aNotificationOfARealContract)
+	sc.Step(`^its free text is "(long-title|long-reason|scripts-title|scripts-reason)"$`, w.itsFreeTextIs)
+	sc.Step(`^su texto libre es "(long-title|long-reason|scripts-title|scripts-reason)"$`, w.itsFreeTextIs)
+	sc.Step(`^its body is written "(keys-reversed|indented|escaped-unicode|escaped-slash|crlf)"$`, w.itsBodyIsWritten)
+	sc.Step(`^su cuerpo se escribe "(keys-reversed|indented|escaped-unicode|escaped-slash|crlf)"$`, w.itsBodyIsWritten)
+	sc.Step(`^its t is written "(fraction|exponent|nan|plus-sign)", signed as written$`, w.itsTIsWritten)
+	sc.Step(`^su t se escribe "(fraction|exponent|nan|plus-sign)", firmada tal como se escribe$`, w.itsTIsWritten)
+	sc.Step(`^its timestamp is (-?\d+) seconds from now$`, w.itsTimestampIsSecondsFromNow)
+	sc.Step(`^su marca de tiempo está a (-?\d+) segundos de ahora$`, w.itsTimestampIsSecondsFromNow)
+	sc.Step(`^it is sent with "(lower-case-header-name|content-type-charset)"$`, w.itIsSentWith)
+	sc.Step(`^se envía con "(lower-case-header-name|content-type-charset)"$`, w.itIsSentWith)
+	sc.Step("^"+`a `+stateParam+` notification of the same contract is posted to the endpoint`+"$", w.aNotificationOfTheSameContractIsPosted)
+	sc.Step("^"+`una notificación `+stateParam+` del mismo contrato se envía al endpoint`+"$", w.aNotificationOfTheSameContractIsPosted)
+	sc.Step(`^the same delivery is repeated at once, its bytes and signature header unchanged$`, w.theSameDeliveryIsRepeated)
+	sc.Step(`^la misma entrega se repite enseguida, con los mismos bytes y la misma cabecera de firma$`, w.theSameDeliveryIsRepeated)
+	sc.Step(`^it is signed with the webhook secret$`, w.itIsSignedWithTheWebhookSecret)
+	sc.Step(`^se firma con el secreto del webhook$`, w.itIsSignedWithTheWebhookSecret)
+	sc.Step(`^it is signed with another secret$`, w.itIsSignedWithAnotherSecret)
+	sc.Step(`^se firma con otro secreto$`, w.itIsSignedWithAnotherSecret)
+	sc.Step(`^it is sent without the signature header$`, w.itIsSentWithoutTheSignatureHeader)
+	sc.Step(`^se envía sin la cabecera de firma$`, w.itIsSentWithoutTheSignatureHeader)
+	sc.Step(`^its body is changed after signing$`, w.itsBodyIsChangedAfterSigning)
+	sc.Step(`^su cuerpo se cambia después de firmarlo$`, w.itsBodyIsChangedAfterSigning)
+	sc.Step(`^its timestamp is (\d+) seconds older than the tolerance allows$`, w.itsTimestampIsOlderThanTheToleranceAllows)
+	sc.Step(`^su marca de tiempo es (\d+) segundos más antigua de lo que permite la tolerancia$`, w.itsTimestampIsOlderThanTheToleranceAllows)
+	sc.Step(`^its timestamp is (\d+) seconds further ahead than the tolerance allows$`, w.itsTimestampIsFurtherAheadThanTheToleranceAllows)
+	sc.Step(`^su marca de tiempo está (\d+) segundos más adelantada de lo que permite la tolerancia$`, w.itsTimestampIsFurtherAheadThanTheToleranceAllows)
+	sc.Step(`^its timestamp is changed by (-?\d+) seconds after signing$`, w.itsTimestampIsChangedAfterSigning)
+	sc.Step(`^su marca de tiempo se cambia en (-?\d+) segundos después de firmar$`, w.itsTimestampIsChangedAfterSigning)
+	sc.Step(`^it is posted to the endpoint$`, w.itIsPostedToTheEndpoint)
+	sc.Step(`^se envía al endpoint$`, w.itIsPostedToTheEndpoint)
+	sc.Step(`^the endpoint answers 2xx within the delivery timeout$`, w.theEndpointAnswers2xxWithinTheDeliveryTimeout)
+	sc.Step(`^el endpoint responde 2xx dentro del plazo de entrega$`, w.theEndpointAnswers2xxWithinTheDeliveryTimeout)
+	sc.Step(`^the endpoint answers 2xx to both deliveries within the delivery timeout$`, w.theEndpointAnswers2xxToBothDeliveries)
+	sc.Step(`^el endpoint responde 2xx a ambas entregas dentro del plazo de entrega$`, w.theEndpointAnswers2xxToBothDeliveries)
+	sc.Step(`^the endpoint refuses it with a status other than 2xx$`, w.theEndpointRefusesIt)
+	sc.Step(`^el endpoint la rechaza con un estado distinto de 2xx$`, w.theEndpointRefusesIt)
+	sc.Step(`^it is signed otherwise: "(v0-only|v2-only|v1-empty|v1-shortened|v1-lengthened|body-only|no-dot|body-then-t|no-t-body-only)"$`, w.itIsSignedOtherwise)
+	sc.Step(`^se firma de otra manera: "(v0-only|v2-only|v1-empty|v1-shortened|v1-lengthened|body-only|no-dot|body-then-t|no-t-body-only)"$`, w.itIsSignedOtherwise)
+	sc.Step(`^it is signed with the webhook secret and with a retired one, the valid signature being number (1|2)$`, w.itIsSignedWithTheWebhookSecretAndARetiredOne)
+	sc.Step(`^se firma con el secreto del webhook y con uno retirado, siendo válida la firma número (1|2)$`, w.itIsSignedWithTheWebhookSecretAndARetiredOne)
+	sc.Step(`^the signature header is malformed: "(no-timestamp|no-signature|empty|not-key-value|timestamp-not-a-number)"$`, w.theSignatureHeaderIsMalformed)
+	sc.Step(`^la cabecera de firma está mal formada: "(no-timestamp|no-signature|empty|not-key-value|timestamp-not-a-number)"$`, w.theSignatureHeaderIsMalformed)
+	sc.Step(`^the same event is delivered again after the profile's first retry delay, signed anew$`, w.theSameEventIsDeliveredAgain)
+	sc.Step(`^el mismo evento se entrega de nuevo tras la primera espera de reintento del perfil, firmado otra vez$`, w.theSameEventIsDeliveredAgain)
 }

@@ -1,0 +1,119 @@
+package steps
+
+import (
+	"fmt"
+	"reflect"
+	"regexp"
+	"runtime"
+	"strings"
+)
+
+// registrar registers a step sentence: godog's ScenarioContext when a
+// suite runs, the recorder behind Sentences when they are listed. The
+// sentences are registered in the file of their method, by a direct call,
+// so that godog, which reports a step where it was registered, points at
+// that file.
+type registrar interface {
+	Step(expr, stepFunc any)
+}
+
+// Sentence is one step of the suites, in both languages: what a team
+// needs to write new scenarios with firmakit's steps without reading Go.
+type Sentence struct {
+	// Set is "service" (the features of certify) or "webhook" (those of
+	// certify-webhook).
+	Set string `json:"set"`
+	// English and Spanish are the step's regular expressions, without
+	// the anchors.
+	English string `json:"en"`
+	Spanish string `json:"es"`
+	// Params describe each parameter, in order: the words it takes
+	// ("check | signature"), "a whole number", "any text" or the pattern.
+	Params []string `json:"params,omitempty"`
+	// Method is the step method, Location the file and line where the
+	// sentences are registered, which godog reports.
+	Method   string `json:"method"`
+	Location string `json:"location"`
+}
+
+// recorder is a registrar that notes what is registered.
+type recorder struct {
+	set  string
+	list []Sentence
+	err  error
+}
+
+func (r *recorder) Step(expr, fn any) {
+	text := strings.TrimSuffix(strings.TrimPrefix(fmt.Sprint(expr), "^"), "$")
+	name := runtime.FuncForPC(reflect.ValueOf(fn).Pointer()).Name()
+	name = strings.TrimSuffix(name[strings.LastIndex(name, ".")+1:], "-fm")
+	_, file, line, _ := runtime.Caller(1)
+	loc := fmt.Sprintf("%s:%d", file[strings.LastIndex(file, "/")+1:], line)
+	if n := len(r.list); n > 0 && r.list[n-1].Method == name && r.list[n-1].Spanish == "" {
+		r.list[n-1].Spanish = text
+		return
+	}
+	if n := len(r.list); n > 0 && r.list[n-1].Spanish == "" && r.err == nil {
+		r.err = fmt.Errorf("steps: %s has no Spanish sentence", r.list[n-1].Method)
+	}
+	r.list = append(r.list, Sentence{Set: r.set, English: text, Method: name, Location: loc, Params: params(text)})
+}
+
+// Sentences lists every step sentence of both sets, English and Spanish
+// side by side, in the order they are registered. It returns an error
+// when a method is not bound to exactly one sentence per language.
+func Sentences() ([]Sentence, error) {
+	service := &recorder{set: "service"}
+	(&Steps{}).bindSentences(service)
+	webhook := &recorder{set: "webhook"}
+	(&webhookSteps{}).bindSentences(webhook)
+	list := append(service.list, webhook.list...)
+	seen := map[string]bool{}
+	for _, s := range list {
+		if s.Spanish == "" {
+			return nil, fmt.Errorf("steps: %s has no Spanish sentence", s.Method)
+		}
+		if seen[s.Set+s.Method] && s.Method != "itIsDeliveredAgainWithTheSameEventID" && s.Method != "theDeliveryAgainHasAValidSignature" {
+			return nil, fmt.Errorf("steps: %s is bound twice", s.Method)
+		}
+		seen[s.Set+s.Method] = true
+	}
+	for _, r := range []*recorder{service, webhook} {
+		if r.err != nil {
+			return nil, r.err
+		}
+	}
+	return list, nil
+}
+
+var group = regexp.MustCompile(`\(([^()]*)\)`)
+
+var words = regexp.MustCompile(`^[\w\- .,]+(\|[\w\- .,]+)*$`)
+
+// params describes each capture group of a step's expression.
+func params(expr string) []string {
+	var ps []string
+	for _, g := range group.FindAllStringSubmatch(expr, -1) {
+		switch p := g[1]; {
+		case p == `\d+`:
+			ps = append(ps, "a whole number")
+		case p == `-?\d+`:
+			ps = append(ps, "a whole number, maybe negative")
+		case p == `[^"]*`, p == `.+`, p == `[\s\S]*`:
+			ps = append(ps, "any text")
+		case p == `[[{].*`:
+			ps = append(ps, "a JSON value starting [ or {")
+		case p == `[a-z]+`:
+			ps = append(ps, "a lower-case word")
+		case p == `[A-Z]+`:
+			ps = append(ps, "an upper-case word")
+		case p == `DEMO_[A-Z]+`:
+			ps = append(ps, "a demo prefix, DEMO_ and an upper-case word")
+		case words.MatchString(p):
+			ps = append(ps, strings.ReplaceAll(p, "|", " | "))
+		default:
+			ps = append(ps, "matching "+p)
+		}
+	}
+	return ps
+}
