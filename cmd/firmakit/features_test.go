@@ -1,10 +1,12 @@
 package main
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestFeaturesCommand: check covers both feature sets, and list prints
@@ -28,4 +30,23 @@ func TestFeaturesCommand(t *testing.T) {
 	code, _, errOut = run(t, nil, "features", "list", "--set", "payin")
 	assert.Equal(t, ExitUsage, code)
 	assert.Contains(t, errOut, `--set "payin": want service or webhook`)
+}
+
+// 'features sentences' prints every step of both sets in both languages,
+// with what its parameters take; --json gives the same for tools.
+func TestFeaturesSentences(t *testing.T) {
+	code, out, _ := run(t, nil, "features", "sentences")
+	require.Equal(t, ExitOK, code)
+	assert.Contains(t, out, "# service set")
+	assert.Contains(t, out, "# webhook set")
+	assert.Contains(t, out, "en: the response is (\\d+) \"([^\"]*)\"\nes: la respuesta es (\\d+) \"([^\"]*)\"\n    parameter 1: a whole number\n    parameter 2: any text\n")
+	assert.Equal(t, 117, strings.Count(out, "\nen: ")+strings.Count(out[:4], "en: "))
+	code, out, _ = run(t, nil, "features", "sentences", "--set", "webhook", "--json")
+	require.Equal(t, ExitOK, code)
+	var list []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &list))
+	assert.Len(t, list, 24)
+	code, _, errOut := run(t, nil, "features", "sentences", "--set", "payout")
+	assert.Equal(t, ExitUsage, code)
+	assert.Contains(t, errOut, `--set "payout": want service, webhook or all`)
 }
