@@ -20,11 +20,14 @@ build:
 # suite), which runs the suite a hundred times and so runs without -race.
 # The steps package runs whole suites, each at least 18 s (the delivery
 # scenarios wait out a 10 s timeout): past go test's default 10 minutes
-# under -race on a busy 2-core machine, hence -timeout.
+# under -race on a busy 2-core machine, hence -timeout. Last, the example
+# of docs/godog-suite.md, a team's own suite in its own module, so that
+# the steps' API for such suites cannot break unnoticed.
 test: deps
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 45m ./...
 	$(GO) test -count=1 -timeout 45m -run 'TestEveryFaultIsCaught|TestEveryEndpointFaultIsCaught|TestTheModelEndpointPasses' ./steps
+	cd examples/godog-suite && $(GO) vet ./... && $(GO) test -race -count=1 ./...
 
 # The power of both suites, with every fault's verdict in the log: the
 # service suite against the reference's named faults, the webhook suite
@@ -46,6 +49,7 @@ deps:
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 	$(GO) mod download
+	cd examples/godog-suite && $(GO) mod download
 	cd internal/interop/js && npm ci --no-audit --no-fund --ignore-scripts
 
 lint:

@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"testing"
 	"time"
 
 	"github.com/cucumber/godog"
@@ -35,8 +34,10 @@ type Suite struct {
 	// Randomize orders scenarios at random with this seed; 0 keeps the
 	// file order, -1 picks a seed.
 	Randomize int64
-	// TestingT runs each scenario as a subtest of t.
-	TestingT *testing.T
+	// Options, when set, changes godog's options of the run (not of the
+	// reruns of inconclusive scenarios): a test sets TestingT there to
+	// run each scenario as a subtest.
+	Options func(*godog.Options)
 	// Progress, when set, gets one line per scenario as it finishes (each
 	// result in a single Write, so a writer shared with other output keeps
 	// the lines whole).
@@ -213,6 +214,20 @@ func (s *Suite) Run() (int, error) {
 			}
 		}
 	}
+	options := &godog.Options{
+		FS:          features.FS,
+		Paths:       paths,
+		Format:      s.Format,
+		Output:      s.Output,
+		Tags:        s.Tags,
+		Concurrency: s.Concurrency,
+		Randomize:   s.Randomize,
+		Strict:      true,
+		NoColors:    true,
+	}
+	if s.Options != nil {
+		s.Options(options)
+	}
 	status := godog.TestSuite{
 		Name: "firmakit",
 		ScenarioInitializer: done(func(r reports.ScenarioResult) {
@@ -221,18 +236,7 @@ func (s *Suite) Run() (int, error) {
 			s.mu.Unlock()
 			s.noteResult(r)
 		}, nil),
-		Options: &godog.Options{
-			FS:          features.FS,
-			Paths:       paths,
-			Format:      s.Format,
-			Output:      s.Output,
-			Tags:        s.Tags,
-			Concurrency: s.Concurrency,
-			Randomize:   s.Randomize,
-			Strict:      true,
-			TestingT:    s.TestingT,
-			NoColors:    true,
-		},
+		Options: options,
 	}.Run()
 	// A selected scenario godog did not run is not run, never passed.
 	s.mu.Lock()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/cucumber/godog"
 	"strings"
 	"testing"
 	"time"
@@ -40,7 +41,7 @@ func startReference(t *testing.T, change func(*reference.Server, *receiver.Recei
 // the bundled reference server: strict, concurrent, in random order.
 func TestConformanceSuite(t *testing.T) {
 	ref, rv := startReference(t, nil)
-	s := &steps.Suite{Target: steps.DemoTarget(ref.URL(), rv, true), Lang: "all", Randomize: -1, TestingT: t}
+	s := &steps.Suite{Target: steps.DemoTarget(ref.URL(), rv, true), Lang: "all", Randomize: -1, Options: func(o *godog.Options) { o.TestingT = t }}
 	status, err := s.Run()
 	require.NoError(t, err)
 	require.Equal(t, reports.Passed, s.Verdict(), "against the reference server:\n%s", unpassed(s))
@@ -85,7 +86,7 @@ func TestConformanceSuiteUnderAnotherProfile(t *testing.T) {
 	})
 	target := steps.DemoTarget(ref.URL(), rv, true)
 	target.Profile = p
-	s := &steps.Suite{Target: target, Lang: "all", Randomize: -1, TestingT: t}
+	s := &steps.Suite{Target: target, Lang: "all", Randomize: -1, Options: func(o *godog.Options) { o.TestingT = t }}
 	status, err := s.Run()
 	require.NoError(t, err)
 	require.Equal(t, 0, status, unpassed(s))

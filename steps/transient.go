@@ -214,8 +214,12 @@ func (t *Target) retries() int {
 	return t.Retries
 }
 
-// Exchange is an answer of the target to a request sent by Target.Do.
+// Exchange is an answer of the target to a request sent by Target.Do,
+// or (LastExchange) to the last request of a scenario.
 type Exchange struct {
+	// Sent describes the request as sent (LastExchange only): method,
+	// path, headers and body, never the secret.
+	Sent   string
 	Status int
 	Header http.Header
 	Body   []byte

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"testing"
 
 	"github.com/cucumber/godog"
 	"github.com/firmakit/firmakit"
@@ -35,8 +34,10 @@ type WebhookSuite struct {
 	// Randomize orders scenarios at random with this seed; 0 keeps the
 	// file order, -1 picks a seed.
 	Randomize int64
-	// TestingT runs each scenario as a subtest of t.
-	TestingT *testing.T
+	// Options, when set, changes godog's options of the run (not of the
+	// reruns of inconclusive scenarios): a test sets TestingT there to
+	// run each scenario as a subtest.
+	Options func(*godog.Options)
 	// Progress, when set, gets one line per scenario as it finishes.
 	Progress io.Writer
 	// OnResult, when set, is called after each result is filed, with the
@@ -130,14 +131,14 @@ func (s *WebhookSuite) Run() (int, error) {
 	}
 	opts := func(paths []string, format string, out io.Writer, concurrency int, seed int64) *godog.Options {
 		return &godog.Options{FS: fsys, Paths: paths, Format: format, Output: out, Tags: s.Tags, Concurrency: concurrency,
-			Randomize: seed, Strict: true, TestingT: s.TestingT, NoColors: true}
+			Randomize: seed, Strict: true, NoColors: true}
 	}
 	status := godog.TestSuite{Name: "firmakit-webhook", ScenarioInitializer: init(func(r reports.ScenarioResult) {
 		ranMu.Lock()
 		ran[rowKey(r)] = true
 		ranMu.Unlock()
 		s.log.noteResult(r)
-	}), Options: opts(paths, s.Format, s.Output, s.Concurrency, s.Randomize)}.Run()
+	}), Options: s.options(opts(paths, s.Format, s.Output, s.Concurrency, s.Randomize))}.Run()
 
 	for _, p := range selected {
 		if !ran[rowKey(reports.ScenarioResult{Feature: p.pickle.Uri, Name: p.pickle.Name, Line: p.line})] {
@@ -253,6 +254,14 @@ func (s *WebhookSuite) facts() ([]reports.ScenarioResult, []observation) {
 func (s *WebhookSuite) String() string {
 	paths, _ := Paths(s.Lang)
 	return fmt.Sprintf("webhook features %s, tags %q, concurrency %d", strings.Join(paths, "+"), s.Tags, s.Concurrency)
+}
+
+// options applies the caller's changes (Options) to the first run's.
+func (s *WebhookSuite) options(o *godog.Options) *godog.Options {
+	if s.Options != nil {
+		s.Options(o)
+	}
+	return o
 }
 
 // rerunOpts runs a scenario again outside any testing.T: its first run

@@ -7,16 +7,24 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
-	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 )
 
+// T is what New needs of a test: testing.TB has it, and asking for no
+// more keeps the testing package out of every binary that imports this.
+type T interface {
+	Helper()
+	TempDir() string
+	Fatal(args ...any)
+	Cleanup(func())
+}
+
 // New returns a chromedp context on a fresh headless Chromium, closed with
 // the test. It fails the test when Chromium is not installed: `make deps`
 // installs Debian's chromium package.
-func New(t testing.TB) context.Context {
+func New(t T) context.Context {
 	t.Helper()
 	ctx, cancel, err := Start(t.TempDir())
 	if err != nil {
