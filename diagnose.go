@@ -11,8 +11,6 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
-
-	"github.com/firmakit/firmakit/internal/textclip"
 )
 
 // EscapeStringToSign writes a string to sign on one line, so that a
@@ -245,13 +243,13 @@ type RequestSeen struct {
 // the signature sent; neither the secret nor any signature it computes
 // appears in the result. lookup is the verifier's.
 func (p *Profile) DiagnoseRequest(req RequestSeen, verifyErr error, lookup CredentialLookup, now time.Time) *Diagnostic {
-	d := &Diagnostic{Method: textclip.Bytes(req.Method, maxDiagnosticHeader), Target: textclip.Bytes(req.Target, maxDiagnosticTarget),
+	d := &Diagnostic{Method: ClipBytes(req.Method, maxDiagnosticHeader), Target: ClipBytes(req.Target, maxDiagnosticTarget),
 		TargetEscaped: escapedField(req.Target, maxDiagnosticTarget), ServerTime: now.Unix(), BodyRead: req.BodyRead, BodyNote: req.BodyNote}
 	f := &findings{profile: p, err: verifyErr, req: req, now: now}
 	f.auth, _ = p.RequestAuthFrom(req.Header)
 	for _, name := range []string{p.Request.KeyHeader, p.Request.TimestampHeader, p.Request.SignatureHeader} {
 		joined := strings.Join(req.Header.Values(name), ", ")
-		h := HeaderSeen{Name: name, Value: textclip.Bytes(joined, maxDiagnosticHeader), ValueEscaped: escapedField(joined, maxDiagnosticHeader)}
+		h := HeaderSeen{Name: name, Value: ClipBytes(joined, maxDiagnosticHeader), ValueEscaped: escapedField(joined, maxDiagnosticHeader)}
 		switch name {
 		case p.Request.KeyHeader:
 			h.Missing = f.auth.KeyID == ""
@@ -266,7 +264,7 @@ func (p *Profile) DiagnoseRequest(req RequestSeen, verifyErr error, lookup Crede
 		}
 		d.Headers = append(d.Headers, h)
 	}
-	d.Timestamp = textclip.Bytes(strings.Join(req.Header.Values(p.Request.TimestampHeader), ", "), maxDiagnosticHeader)
+	d.Timestamp = ClipBytes(strings.Join(req.Header.Values(p.Request.TimestampHeader), ", "), maxDiagnosticHeader)
 	if ts, ok := unixSeconds(f.auth.Timestamp); ok {
 		diff := ts - now.Unix()
 		d.ClockDifferenceSeconds = &diff

@@ -12,8 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/firmakit/firmakit/internal/textclip"
 )
 
 // Cause codes of a Diagnostic: one per most likely cause of a refusal.
@@ -61,7 +59,7 @@ var causeRules = []causeRule{
 		if f.tsOK {
 			return ""
 		}
-		return fmt.Sprintf("the timestamp %q is not a Unix time in whole seconds: send base-10 digits only, such as %d", textclip.Bytes(f.auth.Timestamp, 40), f.now.Unix())
+		return fmt.Sprintf("the timestamp %q is not a Unix time in whole seconds: send base-10 digits only, such as %d", ClipBytes(f.auth.Timestamp, 40), f.now.Unix())
 	}},
 	{CauseClockSkew, ErrExpired, func(f *findings) string {
 		diff, tol := f.ts-f.now.Unix(), int64(f.profile.Request.Tolerance/time.Second)
@@ -75,7 +73,7 @@ var causeRules = []causeRule{
 		if f.credOK {
 			return ""
 		}
-		return fmt.Sprintf("the key %q is not a credential of this service: check the value of %s", textclip.Bytes(f.auth.KeyID, 80), f.profile.Request.KeyHeader)
+		return fmt.Sprintf("the key %q is not a credential of this service: check the value of %s", ClipBytes(f.auth.KeyID, 80), f.profile.Request.KeyHeader)
 	}},
 	{CauseDisabledKey, ErrInvalidCredentials, func(f *findings) string {
 		if !f.cred.Disabled {
@@ -84,7 +82,7 @@ var causeRules = []causeRule{
 		return fmt.Sprintf("the key %q is disabled: sign with an enabled credential", f.auth.KeyID)
 	}},
 	{CauseOtherMerchantKey, ErrInvalidCredentials, func(f *findings) string {
-		return fmt.Sprintf("the key %q belongs to another merchant than %q of the path: use a key of %s, or that merchant's id in the path", f.auth.KeyID, textclip.Bytes(f.req.MerchantID, 80), textclip.Bytes(f.req.MerchantID, 80))
+		return fmt.Sprintf("the key %q belongs to another merchant than %q of the path: use a key of %s, or that merchant's id in the path", f.auth.KeyID, ClipBytes(f.req.MerchantID, 80), ClipBytes(f.req.MerchantID, 80))
 	}},
 	{CauseSignatureEncoding, ErrInvalidSignature, func(f *findings) string {
 		if f.signatureDecodes() {
@@ -118,7 +116,7 @@ var causeRules = []causeRule{
 		if !hasQuery || !f.signedWith(rp, false) {
 			return ""
 		}
-		return fmt.Sprintf("your path includes the query but you did not sign it: sign %q, with the ? and the query", textclip.Bytes(f.req.Target, 200))
+		return fmt.Sprintf("your path includes the query but you did not sign it: sign %q, with the ? and the query", ClipBytes(f.req.Target, 200))
 	}},
 	{CausePathDecoded, ErrInvalidSignature, func(f *findings) string {
 		rp := f.parts()
@@ -126,7 +124,7 @@ var causeRules = []causeRule{
 		if rp.Target == f.req.Target || !f.signedWith(rp, false) {
 			return ""
 		}
-		return fmt.Sprintf("you signed the target percent-decoded (%q); sign it exactly as sent on the wire: %q", textclip.Bytes(rp.Target, 200), textclip.Bytes(f.req.Target, 200))
+		return fmt.Sprintf("you signed the target percent-decoded (%q); sign it exactly as sent on the wire: %q", ClipBytes(rp.Target, 200), ClipBytes(f.req.Target, 200))
 	}},
 	{CauseMethodCase, ErrInvalidSignature, func(f *findings) string {
 		rp := f.parts()
@@ -155,7 +153,7 @@ func diagnose(f *findings) (string, string) {
 			return r.code, msg
 		}
 	}
-	return CauseOther, "the request was refused before its signature could be checked (" + textclip.Bytes(f.errText(), 200) + ")"
+	return CauseOther, "the request was refused before its signature could be checked (" + ClipBytes(f.errText(), 200) + ")"
 }
 
 func (f *findings) errText() string {

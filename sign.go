@@ -12,8 +12,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/firmakit/firmakit/internal/textclip"
 )
 
 // Sentinel errors of request and webhook verification. Verifiers wrap them
@@ -297,13 +295,19 @@ func (p *Profile) SignRequest(r *http.Request, keyID, secret string, body []byte
 	}
 }
 
-// Credential is one key of a merchant, as a verifier looks it up.
+// Credential is one key of a merchant: as a merchant's configuration
+// writes it (key, secret, disabled), as a verifier looks it up (with its
+// merchant), and as a client signs with it. It is the one credential type
+// of firmakit.
 type Credential struct {
-	KeyID      string
-	Secret     string
-	MerchantID string
-	Disabled   bool
+	KeyID      string `yaml:"key" json:"key"`
+	Secret     string `yaml:"secret" json:"-"`
+	MerchantID string `yaml:"-" json:"merchant_id,omitempty"`
+	Disabled   bool   `yaml:"disabled" json:"disabled,omitempty"`
 }
+
+// Given tells whether both the key id and the secret were supplied.
+func (c Credential) Given() bool { return c.KeyID != "" && c.Secret != "" }
 
 // CredentialLookup finds a credential by key id; ok is false when unknown.
 type CredentialLookup func(keyID string) (cred Credential, ok bool)
@@ -363,11 +367,11 @@ func checkTimestamp(ts string, now time.Time, tolerance time.Duration) error {
 	// Leading zeros are base-10 digits too ("01763805600" is valid, and
 	// signed as sent); only the significant digits are bounded.
 	if ts == "" || len(strings.TrimLeft(ts, "0")) > 18 {
-		return fmt.Errorf("%w: timestamp %q is not a Unix time in seconds", ErrMalformedTimestamp, textclip.Bytes(ts, 40))
+		return fmt.Errorf("%w: timestamp %q is not a Unix time in seconds", ErrMalformedTimestamp, ClipBytes(ts, 40))
 	}
 	for i := 0; i < len(ts); i++ {
 		if ts[i] < '0' || ts[i] > '9' {
-			return fmt.Errorf("%w: timestamp %q is not a Unix time in seconds", ErrMalformedTimestamp, textclip.Bytes(ts, 40))
+			return fmt.Errorf("%w: timestamp %q is not a Unix time in seconds", ErrMalformedTimestamp, ClipBytes(ts, 40))
 		}
 	}
 	sec, _ := strconv.ParseInt(strings.TrimLeft(ts, "0"), 10, 64)

@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/firmakit/firmakit/internal/textclip"
 )
 
 // State is a digital contract's state as named in notifications.
@@ -250,7 +248,7 @@ func (p *Profile) DecodeNotification(body []byte) (Notification, map[string]json
 			continue
 		}
 		if err := json.Unmarshal(v, e.dst); err != nil {
-			return n, raw, fmt.Errorf("notification field %q has the wrong type: %s", e.key, textclip.Bytes(string(v), 40))
+			return n, raw, fmt.Errorf("notification field %q has the wrong type: %s", e.key, ClipBytes(string(v), 40))
 		}
 	}
 	n.Status = State(status)

@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/firmakit/firmakit/internal/textclip"
 )
 
 // WebhookSignature returns the value of the webhook signature header for
@@ -278,7 +276,7 @@ func (p *Profile) ParseWebhookHeader(v string) (WebhookHeader, error) {
 	for _, item := range strings.Split(v, ",") {
 		k, val, ok := strings.Cut(strings.TrimSpace(item), "=")
 		if !ok {
-			return h, fmt.Errorf("%w: entry %q is not key=value", ErrMalformedHeader, textclip.Bytes(item, 40))
+			return h, fmt.Errorf("%w: entry %q is not key=value", ErrMalformedHeader, ClipBytes(item, 40))
 		}
 		switch k {
 		case p.Webhook.TimestampKey:

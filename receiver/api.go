@@ -18,7 +18,6 @@ import (
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/internal/apierror"
 	"github.com/firmakit/firmakit/internal/guard"
-	"github.com/firmakit/firmakit/internal/textclip"
 	"github.com/gorilla/websocket"
 	"github.com/labstack/echo/v4"
 )
@@ -78,7 +77,7 @@ func (rv *Receiver) routes() *echo.Echo {
 // echoError words echo's own errors like the receiver's other answers.
 func echoError(c echo.Context, he *echo.HTTPError) *APIError {
 	if he.Code == http.StatusNotFound {
-		return apierror.New(he.Code, "not found: "+c.Request().Method+" "+textclip.Runes(c.Request().URL.Path, 200))
+		return apierror.New(he.Code, "not found: "+c.Request().Method+" "+firmakit.ClipRunes(c.Request().URL.Path, 200))
 	}
 	return apierror.New(he.Code, strings.ToLower(http.StatusText(he.Code)))
 }

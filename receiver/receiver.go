@@ -23,8 +23,6 @@ import (
 	"github.com/firmakit/firmakit/internal/connlimit"
 	"github.com/firmakit/firmakit/internal/guard"
 	"github.com/firmakit/firmakit/internal/httpserve"
-	"github.com/firmakit/firmakit/internal/textclip"
-	"github.com/firmakit/firmakit/reference"
 	"github.com/labstack/echo/v4"
 )
 
@@ -199,7 +197,7 @@ func (rv *Receiver) Open() error {
 		rv.Profile = firmakit.BundledProfile()
 	}
 	if rv.Secrets == nil {
-		demo := reference.Demo()
+		demo := firmakit.Demo()
 		rv.Secrets = map[string][]string{demo.MerchantID: demo.WebhookSecrets}
 	}
 	if rv.MaxBody <= 0 {
@@ -584,7 +582,7 @@ func (rv *Receiver) logForward(channel string, rec *Record) {
 }
 
 // indexed bounds what is extracted from an untrusted body for indexing.
-func indexed(s string) string { return textclip.Bytes(s, 200) }
+func indexed(s string) string { return firmakit.ClipBytes(s, 200) }
 
 // readLimited reads at most limit bytes of the body; on a larger body it
 // reports the size seen (the Content-Length when given).

@@ -5,7 +5,6 @@ package reference
 
 import (
 	"bytes"
-	_ "embed"
 	"fmt"
 	"net/mail"
 	"net/url"
@@ -17,9 +16,6 @@ import (
 	"github.com/firmakit/firmakit"
 	"go.yaml.in/yaml/v3"
 )
-
-//go:embed demo.yaml
-var demoConfigYAML []byte
 
 // Config is the merchant configuration of a reference server.
 type Config struct {
@@ -33,20 +29,13 @@ type Config struct {
 
 // Merchant is one merchant of the service.
 type Merchant struct {
-	ID               string             `yaml:"id"`
-	Sender           firmakit.Sender    `yaml:"sender"`
-	Credentials      []CredentialConfig `yaml:"credentials"`
-	SignatureWebhook string             `yaml:"signature_webhook"`
-	WebhookSecrets   []string           `yaml:"webhook_secrets"`
-	Templates        []*TemplateConfig  `yaml:"templates"`
+	ID               string                `yaml:"id"`
+	Sender           firmakit.Sender       `yaml:"sender"`
+	Credentials      []firmakit.Credential `yaml:"credentials"`
+	SignatureWebhook string                `yaml:"signature_webhook"`
+	WebhookSecrets   []string              `yaml:"webhook_secrets"`
+	Templates        []*TemplateConfig     `yaml:"templates"`
 	templates        map[string]*firmakit.Template
-}
-
-// CredentialConfig is one key of a merchant.
-type CredentialConfig struct {
-	Key      string `yaml:"key"`
-	Secret   string `yaml:"secret"`
-	Disabled bool   `yaml:"disabled"`
 }
 
 // TemplateConfig is a template given by its fields, or by a Word document
@@ -75,7 +64,7 @@ func (tc *TemplateConfig) ExampleData() map[string]string {
 // DemoConfig returns the bundled demo merchants of defaults.md F: published
 // test data, never for production.
 func DemoConfig() *Config {
-	c, err := ParseConfig(demoConfigYAML, "")
+	c, err := ParseConfig(firmakit.DemoYAML(), "")
 	if err != nil {
 		panic("reference: embedded demo configuration is invalid: " + err.Error())
 	}
@@ -127,14 +116,16 @@ func ParseConfig(data []byte, dir string) (*Config, error) {
 				return nil, fmt.Errorf("merchant %s: %w", m.ID, err)
 			}
 		}
-		for _, cr := range m.Credentials {
-			if cr.Key == "" || cr.Secret == "" {
+		for i := range m.Credentials {
+			cr := &m.Credentials[i]
+			cr.MerchantID = m.ID
+			if cr.KeyID == "" || cr.Secret == "" {
 				return nil, fmt.Errorf("merchant %s: a credential needs a key and a secret", m.ID)
 			}
-			if _, dup := c.byKey[cr.Key]; dup {
-				return nil, fmt.Errorf("merchant %s: credential key %s is used twice", m.ID, cr.Key)
+			if _, dup := c.byKey[cr.KeyID]; dup {
+				return nil, fmt.Errorf("merchant %s: credential key %s is used twice", m.ID, cr.KeyID)
 			}
-			c.byKey[cr.Key] = firmakit.Credential{KeyID: cr.Key, Secret: cr.Secret, MerchantID: m.ID, Disabled: cr.Disabled}
+			c.byKey[cr.KeyID] = *cr
 		}
 		m.templates = map[string]*firmakit.Template{}
 		for _, tc := range m.Templates {
@@ -207,13 +198,13 @@ func (c *Config) SetWebhook(merchantID, u string) error {
 
 // EnabledCredential returns the merchant's first credential that is not
 // disabled, and false when it has none.
-func (m *Merchant) EnabledCredential() (CredentialConfig, bool) {
+func (m *Merchant) EnabledCredential() (firmakit.Credential, bool) {
 	for _, c := range m.Credentials {
 		if !c.Disabled {
 			return c, true
 		}
 	}
-	return CredentialConfig{}, false
+	return firmakit.Credential{}, false
 }
 
 // Template returns the merchant's template of that name, or nil.

@@ -3,40 +3,11 @@ package reference_test
 import (
 	"testing"
 
-	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/reference"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// TestDemoIsDefaultsF: the demo data read from demo.yaml is the table of
-// defaults.md F.
-func TestDemoIsDefaultsF(t *testing.T) {
-	assert.Equal(t, reference.DemoMerchant{
-		APIVersion:      "v1",
-		MerchantID:      "merchant_demo",
-		Sender:          firmakit.Sender{Name: "Comercio Demo", Email: "contratos@comercio-demo.test"},
-		Credential:      reference.CredentialConfig{Key: "test_key_demo", Secret: "test_secret_demo"},
-		Disabled:        reference.CredentialConfig{Key: "test_key_disabled", Secret: "test_secret_disabled", Disabled: true},
-		OtherMerchantID: "merchant_other",
-		Other:           reference.CredentialConfig{Key: "test_key_other", Secret: "test_secret_other"},
-		WebhookSecrets:  []string{"whsec_test_demo"},
-		Template: firmakit.Template{Name: "contrato_arriendo", Title: "Contrato de arriendo",
-			Signers: []string{"signer_1", "signer_2"}, Data: []string{"nombre_arrendatario", "monto_mensual"}},
-		Data: map[string]string{"nombre_arrendatario": "Ana Pérez", "monto_mensual": "450000"},
-	}, reference.Demo())
-}
-
-func TestDemoIsACopy(t *testing.T) {
-	d := reference.Demo()
-	d.Data["monto_mensual"] = "1"
-	d.Template.Signers[0] = "x"
-	d.WebhookSecrets[0] = "x"
-	again := reference.Demo()
-	assert.Equal(t, "450000", again.Data["monto_mensual"])
-	assert.Equal(t, "signer_1", again.Template.Signers[0])
-	assert.Equal(t, "whsec_test_demo", again.WebhookSecrets[0])
-}
 
 func TestDefaultMerchant(t *testing.T) {
 	for _, tc := range []struct {
@@ -76,5 +47,5 @@ func TestExampleData(t *testing.T) {
 	assert.Equal(t, map[string]string{"a": "1", "b": "demo"}, m.Templates[0].ExampleData(), "demo where the example has no value")
 	c, ok := m.EnabledCredential()
 	assert.True(t, ok)
-	assert.Equal(t, "on", c.Key, "the first credential that is not disabled")
+	assert.Equal(t, "on", c.KeyID, "the first credential that is not disabled")
 }

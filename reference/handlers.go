@@ -17,7 +17,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/firmakit/firmakit"
-	"github.com/firmakit/firmakit/internal/textclip"
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 )
@@ -107,7 +106,7 @@ func jsonObject(c echo.Context) (json.RawMessage, error) {
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
 			return nil, &APIError{Status: http.StatusBadRequest, Err: ErrNotJSONContentType,
-				Message: fmt.Sprintf(msgContentTypeNotJSON, textclip.Runes(ct, 80))}
+				Message: fmt.Sprintf(msgContentTypeNotJSON, firmakit.ClipRunes(ct, 80))}
 		}
 	}
 	body := RequestBody(c)
@@ -298,7 +297,7 @@ func (v *createValidation) fields() error {
 	}
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
-		return bad(fmt.Sprintf(msgUnknownField, textclip.Runes(unknown[0], 80)))
+		return bad(fmt.Sprintf(msgUnknownField, firmakit.ClipRunes(unknown[0], 80)))
 	}
 	v.dev.Request(v.obj)
 	return nil
@@ -356,7 +355,7 @@ func (v *createValidation) documents() error {
 			t = v.dev.Template(d)
 		}
 		if t == nil {
-			return bad(msgUnknownDocument + textclip.Runes(d, 80))
+			return bad(msgUnknownDocument + firmakit.ClipRunes(d, 80))
 		}
 		if seen[d] {
 			return bad(msgDocumentTwice + d)
@@ -397,7 +396,7 @@ func (v *createValidation) signers() error {
 			return bad(fmt.Sprintf(msgSignerKeyRequired, i))
 		}
 		if !v.signerSet[sg.Key] && !v.dev.Waives(RuleKnownSigner) {
-			return bad(msgUnknownSigner + textclip.Runes(sg.Key, 80))
+			return bad(msgUnknownSigner + firmakit.ClipRunes(sg.Key, 80))
 		}
 		if given[sg.Key] && !v.dev.Waives(RuleSignerOnce) {
 			return bad(msgSignerTwice + sg.Key)
@@ -446,10 +445,10 @@ func (v *createValidation) data() error {
 			case json.Unmarshal(val, &num) == nil:
 				sv = num.String()
 			default:
-				return badType(fmt.Sprintf(msgDataKeyType, textclip.Runes(k, 80)))
+				return badType(fmt.Sprintf(msgDataKeyType, firmakit.ClipRunes(k, 80)))
 			}
 			if utf8.RuneCountInString(sv) > MaxDataValue {
-				return bad(fmt.Sprintf(msgDataValueTooLong, textclip.Runes(k, 80), MaxDataValue))
+				return bad(fmt.Sprintf(msgDataValueTooLong, firmakit.ClipRunes(k, 80), MaxDataValue))
 			}
 			v.req.Data[k] = sv
 		}
@@ -467,7 +466,7 @@ func (v *createValidation) data() error {
 	}
 	if len(extra) > 0 && !v.dev.Waives(RuleKnownDataKey) {
 		sort.Strings(extra)
-		return bad(msgUnknownDataKey + textclip.Runes(extra[0], 80))
+		return bad(msgUnknownDataKey + firmakit.ClipRunes(extra[0], 80))
 	}
 	return nil
 }
@@ -500,7 +499,7 @@ func (s *Server) handleDemoDocument(c echo.Context) error {
 	}
 	env, ok := s.signatures.get(id)
 	if !ok {
-		return &APIError{Status: http.StatusNotFound, Message: fmt.Sprintf(msgNoSuchSignature, textclip.Runes(id, 60))}
+		return &APIError{Status: http.StatusNotFound, Message: fmt.Sprintf(msgNoSuchSignature, firmakit.ClipRunes(id, 60))}
 	}
 	var signers []string
 	for _, r := range env.Recipients {

@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	"github.com/firmakit/firmakit"
-	"github.com/firmakit/firmakit/internal/textclip"
 	"github.com/labstack/echo/v4"
 )
 
@@ -189,14 +188,14 @@ func (s *Server) recordRequests(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		e := firmakit.ReceivedRequest{
 			ReceivedAt: received.UTC().Format(firmakit.ReceivedAtFormat),
-			Method:     textclip.Bytes(r.Method, maxLoggedField),
-			Target:     textclip.Bytes(firmakit.RequestTarget(r), maxLoggedTarget),
+			Method:     firmakit.ClipBytes(r.Method, maxLoggedField),
+			Target:     firmakit.ClipBytes(firmakit.RequestTarget(r), maxLoggedTarget),
 			RemoteAddr: r.RemoteAddr,
-			MerchantID: textclip.Bytes(merchant, maxLoggedField),
-			KeyID:      textclip.Bytes(r.Header.Get(s.Profile.Request.KeyHeader), maxLoggedField),
+			MerchantID: firmakit.ClipBytes(merchant, maxLoggedField),
+			KeyID:      firmakit.ClipBytes(r.Header.Get(s.Profile.Request.KeyHeader), maxLoggedField),
 			Status:     c.Response().Status,
 			Verdict:    firmakit.VerdictNotChecked,
-			Message:    textclip.Bytes(answerMessage(w.buf.Bytes()), maxLoggedMessage),
+			Message:    firmakit.ClipBytes(answerMessage(w.buf.Bytes()), maxLoggedMessage),
 			BodyBytes:  r.ContentLength,
 		}
 		if b, ok := c.Get(string(bodyKey)).([]byte); ok {

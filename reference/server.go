@@ -16,7 +16,6 @@ import (
 	"github.com/firmakit/firmakit/internal/connlimit"
 	"github.com/firmakit/firmakit/internal/guard"
 	"github.com/firmakit/firmakit/internal/httpserve"
-	"github.com/firmakit/firmakit/internal/textclip"
 	"github.com/labstack/echo/v4"
 )
 
@@ -337,7 +336,7 @@ func (s *Server) echoError(c echo.Context, he *echo.HTTPError) *APIError {
 			allowed = []string{"another method"}
 		}
 		return apierror.New(he.Code, fmt.Sprintf("Method not allowed: %s %s; this endpoint takes %s",
-			r.Method, textclip.Runes(r.URL.Path, 200), strings.Join(allowed, ", ")))
+			r.Method, firmakit.ClipRunes(r.URL.Path, 200), strings.Join(allowed, ", ")))
 	case http.StatusNotFound:
 		return notFound(r)
 	case http.StatusRequestEntityTooLarge:
@@ -352,7 +351,7 @@ func NotFound(r *http.Request) *APIError { return notFound(r) }
 func notFound(r *http.Request) *APIError {
 	return apierror.New(http.StatusNotFound, fmt.Sprintf(
 		"Not found: %s %s is not an endpoint of this service (it has POST /{api_version}/check/{merchant_id} and POST /v1/signature/{merchant_id})",
-		r.Method, textclip.Runes(r.URL.Path, 200)))
+		r.Method, firmakit.ClipRunes(r.URL.Path, 200)))
 }
 
 // recoverer turns a panic into a logged 500, so that a bug answers in the
@@ -376,7 +375,7 @@ func (s *Server) requireVersion(next echo.HandlerFunc) echo.HandlerFunc {
 		v := c.Param("api_version")
 		if !s.Config.AcceptsVersion(v) {
 			return &APIError{Status: http.StatusNotFound, Message: fmt.Sprintf(
-				"Unknown api version: %q (accepted: %s)", textclip.Runes(v, 40), strings.Join(s.Config.APIVersions, ", "))}
+				"Unknown api version: %q (accepted: %s)", firmakit.ClipRunes(v, 40), strings.Join(s.Config.APIVersions, ", "))}
 		}
 		return next(c)
 	}

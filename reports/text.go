@@ -3,7 +3,7 @@ package reports
 import (
 	"strings"
 
-	"github.com/firmakit/firmakit/internal/textclip"
+	"github.com/firmakit/firmakit"
 	"unicode/utf8"
 )
 
@@ -11,10 +11,10 @@ import (
 // counts as one of the n). It never splits a UTF-8 character: a report or
 // a terminal line shows "ñandú…", never "ñand\xc3". Bytes of s that are not
 // UTF-8 (a target may send them) come out as U+FFFD, so what is shown is
-// always valid text, and control characters are escaped (textclip.Escape):
+// always valid text, and control characters are escaped (firmakit.EscapeText):
 // a line shows no escape sequence and breaks nowhere.
 func Clip(s string, n int) string {
-	s = textclip.Escape(strings.ToValidUTF8(s, "\uFFFD"))
+	s = firmakit.EscapeText(strings.ToValidUTF8(s, "\uFFFD"))
 	if n <= 0 {
 		return ""
 	}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/receiver"
-	"github.com/firmakit/firmakit/reference"
 	"github.com/firmakit/firmakit/reports"
 	"github.com/firmakit/firmakit/steps"
 	"github.com/stretchr/testify/assert"
@@ -30,7 +29,7 @@ func notify(t *testing.T, rv *receiver.Receiver, signatureID, eventID, title str
 func deliver(t *testing.T, rv *receiver.Receiver, signatureID, eventID, title string) int {
 	t.Helper()
 	p := firmakit.BundledProfile()
-	d := reference.Demo()
+	d := firmakit.Demo()
 	body, err := p.EncodeNotification(firmakit.Notification{EventID: eventID, Type: firmakit.NotificationType,
 		MerchantID: d.MerchantID, SignatureID: signatureID, Title: title, Status: firmakit.StateCreated,
 		Demo: true, CreatedAt: firmakit.FormatTime(time.Now())})
@@ -86,7 +85,7 @@ func TestLedgerDuplicates(t *testing.T) {
 				l.AnsweredLate("sig_1")
 			}
 			if tc.first != 200 {
-				require.NoError(t, rv.FailNext(context.Background(), reference.Demo().MerchantID, "sig_1", tc.first, 1))
+				require.NoError(t, rv.FailNext(context.Background(), firmakit.Demo().MerchantID, "sig_1", tc.first, 1))
 			}
 			require.Equal(t, tc.first, deliver(t, rv, "sig_1", "evt_1", title))
 			mu.Lock()

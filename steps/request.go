@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/firmakit/firmakit"
-	"github.com/firmakit/firmakit/internal/textclip"
 )
 
 // checkBody is the body of a check request: any JSON object will do.
@@ -146,7 +145,7 @@ func (s *Steps) signedRequest(ctx context.Context, sc *scenario, now time.Time, 
 	if sc.stamp != nil {
 		ts = sc.stamp(now)
 	}
-	parts := firmakit.RequestParts{Timestamp: ts, Method: sc.method(), Target: target, KeyID: sc.cred.Key, Body: body}
+	parts := firmakit.RequestParts{Timestamp: ts, Method: sc.method(), Target: target, KeyID: sc.cred.KeyID, Body: body}
 	if sc.signBody != nil {
 		parts.Body = sc.signBody
 	}
@@ -183,7 +182,7 @@ func (s *Steps) signedRequest(ctx context.Context, sc *scenario, now time.Time, 
 	if sc.contentType != "" {
 		h.Set("Content-Type", sc.contentType)
 	}
-	h.Set(p.Request.KeyHeader, sc.cred.Key)
+	h.Set(p.Request.KeyHeader, sc.cred.KeyID)
 	h.Set(p.Request.TimestampHeader, ts)
 	h.Set(p.Request.SignatureHeader, sig)
 	if sc.nameCase != "" {
@@ -293,7 +292,7 @@ func describe(r *http.Request, body []byte, p *firmakit.Profile) string {
 // endpoint sent is shown in error messages, terminals, CI logs and
 // reports, where an escape sequence or a line break of its own must not
 // act.
-func clip(s string, n int) string { return textclip.Escape(textclip.Bytes(s, n)) }
+func clip(s string, n int) string { return firmakit.EscapeText(firmakit.ClipBytes(s, n)) }
 
 func (sc *scenario) got() string {
 	again := ""

@@ -13,7 +13,7 @@ import (
 	"github.com/cucumber/godog"
 	messages "github.com/cucumber/messages/go/v21"
 	"github.com/firmakit/firmakit/features"
-	"github.com/firmakit/firmakit/internal/textclip"
+	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/reports"
 )
 
@@ -414,7 +414,7 @@ func (s *Suite) noteResult(r reports.ScenarioResult) {
 	}
 	// The excerpts in the error are escaped already; this escapes what
 	// else may have come from outside, keeping the lines laid out here.
-	io.WriteString(s.Progress, textclip.EscapeLines(b.String()))
+	io.WriteString(s.Progress, firmakit.EscapeTextLines(b.String()))
 }
 
 // Results returns the outcome of every scenario of the last run, in the

@@ -3,6 +3,7 @@ package steps_test
 import (
 	"bytes"
 	"fmt"
+	"github.com/firmakit/firmakit"
 	"strings"
 	"testing"
 	"time"
@@ -19,7 +20,7 @@ import (
 func TestSuiteWithoutCredentialsIsIncomplete(t *testing.T) {
 	ref, rv := startReference(t, nil)
 	target := steps.DemoTarget(ref.URL(), rv, true)
-	target.Disabled, target.Other = steps.Credential{}, steps.Credential{}
+	target.Disabled, target.Other = firmakit.Credential{}, firmakit.Credential{}
 	const tags = "@AUTH-DISABLED-KEY,@AUTH-OTHER-MERCHANT-KEY,@AUTH-OK"
 	selected, err := steps.Select("en", tags)
 	require.NoError(t, err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cucumber/godog"
 	messages "github.com/cucumber/messages/go/v21"
+	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/receiver"
 	"github.com/firmakit/firmakit/reports"
 )
@@ -25,7 +26,7 @@ type scenario struct {
 	body      any    // the JSON value sent (encoded before sending)
 	rawBody   []byte // when set, sent as is
 	query     string // raw query, without "?"
-	cred      Credential
+	cred      firmakit.Credential
 	offset    time.Duration
 	stamp     func(now time.Time) string // the timestamp sent as is, made anew for each attempt
 	stampSent int64                      // the timestamp sent, when made from offset
@@ -83,7 +84,7 @@ type scenario struct {
 	failedStep       string
 }
 
-func newScenario(c Credential) *scenario {
+func newScenario(c firmakit.Credential) *scenario {
 	return &scenario{cred: c, missing: map[string]bool{}, empty: map[string]bool{}}
 }
 

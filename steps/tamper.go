@@ -213,7 +213,7 @@ func (s *Steps) theRequestIsSignedWithTheCredential(ctx context.Context, which s
 	sc := get(ctx)
 	switch which {
 	case "unknown":
-		sc.cred = Credential{Key: "firmakit_unknown_key", Secret: "firmakit_unknown_secret"}
+		sc.cred = firmakit.Credential{KeyID: "firmakit_unknown_key", Secret: "firmakit_unknown_secret"}
 	case "disabled":
 		if !s.T.Disabled.Given() {
 			return s.notRun(ctx, "no disabled credential given (--disabled-key, --disabled-secret)")

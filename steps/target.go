@@ -11,16 +11,7 @@ import (
 
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/receiver"
-	"github.com/firmakit/firmakit/reference"
 )
-
-// Credential is a key id and its secret.
-type Credential struct {
-	Key, Secret string
-}
-
-// Given tells whether the credential was supplied.
-func (c Credential) Given() bool { return c.Key != "" && c.Secret != "" }
 
 // Notifications is where the suite finds the target's notifications: an
 // in-process *receiver.Receiver, or a *receiver.Client of a remote one.
@@ -35,9 +26,9 @@ type Target struct {
 	URL        string // base URL, e.g. http://127.0.0.1:8080
 	APIVersion string // version segment of the check path; default v1
 	MerchantID string
-	Credential Credential // the merchant's enabled credential
-	Disabled   Credential // a disabled credential of the merchant; scenarios needing it are not run without it
-	Other      Credential // another merchant's credential; likewise
+	Credential firmakit.Credential // the merchant's enabled credential
+	Disabled   firmakit.Credential // a disabled credential of the merchant; scenarios needing it are not run without it
+	Other      firmakit.Credential // another merchant's credential; likewise
 	// Sender is the name and e-mail the merchant is configured with, which
 	// its envelopes name (defaults.md C); scenarios judging it are not run
 	// without it.
@@ -83,12 +74,12 @@ type Target struct {
 // with notifications read from n. sharedClock tells that both the
 // reference and the receiver run in this process.
 func DemoTarget(url string, n Notifications, sharedClock bool) *Target {
-	d := reference.Demo()
+	d := firmakit.Demo()
 	return &Target{
 		URL: url, APIVersion: d.APIVersion, MerchantID: d.MerchantID,
-		Credential:     Credential{d.Credential.Key, d.Credential.Secret},
-		Disabled:       Credential{d.Disabled.Key, d.Disabled.Secret},
-		Other:          Credential{d.Other.Key, d.Other.Secret},
+		Credential:     firmakit.Credential{KeyID: d.Credential.KeyID, Secret: d.Credential.Secret},
+		Disabled:       firmakit.Credential{KeyID: d.Disabled.KeyID, Secret: d.Disabled.Secret},
+		Other:          firmakit.Credential{KeyID: d.Other.KeyID, Secret: d.Other.Secret},
 		Sender:         d.Sender,
 		WebhookSecrets: d.WebhookSecrets,
 		Template:       d.Template,

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/firmakit/firmakit"
-	"github.com/firmakit/firmakit/reference"
 	"github.com/google/uuid"
 )
 
@@ -76,7 +75,7 @@ func (e *Endpoint) profile() *firmakit.Profile {
 
 func (e *Endpoint) merchantID() string {
 	if e.MerchantID == "" {
-		return reference.Demo().MerchantID
+		return firmakit.Demo().MerchantID
 	}
 	return e.MerchantID
 }

@@ -30,7 +30,7 @@ func (m *Main) certifyCommand() command {
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			target := fs.String("target", "", "base URL of the service under test; empty: the bundled reference server, in-process")
 			apiVersion := fs.String("api-version", "v1", "version segment of the check path")
-			merchant := fs.String("merchant", reference.Demo().MerchantID, "merchant id")
+			merchant := fs.String("merchant", firmakit.Demo().MerchantID, "merchant id")
 			key := fs.String("key", "", "the merchant's credential key (default with no --target: the demo key)")
 			secret := fs.String("secret", "", "its secret")
 			disabledKey := fs.String("disabled-key", "", "a disabled credential of the merchant; without it those scenarios are not run")
@@ -141,7 +141,7 @@ func (m *Main) certifyCommand() command {
 						refLog = slog.New(minLevel{log.Handler(), slog.LevelError})
 					}
 					ref := &reference.Server{Addr: "127.0.0.1:0", Profile: p, Config: reference.DemoConfig(), Logger: refLog}
-					demoID := reference.Demo().MerchantID
+					demoID := firmakit.Demo().MerchantID
 					if err := ref.Config.SetWebhook(demoID, rv.HookURL(demoID)); err != nil {
 						return err
 					}
@@ -447,9 +447,9 @@ func (m *Main) foreignTarget(ctx context.Context, p *firmakit.Profile, f foreign
 		return nil, usageError("--key and --secret are required with --target")
 	}
 	t := &steps.Target{URL: strings.TrimRight(f.target, "/"), APIVersion: f.apiVersion, MerchantID: f.merchant,
-		Credential:     steps.Credential{Key: f.key, Secret: f.secret},
-		Disabled:       steps.Credential{Key: f.disabledKey, Secret: f.disabledSecret},
-		Other:          steps.Credential{Key: f.otherKey, Secret: f.otherSecret},
+		Credential:     firmakit.Credential{KeyID: f.key, Secret: f.secret},
+		Disabled:       firmakit.Credential{KeyID: f.disabledKey, Secret: f.disabledSecret},
+		Other:          firmakit.Credential{KeyID: f.otherKey, Secret: f.otherSecret},
 		WebhookSecrets: f.webhookSecrets, Profile: p, HTTPClient: f.client, Pacer: f.pacer, Retries: f.retries,
 		Sender:       firmakit.Sender{Name: f.senderName, Email: f.senderEmail},
 		DocumentHost: f.documentHost}

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/firmakit/firmakit/reference"
+	"github.com/firmakit/firmakit"
 	"io"
 	"net/http"
 	"net/url"
@@ -25,7 +25,7 @@ func (m *Main) certifyWebhookCommand() command {
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			endpoint := fs.String("endpoint", "", "URL of the merchant's webhook endpoint (its signature_webhook), where notifications are posted")
 			secret := fs.String("webhook-secret", "", "the webhook secret the endpoint verifies notifications with")
-			merchant := fs.String("merchant", reference.Demo().MerchantID, "merchant id written in the notifications")
+			merchant := fs.String("merchant", firmakit.Demo().MerchantID, "merchant id written in the notifications")
 			ids := &listFlag{}
 			fs.Var(ids, "signature-id", "a contract the merchant's system knows, used as the notifications' signature_id (repeatable); without any, firmakit makes ids up, which an endpoint that looks contracts up answers 404")
 			idsFile := fs.String("signature-ids", "", "a file of contract ids the merchant's system knows, one a line ('#' starts a comment)")

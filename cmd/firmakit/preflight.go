@@ -42,7 +42,7 @@ func preflight(ctx context.Context, t *steps.Target) (string, error) {
 				return nil, err
 			}
 			req.Header.Set("Content-Type", "application/json")
-			t.Profile.SignRequest(req, t.Credential.Key, t.Credential.Secret, body, time.Now())
+			t.Profile.SignRequest(req, t.Credential.KeyID, t.Credential.Secret, body, time.Now())
 			return req, nil
 		})
 		switch {
@@ -66,7 +66,7 @@ func preflight(ctx context.Context, t *steps.Target) (string, error) {
 		Message string `json:"message"`
 	}
 	_ = json.Unmarshal(raw, &answer)
-	what := fmt.Sprintf("pre-flight: POST %s signed with --key %s", t.URL+path, t.Credential.Key)
+	what := fmt.Sprintf("pre-flight: POST %s signed with --key %s", t.URL+path, t.Credential.KeyID)
 	got := fmt.Sprintf("answered %d", resp.Status)
 	if answer.Message != "" {
 		got += fmt.Sprintf(" %q", answer.Message)
@@ -83,10 +83,10 @@ func preflight(ctx context.Context, t *steps.Target) (string, error) {
 	case resp.Status == http.StatusUnauthorized && answer.Message == "Invalid signature":
 		why = fmt.Sprintf("the target knows the key %q but not this signature: --secret is not that key's secret, or the target signs other bytes "+
 			"than the profile says (%s, %s %s); compare with 'firmakit sign --url %s --key %s --secret …', which prints the string it signs",
-			t.Credential.Key, strings.Join(p.StringToSign, "+"), p.Hash, p.Encoding, t.URL+path, t.Credential.Key)
+			t.Credential.KeyID, strings.Join(p.StringToSign, "+"), p.Hash, p.Encoding, t.URL+path, t.Credential.KeyID)
 	case resp.Status == http.StatusUnauthorized && answer.Message == "Invalid credentials":
 		why = fmt.Sprintf("the target does not accept the key %q for merchant %q: the key is unknown to it, disabled, or another merchant's; check --key and --merchant",
-			t.Credential.Key, t.MerchantID)
+			t.Credential.KeyID, t.MerchantID)
 	case resp.Status == http.StatusUnauthorized && answer.Message == "Request expired":
 		why = fmt.Sprintf("the target finds the timestamp too far from its own clock: the two clocks differ by more than the profile's tolerance (%s), "+
 			"or it reads %s another way", p.Tolerance, p.TimestampHeader)

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/firmakit/firmakit/internal/textclip"
+	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/reports"
 	"github.com/firmakit/firmakit/steps"
 	"golang.org/x/term"
@@ -274,7 +274,7 @@ func likelyCauses(w io.Writer, results []reports.ScenarioResult) {
 	}
 	// Whole, even on a terminal: the hint is the point.
 	for _, c := range known {
-		fmt.Fprintf(w, "likely cause of %s: %s\n", count(c.Results, "failure"), textclip.Escape(c.Explanation))
+		fmt.Fprintf(w, "likely cause of %s: %s\n", count(c.Results, "failure"), firmakit.EscapeText(c.Explanation))
 	}
 }
 

@@ -12,7 +12,6 @@ import (
 
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/receiver"
-	"github.com/firmakit/firmakit/reference"
 )
 
 // receiverFlags adds the flags of a receiver and returns a constructor of
@@ -21,7 +20,7 @@ func (m *Main) receiverFlags(fs *flag.FlagSet, defaultAddr, defaultDB, publicURL
 	addr := fs.String("listen", defaultAddr, "address the receiver listens on")
 	db := fs.String("db", defaultDB, "database file, or :memory:")
 	secrets := &listFlag{}
-	demo := reference.Demo()
+	demo := firmakit.Demo()
 	fs.Var(secrets, "secret", "webhook secret of a channel, as channel=secret (repeatable; '*=secret' for every channel); default "+
 		demo.MerchantID+"="+strings.Join(demo.WebhookSecrets, ","))
 	strict := fs.Bool("strict", false, "answer 401 to notifications whose signature is not valid (they are still recorded)")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/firmakit/firmakit"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -21,7 +22,7 @@ import (
 // passes, and its recap says what the requests met and the --rate to give
 // next time.
 func TestCertifyBehindAGateway(t *testing.T) {
-	d := reference.Demo()
+	d := firmakit.Demo()
 	hook := freeAddr(t)
 	ref := &reference.Server{Addr: "127.0.0.1:0", Config: reference.DemoConfig()}
 	require.NoError(t, ref.Config.SetWebhook(d.MerchantID, "http://"+hook+"/hooks/"+d.MerchantID))
@@ -34,9 +35,9 @@ func TestCertifyBehindAGateway(t *testing.T) {
 	require.NoError(t, os.WriteFile(ca, g.CACertPEM(), 0o644))
 
 	code, out, errOut := run(t, nil, "certify", "--target", g.URL(), "--ca-cert", ca, "--merchant", d.MerchantID,
-		"--key", d.Credential.Key, "--secret", d.Credential.Secret,
-		"--disabled-key", d.Disabled.Key, "--disabled-secret", d.Disabled.Secret,
-		"--other-key", d.Other.Key, "--other-secret", d.Other.Secret,
+		"--key", d.Credential.KeyID, "--secret", d.Credential.Secret,
+		"--disabled-key", d.Disabled.KeyID, "--disabled-secret", d.Disabled.Secret,
+		"--other-key", d.Other.KeyID, "--other-secret", d.Other.Secret,
 		"--webhook-secret", d.WebhookSecrets[0], "--listen", hook,
 		"--lang", "en", "--tags", "@AUTH-OK,@AUTH-EXPIRED,@AUTH-WRONG-SECRET,@AUTH-UNKNOWN-KEY")
 	st := g.Stats()

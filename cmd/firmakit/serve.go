@@ -61,7 +61,7 @@ func (m *Main) referenceFlags(fs *flag.FlagSet, defaultAddr string, sh shared) f
 	addr := fs.String("addr", defaultAddr, "address the reference server listens on")
 	merchants := fs.String("merchants", "", "merchant configuration file (YAML); default: the bundled demo merchants")
 	webhooks := &webhooksFlag{}
-	fs.Var(webhooks, "webhook-url", "signature_webhook of a merchant, as merchant_id=URL (repeatable); a bare URL is the only merchant's, or "+reference.Demo().MerchantID+"'s")
+	fs.Var(webhooks, "webhook-url", "signature_webhook of a merchant, as merchant_id=URL (repeatable); a bare URL is the only merchant's, or "+firmakit.Demo().MerchantID+"'s")
 	publicURL := fs.String("public-url", "", "base URL of links the server hands out (document_url); default: its own address")
 	delay := fs.Duration("demo-delay", reference.DefaultDemoDelay, "wait between a 201 and its demo notification")
 	retries := &durationsFlag{d: reference.DefaultRetrySchedule}
@@ -235,10 +235,10 @@ func trySign(s *reference.Server) string {
 		return fmt.Sprintf("merchant %s has no enabled credential", mc.ID)
 	}
 	line := fmt.Sprintf("try: firmakit sign --url %s/%s/check/%s", s.URL(), s.Config.APIVersions[0], mc.ID)
-	if demo := reference.Demo(); cred.Key != demo.Credential.Key || cred.Secret != demo.Credential.Secret {
-		line += " --key " + cred.Key + " --secret <its secret>"
+	if demo := firmakit.Demo(); cred.KeyID != demo.Credential.KeyID || cred.Secret != demo.Credential.Secret {
+		line += " --key " + cred.KeyID + " --secret <its secret>"
 	}
-	return fmt.Sprintf("merchant %s, key %s\n%s --curl | sh", mc.ID, cred.Key, line)
+	return fmt.Sprintf("merchant %s, key %s\n%s --curl | sh", mc.ID, cred.KeyID, line)
 }
 
 // faultsFlag is a repeatable flag of comma-separated fault names.

@@ -14,19 +14,18 @@ import (
 	"time"
 
 	"github.com/firmakit/firmakit"
-	"github.com/firmakit/firmakit/reference"
 )
 
 func (m *Main) signCommand() command {
 	return command{name: "sign", summary: "print the signed headers (or a curl line) for a request",
 		usage: "firmakit sign --url URL [--body JSON | --body-file FILE] [--key K --secret S | --webhook-secret S [--webhook-id ID]] [--profile NAME|FILE] [--curl]",
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
-			demo := reference.Demo()
+			demo := firmakit.Demo()
 			rawURL := fs.String("url", "", "full URL of the request, e.g. http://127.0.0.1:8080/"+demo.APIVersion+"/check/"+demo.MerchantID)
 			method := fs.String("method", "POST", "HTTP method")
 			body := fs.String("body", "{}", "request body, sent and signed byte for byte")
 			bodyFile := fs.String("body-file", "", "read the body from this file ('-' for standard input)")
-			key := fs.String("key", demo.Credential.Key, "credential key id")
+			key := fs.String("key", demo.Credential.KeyID, "credential key id")
 			secret := fs.String("secret", demo.Credential.Secret, "credential secret (never printed)")
 			ts := fs.Int64("timestamp", 0, "Unix time to sign with; default now")
 			webhookSecret := fs.String("webhook-secret", "", "sign a notification instead, under the profile's webhook scheme, with this webhook secret (never printed)")

@@ -78,7 +78,7 @@ func (m *Main) upCommand() command {
 				}
 				if demo != nil {
 					cred, _ := demo.EnabledCredential()
-					fmt.Fprintf(m.Stdout, "reference server: %s (demo contracts for %s, key %s)\n", ref.URL(), demo.ID, cred.Key)
+					fmt.Fprintf(m.Stdout, "reference server: %s (demo contracts for %s, key %s)\n", ref.URL(), demo.ID, cred.KeyID)
 				} else {
 					fmt.Fprintf(m.Stdout, "reference server: %s\n", ref.URL())
 				}
@@ -137,7 +137,7 @@ func createDemoOn(ctx context.Context, url string, p *firmakit.Profile, mc *refe
 		return nil, fmt.Errorf("merchant %s has no enabled credential or no template", mc.ID)
 	}
 	t := mc.Templates[0]
-	return reference.CreateDemo(ctx, reference.DemoRequest{URL: url, MerchantID: mc.ID, Key: cred.Key, Secret: cred.Secret,
+	return reference.CreateDemo(ctx, reference.DemoRequest{URL: url, MerchantID: mc.ID, Key: cred.KeyID, Secret: cred.Secret,
 		Profile: p, Template: t.Template, Data: t.ExampleData(), State: st, Title: text})
 }
 
@@ -145,10 +145,10 @@ func (m *Main) demoCommand() command {
 	return command{name: "demo", summary: "create a demo contract that triggers a notification of a state",
 		usage: "firmakit demo CREATED|BOUNCED|REJECTED|CANCELED|SIGNED [--target URL] [--title TEXT] [--receiver URL [--receiver-token T]]",
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
-			demo := reference.Demo()
+			demo := firmakit.Demo()
 			target := fs.String("target", "http://"+reference.DefaultAddr, "base URL of the service")
 			merchant := fs.String("merchant", demo.MerchantID, "merchant id")
-			key := fs.String("key", demo.Credential.Key, "credential key")
+			key := fs.String("key", demo.Credential.KeyID, "credential key")
 			secret := fs.String("secret", demo.Credential.Secret, "credential secret")
 			template := fs.String("template", demo.Template.Name, "template name")
 			signers := fs.String("template-signers", strings.Join(demo.Template.Signers, ","), "the template's signer keys")

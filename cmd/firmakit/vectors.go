@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/firmakit/firmakit"
 	"os"
 	"time"
 
-	"github.com/firmakit/firmakit/reference"
 	"github.com/firmakit/firmakit/steps"
 )
 
@@ -18,7 +18,7 @@ func (m *Main) vectorsCommand() command {
 	return command{name: "vectors", summary: "write the webhook suite's cases as test vectors (JSON) for an endpoint's unit tests",
 		usage: "firmakit vectors [--webhook-secret S] [--merchant ID] [--at UNIX] [--profile NAME|FILE] [--out FILE]",
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
-			demo := reference.Demo()
+			demo := firmakit.Demo()
 			secret := fs.String("webhook-secret", demo.WebhookSecrets[0], "the webhook secret the cases are signed with")
 			merchant := fs.String("merchant", demo.MerchantID, "merchant id written in the notifications")
 			at := fs.Int64("at", 1795000000, "the reference time, Unix seconds: the verifier's clock for every case")

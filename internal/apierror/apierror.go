@@ -15,7 +15,7 @@ import (
 	"net/http"
 	"net/url"
 
-	"github.com/firmakit/firmakit/internal/textclip"
+	"github.com/firmakit/firmakit"
 	"github.com/labstack/echo/v4"
 )
 
@@ -90,7 +90,7 @@ func Handler(cfg Config) echo.HTTPErrorHandler {
 				api = New(he.Code, http.StatusText(he.Code))
 			}
 		default:
-			cfg.Logger.Error("internal error", "method", c.Request().Method, "path", textclip.Bytes(c.Request().URL.Path, 200), "err", err)
+			cfg.Logger.Error("internal error", "method", c.Request().Method, "path", firmakit.ClipBytes(c.Request().URL.Path, 200), "err", err)
 			api = New(http.StatusInternalServerError, cfg.Internal)
 		}
 		if c.Request().Method == http.MethodHead {
@@ -151,7 +151,7 @@ func badTargetMessage(target string, err error) string {
 	}
 	var ee url.EscapeError
 	if errors.As(err, &ee) {
-		return fmt.Sprintf("Malformed request target %q: invalid percent-encoding %q; write a literal %% as %%25", textclip.Runes(target, 200), string(ee))
+		return fmt.Sprintf("Malformed request target %q: invalid percent-encoding %q; write a literal %% as %%25", firmakit.ClipRunes(target, 200), string(ee))
 	}
-	return fmt.Sprintf("Malformed request target %q: %v", textclip.Runes(target, 200), err)
+	return fmt.Sprintf("Malformed request target %q: %v", firmakit.ClipRunes(target, 200), err)
 }

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/firmakit/firmakit/internal/textclip"
+	"github.com/firmakit/firmakit"
 )
 
 // net/http answers a request it cannot parse (a malformed request line or
@@ -146,7 +146,7 @@ func (l *listener) message(status int, text string, head []byte) string {
 	}
 	// net/http's text is "400 Bad Request" or "400 Bad Request: <why>".
 	if _, why, ok := strings.Cut(text, ": "); ok && why != "" {
-		return "Bad request: " + textclip.Bytes(why, 200)
+		return "Bad request: " + firmakit.ClipBytes(why, 200)
 	}
 	return "Bad request: the request line or a header could not be parsed"
 }
@@ -163,13 +163,13 @@ func requestLineProblem(head []byte) string {
 	method, rest, ok1 := strings.Cut(s, " ")
 	target, proto, ok2 := strings.Cut(rest, " ")
 	if !ok1 || !ok2 {
-		return fmt.Sprintf("Malformed request line %q: send METHOD /path HTTP/1.1", textclip.Runes(s, 200))
+		return fmt.Sprintf("Malformed request line %q: send METHOD /path HTTP/1.1", firmakit.ClipRunes(s, 200))
 	}
 	if method == "" || strings.IndexFunc(method, func(r rune) bool { return !isTokenChar(r) }) >= 0 {
-		return fmt.Sprintf("Invalid method %q: a method is letters such as POST", textclip.Runes(method, 40))
+		return fmt.Sprintf("Invalid method %q: a method is letters such as POST", firmakit.ClipRunes(method, 40))
 	}
 	if _, _, ok := strings.Cut(proto, "HTTP/"); !ok || !strings.HasPrefix(proto, "HTTP/") {
-		return fmt.Sprintf("Malformed HTTP version %q: send HTTP/1.1", textclip.Runes(proto, 40))
+		return fmt.Sprintf("Malformed HTTP version %q: send HTTP/1.1", firmakit.ClipRunes(proto, 40))
 	}
 	if _, err := url.ParseRequestURI(target); err != nil {
 		return badTargetMessage(target, err)

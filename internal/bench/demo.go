@@ -80,7 +80,7 @@ func runDemo(args []string) error {
 			body, _ := json.Marshal(firmakit.NewCreateRequest(demoMerchant.Template, demoMerchant.Data, fmt.Sprintf("DEMO_SIGNED bench %d", i)))
 			req, _ := http.NewRequest("POST", base+"/v1/signature/"+demoMerchant.MerchantID, bytes.NewReader(body))
 			req.Header.Set("Content-Type", "application/json")
-			for k, v := range p.SignedHeaders(demoMerchant.Credential.Key, demoMerchant.Credential.Secret, "POST", "/v1/signature/"+demoMerchant.MerchantID, body, time.Now()) {
+			for k, v := range p.SignedHeaders(demoMerchant.Credential.KeyID, demoMerchant.Credential.Secret, "POST", "/v1/signature/"+demoMerchant.MerchantID, body, time.Now()) {
 				req.Header[k] = v
 			}
 			resp, err := client.Do(req)

@@ -95,7 +95,7 @@ func loadRound(url string, conns int, d time.Duration) (float64, int64, error) {
 			for ctx.Err() == nil {
 				req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 				req.Header.Set("Content-Type", "application/json")
-				for k, v := range p.SignedHeaders(demoMerchant.Credential.Key, demoMerchant.Credential.Secret, "POST", target, body, time.Now()) {
+				for k, v := range p.SignedHeaders(demoMerchant.Credential.KeyID, demoMerchant.Credential.Secret, "POST", target, body, time.Now()) {
 					req.Header[k] = v
 				}
 				resp, err := client.Do(req)

@@ -14,13 +14,12 @@ package main
 
 import (
 	"fmt"
+	"github.com/firmakit/firmakit"
 	"os"
-
-	"github.com/firmakit/firmakit/reference"
 )
 
 // demoMerchant is the bundled demo merchant every round talks as.
-var demoMerchant = reference.Demo()
+var demoMerchant = firmakit.Demo()
 
 func main() {
 	if len(os.Args) < 2 {

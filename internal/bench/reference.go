@@ -138,7 +138,7 @@ func createDemos(base string, n, conns int) (int64, time.Duration) {
 				}
 				body, _ := json.Marshal(firmakit.NewCreateRequest(demoMerchant.Template, demoMerchant.Data, fmt.Sprintf("DEMO_SIGNED bench %d", i)))
 				req, _ := http.NewRequest("POST", base+path, bytes.NewReader(body))
-				req.Header = p.SignedHeaders(demoMerchant.Credential.Key, demoMerchant.Credential.Secret, "POST", path, body, time.Now())
+				req.Header = p.SignedHeaders(demoMerchant.Credential.KeyID, demoMerchant.Credential.Secret, "POST", path, body, time.Now())
 				req.Header.Set("Content-Type", "application/json")
 				resp, err := client.Do(req)
 				if err != nil {

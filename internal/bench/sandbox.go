@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/firmakit/firmakit/internal/gateway"
-	"github.com/firmakit/firmakit/internal/textclip"
+	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/reference"
 	"github.com/firmakit/firmakit/reference/faults"
 )
@@ -146,9 +146,9 @@ func sandboxRun(bin string, g *gateway.Server, rate string, limit time.Duration,
 	defer g.Close()
 
 	args := []string{"certify", "--target", g.URL(), "--merchant", d.MerchantID,
-		"--key", d.Credential.Key, "--secret", d.Credential.Secret,
-		"--disabled-key", d.Disabled.Key, "--disabled-secret", d.Disabled.Secret,
-		"--other-key", d.Other.Key, "--other-secret", d.Other.Secret,
+		"--key", d.Credential.KeyID, "--secret", d.Credential.Secret,
+		"--disabled-key", d.Disabled.KeyID, "--disabled-secret", d.Disabled.Secret,
+		"--other-key", d.Other.KeyID, "--other-secret", d.Other.Secret,
 		"--webhook-secret", d.WebhookSecrets[0], "--listen", hook,
 		"--sender-name", d.Sender.Name, "--sender-email", d.Sender.Email, "--document-host", "127.0.0.1"}
 	if rate != "" {
@@ -210,7 +210,7 @@ func sandboxRun(bin string, g *gateway.Server, rate string, limit time.Duration,
 			fmt.Println("   ", l)
 			for _, next := range lines[i+1 : min(i+3, len(lines))] {
 				if strings.HasPrefix(next, "        ") {
-					fmt.Println("   ", textclip.Bytes(next, 300))
+					fmt.Println("   ", firmakit.ClipBytes(next, 300))
 				}
 			}
 		}

@@ -94,7 +94,7 @@ func certifyFault(ctx context.Context, bin, fault string) (string, int, error) {
 		return "", 0, err
 	}
 	d := demoMerchant
-	return runCmd(ctx, bin, "certify", "--target", "http://"+addr, "--merchant", d.MerchantID, "--key", d.Credential.Key, "--secret", d.Credential.Secret,
+	return runCmd(ctx, bin, "certify", "--target", "http://"+addr, "--merchant", d.MerchantID, "--key", d.Credential.KeyID, "--secret", d.Credential.Secret,
 		"--webhook-secret", d.WebhookSecrets[0], "--listen", hook, "--lang", "en", "--tags", "@DEMO-NOTIFICATION,@DEMO-FREE-TEXT,@DEMO-PAYLOAD")
 }
 

@@ -216,7 +216,7 @@ func TestReferenceNotificationsVerify(t *testing.T) {
 			}))
 			defer endpoint.Close()
 			cfg := reference.DemoConfig()
-			demo := reference.Demo()
+			demo := firmakit.Demo()
 			cfg.Merchant(demo.MerchantID).WebhookSecrets = []string{l.secret}
 			if err := cfg.SetWebhook(demo.MerchantID, endpoint.URL+"/hook"); err != nil {
 				t.Fatal(err)
@@ -231,7 +231,7 @@ func TestReferenceNotificationsVerify(t *testing.T) {
 			tpl := mc.Templates[0]
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			if _, err := reference.CreateDemo(ctx, reference.DemoRequest{URL: ref.URL(), MerchantID: mc.ID, Key: cred.Key, Secret: cred.Secret,
+			if _, err := reference.CreateDemo(ctx, reference.DemoRequest{URL: ref.URL(), MerchantID: mc.ID, Key: cred.KeyID, Secret: cred.Secret,
 				Profile: p, Template: tpl.Template, Data: tpl.ExampleData(), State: firmakit.StateSigned, Title: "interop"}); err != nil {
 				t.Fatal(err)
 			}

@@ -22,7 +22,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/firmakit/firmakit"
-	"github.com/firmakit/firmakit/internal/textclip"
 	"github.com/firmakit/firmakit/reference"
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
@@ -768,7 +767,7 @@ func (s *service) faultyTimestamp(ts string, now time.Time) error {
 		}
 	}
 	if !ok {
-		return fmt.Errorf("%w: timestamp %q is not a Unix time in seconds", firmakit.ErrExpired, textclip.Runes(ts, 40))
+		return fmt.Errorf("%w: timestamp %q is not a Unix time in seconds", firmakit.ErrExpired, firmakit.ClipRunes(ts, 40))
 	}
 	if s.fault(faultAuthTimestampMilliseconds) && sec >= 1e11 {
 		sec /= 1000
@@ -927,10 +926,10 @@ func (s *service) Body(c echo.Context) error {
 	switch {
 	case s.fault(faultAuthContentTypeExact) && ct != "" && ct != "application/json":
 		return &reference.APIError{Status: http.StatusBadRequest, Err: reference.ErrNotJSONContentType,
-			Message: fmt.Sprintf("Content-Type %q is not application/json", textclip.Runes(ct, 80))}
+			Message: fmt.Sprintf("Content-Type %q is not application/json", firmakit.ClipRunes(ct, 80))}
 	case s.fault(faultAuthContentTypeCase) && ct != "" && strings.TrimSpace(mt) != strings.ToLower(strings.TrimSpace(mt)):
 		return &reference.APIError{Status: http.StatusBadRequest, Err: reference.ErrNotJSONContentType,
-			Message: fmt.Sprintf("Content-Type %q is not application/json", textclip.Runes(ct, 80))}
+			Message: fmt.Sprintf("Content-Type %q is not application/json", firmakit.ClipRunes(ct, 80))}
 	case s.fault(faultAuthBodyPaddingRefused) && len(reference.RequestBody(c)) > 0 && reference.RequestBody(c)[0] != '{':
 		return bad("Body must start with {")
 	}

@@ -41,7 +41,7 @@ func Start(p *firmakit.Profile, logger *slog.Logger) (*Stack, error) {
 	if logger == nil {
 		ref.Logger = slog.New(slog.DiscardHandler)
 	}
-	demo := reference.Demo().MerchantID
+	demo := firmakit.Demo().MerchantID
 	if err := ref.Config.SetWebhook(demo, rv.HookURL(demo)); err != nil {
 		rv.Close()
 		return nil, err

@@ -1,4 +1,4 @@
-package textclip_test
+package firmakit_test
 
 import (
 	"fmt"
@@ -6,7 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/firmakit/firmakit/internal/textclip"
+	"github.com/firmakit/firmakit"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -31,7 +31,7 @@ func TestBytes(t *testing.T) {
 		{"an encoded U+FFFD is a character", "a\uFFFDb", 2, "a…"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, textclip.Bytes(tc.s, tc.n))
+			assert.Equal(t, tc.want, firmakit.ClipBytes(tc.s, tc.n))
 		})
 	}
 }
@@ -39,9 +39,9 @@ func TestBytes(t *testing.T) {
 func TestBytesNeverSplitsValidText(t *testing.T) {
 	s := strings.Repeat("ñandú 😀 €", 20)
 	for n := 0; n <= len(s)+1; n++ {
-		got := textclip.Bytes(s, n)
+		got := firmakit.ClipBytes(s, n)
 		assert.True(t, utf8.ValidString(got), "n=%d: %q", n, got)
-		body := strings.TrimSuffix(got, textclip.Ellipsis)
+		body := strings.TrimSuffix(got, firmakit.Ellipsis)
 		assert.LessOrEqual(t, len(body), n)
 		assert.Greater(t, len(body), n-utf8.UTFMax, "n=%d: cut no further than the character at the limit", n)
 		assert.True(t, strings.HasPrefix(s, body))
@@ -62,15 +62,15 @@ func TestRunes(t *testing.T) {
 		{"empty", "", 3, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, textclip.Runes(tc.s, tc.n))
+			assert.Equal(t, tc.want, firmakit.ClipRunes(tc.s, tc.n))
 		})
 	}
 }
 
-func ExampleBytes() {
+func ExampleClipBytes() {
 	// ñ takes two bytes: nine bytes would split it.
-	fmt.Println(textclip.Bytes("contraseña", 9))
-	fmt.Println(textclip.Runes("contraseña", 9))
+	fmt.Println(firmakit.ClipBytes("contraseña", 9))
+	fmt.Println(firmakit.ClipRunes("contraseña", 9))
 	// Output:
 	// contrase…
 	// contraseñ…
@@ -85,7 +85,7 @@ func TestEscape(t *testing.T) {
 		{"bidi \u202etxt.exe", `bidi \u202etxt.exe`, `bidi \u202etxt.exe`},
 		{"bad \xff byte", `bad \xff byte`, `bad \xff byte`},
 	} {
-		assert.Equal(t, tc.want, textclip.Escape(tc.in), "%q", tc.in)
-		assert.Equal(t, tc.lines, textclip.EscapeLines(tc.in), "%q", tc.in)
+		assert.Equal(t, tc.want, firmakit.EscapeText(tc.in), "%q", tc.in)
+		assert.Equal(t, tc.lines, firmakit.EscapeTextLines(tc.in), "%q", tc.in)
 	}
 }

@@ -1,7 +1,8 @@
-// Package textclip shortens untrusted or long text for messages, logs and
-// indexes: by bytes or by characters, never splitting a UTF-8 character,
-// and marking the cut with "…".
-package textclip
+package firmakit
+
+// The one clipper of firmakit: it shortens untrusted or long text for
+// messages, logs and indexes, by bytes or by characters, never splitting a
+// UTF-8 character, and marks the cut with "…".
 
 import (
 	"fmt"
@@ -12,11 +13,11 @@ import (
 // Ellipsis is appended where text was cut.
 const Ellipsis = "…"
 
-// Bytes returns s when it has at most n bytes; otherwise the longest
+// ClipBytes returns s when it has at most n bytes; otherwise the longest
 // prefix of at most n bytes that ends on a character boundary, followed by
 // Ellipsis (which is not counted in n). Bytes that are not UTF-8 are cut
 // where the limit falls.
-func Bytes(s string, n int) string {
+func ClipBytes(s string, n int) string {
 	n = max(n, 0)
 	if len(s) <= n {
 		return s
@@ -36,9 +37,9 @@ func Bytes(s string, n int) string {
 	return s[:cut] + Ellipsis
 }
 
-// Runes returns s when it has at most n characters; otherwise its first n
+// ClipRunes returns s when it has at most n characters; otherwise its first n
 // characters followed by Ellipsis.
-func Runes(s string, n int) string {
+func ClipRunes(s string, n int) string {
 	n = max(n, 0)
 	if len(s) <= n {
 		return s // n bytes hold at most n characters
@@ -53,25 +54,25 @@ func Runes(s string, n int) string {
 	return s
 }
 
-// Escape makes foreign text (a response's body, a header) safe to print
+// EscapeText makes foreign text (a response's body, a header) safe to print
 // on one line of a terminal, a log or a file: control characters (C0,
 // DEL, C1, and the bidirectional overrides that reorder what a terminal
 // shows) become Go escapes (\n, \r, \t, \x1b, \u202e), and so do bytes
 // that are not UTF-8. A line break inside the text never makes a new line
 // of output, and no escape sequence reaches a terminal. Printable text,
 // quotes and backslashes stay as they are.
-func Escape(s string) string { return escape(s, false) }
+func EscapeText(s string) string { return escape(s, false) }
 
-// EscapeLines is Escape but for "\n", which stays a line break: for text
+// EscapeTextLines is Escape but for "\n", which stays a line break: for text
 // whose lines firmakit laid out itself, foreign excerpts in it escaped
 // already.
-func EscapeLines(s string) string { return escape(s, true) }
+func EscapeTextLines(s string) string { return escape(s, true) }
 
 func escape(s string, keepLines bool) string {
 	clean := true
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if unsafe(r, size) && !(keepLines && r == '\n') {
+		if unsafeRune(r, size) && !(keepLines && r == '\n') {
 			clean = false
 			break
 		}
@@ -86,7 +87,7 @@ func escape(s string, keepLines bool) string {
 		switch {
 		case r == utf8.RuneError && size == 1:
 			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case keepLines && r == '\n', !unsafe(r, size):
+		case keepLines && r == '\n', !unsafeRune(r, size):
 			b.WriteString(s[i : i+size])
 		case r == '\n':
 			b.WriteString(`\n`)
@@ -104,8 +105,8 @@ func escape(s string, keepLines bool) string {
 	return b.String()
 }
 
-// unsafe tells whether a rune must not reach a terminal as it is.
-func unsafe(r rune, size int) bool {
+// unsafeRune tells whether a rune must not reach a terminal as it is.
+func unsafeRune(r rune, size int) bool {
 	switch {
 	case r == utf8.RuneError && size == 1:
 		return true
