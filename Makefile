@@ -62,25 +62,25 @@ bench-verify:
 	$(GO) test -run - -bench 'HMAC|Verify' -benchmem -count 5 .
 
 bench-load: build
-	$(GO) run ./internal/bench load --duration 10s
+	$(GO) run ./cmd/bench load --duration 10s
 
 bench-demo: build
-	$(GO) run ./internal/bench demo --bin $(BIN)
+	$(GO) run ./cmd/bench demo --bin $(BIN)
 
 bench-receiver: build
-	$(GO) run ./internal/bench receiver --bin $(BIN)
+	$(GO) run ./cmd/bench receiver --bin $(BIN)
 
 # The receiver under an outsider's attacks: pages of bodies JSON escapes
 # sixfold, stream clients that never read, connections that trickle their
 # bodies (the reference too); fails when its resident memory passes 256 MiB.
 bench-abuse: build
-	$(GO) run ./internal/bench abuse --bin $(BIN)
+	$(GO) run ./cmd/bench abuse --bin $(BIN)
 
 # The dashboard in headless Chromium: 1,000 stored records, then 200
 # notifications a second for 5 s, clicking rows; fails under 30 frames/s
 # or when a click takes 100 ms or more to show its record.
 bench-dashboard:
-	$(GO) run ./internal/bench dashboard
+	$(GO) run ./cmd/bench dashboard
 
 # The whole suite, both languages, against the bundled reference: default
 # concurrency, then one scenario at a time.
@@ -92,7 +92,7 @@ bench-suite: build
 # reference with four CPU-bound processes beside them (each must pass),
 # then runs against references with a timing fault (each must fail).
 bench-verdict: build
-	$(GO) run ./internal/bench verdict --bin $(BIN)
+	$(GO) run ./cmd/bench verdict --bin $(BIN)
 
 # certify against a sandbox as on the internet: the bundled reference
 # behind a loopback gateway with 60 ms each way that rate-limits (20 r/s
@@ -100,7 +100,7 @@ bench-verdict: build
 # 502s, 3% resets). Prints each verdict, its wall time and the gateway's
 # counts. SANDBOX_FLAGS adds flags, e.g. --rate 4 or --only c.
 bench-sandbox: build
-	$(GO) run ./internal/bench sandbox --bin $(BIN) $(SANDBOX_FLAGS)
+	$(GO) run ./cmd/bench sandbox --bin $(BIN) $(SANDBOX_FLAGS)
 
 fuzz:
 	$(GO) test -run - -fuzz FuzzParseWebhookHeader -fuzztime $(FUZZTIME) .

@@ -17,7 +17,7 @@ import (
 // opens the clicked record, and every record sent reaches the page (the
 // total it shows is the count stored). Frames per second and click times
 // depend on the machine: they are logged here, and checked against their
-// targets by `go run ./internal/bench dashboard`.
+// targets by `go run ./cmd/bench dashboard`.
 func TestDashboardKeepsUp(t *testing.T) {
 	if testing.Short() {
 		t.Skip("streams for three seconds")
