@@ -20,7 +20,8 @@ const (
 	VerdictNotChecked = "not_checked"
 )
 
-// ReceivedAtFormat is the format of ReceivedRequest.ReceivedAt: UTC with
+// ReceivedAtFormat is how firmakit writes the time something was received
+// (a request by the reference, a notification by the receiver): UTC with
 // microseconds.
 const ReceivedAtFormat = "2006-01-02T15:04:05.000000Z"
 

@@ -3,7 +3,9 @@ package firmakit
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -262,4 +264,18 @@ type Template struct {
 	Title   string   `yaml:"title" json:"title"`
 	Signers []string `yaml:"signers" json:"signers"`
 	Data    []string `yaml:"data" json:"data"`
+}
+
+// ErrNotHTTPURL is returned, wrapped, by ParseHTTPURL.
+var ErrNotHTTPURL = errors.New("not an absolute http(s) URL")
+
+// ParseHTTPURL parses s as an absolute http or https URL with a host: the
+// one check of the tree for a URL firmakit will send to or show as a
+// place to send to. It returns an error wrapping ErrNotHTTPURL otherwise.
+func ParseHTTPURL(s string) (*url.URL, error) {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("%w: %q", ErrNotHTTPURL, ClipBytes(s, 200))
+	}
+	return u, nil
 }

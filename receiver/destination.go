@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/firmakit/firmakit"
 	"net"
 	"net/http"
 	"net/netip"
@@ -84,8 +85,8 @@ type destinations struct {
 // to. Errors wrap ErrSelfDestination or ErrPrivateDestination, or say
 // that the URL is not usable.
 func (d *destinations) checkURL(ctx context.Context, raw string) error {
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	u, err := firmakit.ParseHTTPURL(raw)
+	if err != nil {
 		return errors.New("url must be an http(s) URL")
 	}
 	if _, public := d.self(); public != "" {

@@ -5,9 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/firmakit/firmakit"
 	"io"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 )
@@ -36,9 +36,9 @@ const forwardExcerpt = 2 << 10
 
 // checkForwardTo validates Receiver.ForwardTo at Open.
 func checkForwardTo(raw string, strict bool) error {
-	u, err := url.Parse(raw)
+	_, err := firmakit.ParseHTTPURL(raw)
 	switch {
-	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+	case err != nil:
 		return fmt.Errorf("receiver: forward URL %q is not an http(s) URL", raw)
 	case strict:
 		return errors.New("receiver: Strict and ForwardTo exclude each other: with ForwardTo the endpoint's own answer is the answer")

@@ -11,7 +11,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -230,8 +229,8 @@ func (rv *Receiver) Open() error {
 		}
 	}
 	if rv.PublicURL != "" {
-		u, err := url.Parse(rv.PublicURL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		_, err := firmakit.ParseHTTPURL(rv.PublicURL)
+		if err != nil {
 			return fmt.Errorf("receiver: public URL %q is not an http(s) URL", rv.PublicURL)
 		}
 		rv.publicURL = strings.TrimRight(rv.PublicURL, "/")

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"github.com/firmakit/firmakit"
 	"net/http"
 	"strings"
 	"sync"
@@ -22,9 +23,6 @@ const (
 	VerdictMissing    = "missing"    // no signature header
 	VerdictUnverified = "unverified" // no secret known for the channel
 )
-
-// TimeFormat is how receive times are shown: UTC with microseconds.
-const TimeFormat = "2006-01-02T15:04:05.000000Z"
 
 // Record is one request received on a hook, exactly as it came.
 type Record struct {
@@ -92,7 +90,7 @@ func (r *Record) MarshalJSON() ([]byte, error) {
 		Body       *string  `json:"body,omitempty"`
 		BodyBase64 *string  `json:"body_base64,omitempty"`
 		DelayMS    *float64 `json:"delay_ms,omitempty"`
-	}{plain: (*plain)(r), ReceivedAt: r.ReceivedAt.UTC().Format(TimeFormat)}
+	}{plain: (*plain)(r), ReceivedAt: r.ReceivedAt.UTC().Format(firmakit.ReceivedAtFormat)}
 	if utf8.Valid(r.Body) {
 		s := string(r.Body)
 		out.Body = &s
@@ -122,7 +120,7 @@ func (r *Record) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &in); err != nil {
 		return err
 	}
-	r.ReceivedAt, _ = time.Parse(TimeFormat, in.ReceivedAt)
+	r.ReceivedAt, _ = time.Parse(firmakit.ReceivedAtFormat, in.ReceivedAt)
 	switch {
 	case in.Body != nil:
 		r.Body = []byte(*in.Body)

@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"fmt"
 	"net/mail"
-	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -166,8 +165,8 @@ func ParseConfig(data []byte, dir string) (*Config, error) {
 }
 
 func checkWebhookURL(s string) error {
-	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	_, err := firmakit.ParseHTTPURL(s)
+	if err != nil {
 		return fmt.Errorf("signature_webhook %q is not an http(s) URL", s)
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/firmakit/firmakit"
 	"io/fs"
 	"regexp"
 	"sort"
@@ -418,7 +419,7 @@ func closest(known []string, n int, words ...string) []string {
 	for _, w := range words {
 		w = strings.ToLower(strings.TrimPrefix(w, "@"))
 		for _, k := range known {
-			d := editDistance(w, strings.ToLower(strings.TrimPrefix(k, "@")))
+			d := firmakit.EditDistance(w, strings.ToLower(strings.TrimPrefix(k, "@")))
 			if old, ok := best[k]; !ok || d < old {
 				best[k] = d
 			}
@@ -439,26 +440,4 @@ func closest(known []string, n int, words ...string) []string {
 		out = append(out, cs[i].tag)
 	}
 	return out
-}
-
-// editDistance is the Levenshtein distance between a and b, by rune.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
-	"net/url"
 	"time"
 
 	"github.com/firmakit/firmakit"
@@ -52,11 +51,11 @@ const DeliveryGrace = 2 * time.Second
 
 // Validate reports what the endpoint lacks to run the webhook suite.
 func (e *Endpoint) Validate() error {
-	u, err := url.Parse(e.URL)
+	_, err := firmakit.ParseHTTPURL(e.URL)
 	switch {
 	case e.URL == "":
 		return fmt.Errorf("no endpoint URL")
-	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+	case err != nil:
 		return fmt.Errorf("endpoint %q is not an http(s) URL", e.URL)
 	case e.Secret == "":
 		return fmt.Errorf("no webhook secret: give the secret the endpoint verifies notifications with")

@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -494,7 +493,7 @@ func (m *Main) foreignTarget(ctx context.Context, p *firmakit.Profile, f foreign
 		}
 	}
 
-	if u, err := url.Parse(t.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	if _, err := firmakit.ParseHTTPURL(t.URL); err != nil {
 		return nil, usageError("--target %q is not an http(s) URL", f.target)
 	}
 	if f.skipPreflight {

@@ -8,7 +8,6 @@ import (
 	"github.com/firmakit/firmakit"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -52,10 +51,10 @@ func (m *Main) certifyWebhookCommand() command {
 				if *concurrency < 1 {
 					return usageError("--concurrency must be at least 1")
 				}
-				switch u, err := url.Parse(*endpoint); {
+				switch _, err := firmakit.ParseHTTPURL(*endpoint); {
 				case *endpoint == "":
 					return usageError("--endpoint is required: the URL the service posts the merchant's notifications to")
-				case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+				case err != nil:
 					return usageError("--endpoint %q is not an http(s) URL", *endpoint)
 				}
 				if *secret == "" {

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
-	"net/url"
 	"strings"
 	"time"
 
@@ -56,12 +55,12 @@ func (m *Main) receiverFlags(fs *flag.FlagSet, defaultAddr, defaultDB, publicURL
 			return nil, usageError("--max-body and --max-conns must be positive, --max-events, --max-age and --max-bytes not negative")
 		}
 		if *publicURL != "" {
-			if u, err := url.Parse(*publicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			if _, err := firmakit.ParseHTTPURL(*publicURL); err != nil {
 				return nil, usageError("--%s %q is not an http(s) URL", publicURLFlag, *publicURL)
 			}
 		}
 		if *forwardTo != "" {
-			if u, err := url.Parse(*forwardTo); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			if _, err := firmakit.ParseHTTPURL(*forwardTo); err != nil {
 				return nil, usageError("--forward-to %q is not an http(s) URL", *forwardTo)
 			}
 			if *strict {

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"github.com/google/uuid"
-	"net/url"
 	"os"
 	"sort"
 	"strings"
@@ -39,8 +38,8 @@ func (m *Main) signCommand() command {
 				if *rawURL == "" {
 					return usageError("--url is required")
 				}
-				u, err := url.Parse(*rawURL)
-				if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				u, err := firmakit.ParseHTTPURL(*rawURL)
+				if err != nil {
 					return usageError("--url %q is not an http(s) URL", *rawURL)
 				}
 				p, err := profile()

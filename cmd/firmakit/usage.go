@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/firmakit/firmakit"
 	"net"
 	"regexp"
 	"strconv"
@@ -102,7 +103,7 @@ func flagNames(fs *flag.FlagSet) []string {
 func closest(word string, candidates []string) string {
 	best, bestDist := "", -1
 	for _, c := range candidates {
-		d := editDistance(strings.ToLower(word), c)
+		d := firmakit.EditDistance(strings.ToLower(word), c)
 		if len(word) >= 3 && strings.HasPrefix(c, strings.ToLower(word)) {
 			d = min(d, 1)
 		}
@@ -114,27 +115,6 @@ func closest(word string, candidates []string) string {
 		return best
 	}
 	return ""
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // listenFlags are the flags that name an address a command listens on.

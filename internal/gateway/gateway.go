@@ -15,6 +15,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"github.com/firmakit/firmakit"
 	"io"
 	"log/slog"
 	"math/rand/v2"
@@ -253,8 +254,8 @@ func (s *Server) check() error {
 	if !isLoopbackHost(host) {
 		return fmt.Errorf("%w: Addr %q", ErrNotLoopback, s.Addr)
 	}
-	u, err := url.Parse(s.Upstream)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	u, err := firmakit.ParseHTTPURL(s.Upstream)
+	if err != nil {
 		return fmt.Errorf("%w: %q", ErrUpstream, s.Upstream)
 	}
 	if !isLoopbackHost(u.Hostname()) {

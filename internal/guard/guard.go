@@ -11,6 +11,7 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"fmt"
+	"github.com/firmakit/firmakit"
 	"mime"
 	"net"
 	"net/http"
@@ -174,8 +175,8 @@ func RequireJSON(next echo.HandlerFunc) echo.HandlerFunc {
 // OwnOrigin tells whether an Origin header is the server's: the host it
 // was reached at, its own address or its public URL.
 func (g *Guard) OwnOrigin(origin, reqHost string) bool {
-	u, err := url.Parse(origin)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	u, err := firmakit.ParseHTTPURL(origin)
+	if err != nil {
 		return false // includes "null", sent by sandboxed frames and file: pages
 	}
 	h := strings.ToLower(u.Host)

@@ -540,7 +540,7 @@ func closestFaults(name string, n int) []string {
 	}
 	var cs []cand
 	for _, f := range faultTable {
-		d := editDistance(name, f.Name)
+		d := firmakit.EditDistance(name, f.Name)
 		if strings.Contains(f.Name, name) || strings.Contains(name, f.Name) {
 			d = 0
 		}
@@ -559,26 +559,6 @@ func closestFaults(name string, n int) []string {
 		out = append(out, cs[i].name)
 	}
 	return out
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // ---- auth: the verifier ----
