@@ -212,11 +212,6 @@ func documentItems(fsys fs.FS, name, prefix string, keep func(section string) bo
 	return items, sc.Err()
 }
 
-// Requirements reads requirements.yaml, the service set's requirements.
-func Requirements(fsys fs.FS) ([]Requirement, error) {
-	return readRequirements(fsys, ServiceSet.RequirementsFile)
-}
-
 func readRequirements(fsys fs.FS, name string) ([]Requirement, error) {
 	data, err := fs.ReadFile(fsys, name)
 	if err != nil {

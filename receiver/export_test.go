@@ -26,3 +26,13 @@ const MaxContracts = maxContracts
 func SetLookupIP(rv *Receiver, lookup func(ctx context.Context, host string) ([]net.IP, error)) {
 	rv.lookupIP = lookup
 }
+
+// passNow runs a retention pass on the writer and returns once it is done.
+func (s *store) passNow() {
+	done := make(chan struct{})
+	select {
+	case s.passes <- done:
+		<-done
+	case <-s.done:
+	}
+}

@@ -368,16 +368,6 @@ func (s *store) writer() {
 	}
 }
 
-// passNow runs a retention pass on the writer and returns once it is done.
-func (s *store) passNow() {
-	done := make(chan struct{})
-	select {
-	case s.passes <- done:
-		<-done
-	case <-s.done:
-	}
-}
-
 func (s *store) commit(batch []*pending) {
 	recs := make([]*Record, len(batch))
 	for i, p := range batch {

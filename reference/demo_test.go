@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-
 func TestDefaultMerchant(t *testing.T) {
 	for _, tc := range []struct {
 		name, yaml, want, err string

@@ -12,8 +12,8 @@ import (
 
 	"github.com/cucumber/godog"
 	messages "github.com/cucumber/messages/go/v21"
-	"github.com/firmakit/firmakit/features"
 	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/features"
 	"github.com/firmakit/firmakit/reports"
 )
 

@@ -99,17 +99,6 @@ func plannedFrom(load func() (*suiteIndex, error), lang, tags string) ([]reports
 	return out, nil
 }
 
-// KnownTags returns every tag of the embedded features, both languages,
-// with @, sorted: requirement, kind (@spec, @profile, @reference) and
-// need tags, on scenarios, outlines' Examples or features.
-func KnownTags() ([]string, error) {
-	s, err := loadSuite()
-	if err != nil {
-		return nil, err
-	}
-	return append([]string(nil), s.tags...), nil
-}
-
 // pickled is one scenario, or one row of an outline, as godog runs it.
 type pickled struct {
 	pickle *messages.Pickle

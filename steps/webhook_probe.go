@@ -76,8 +76,6 @@ type clockFinding struct {
 	Millis bool
 }
 
-func (c clockFinding) found() bool { return c.Offset != 0 || c.Millis }
-
 // probeOffsets are the clock errors looked for: whole hours either way,
 // as a clock set to local time instead of UTC is off.
 var probeOffsets = func() []int64 {

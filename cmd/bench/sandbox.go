@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/firmakit/firmakit/internal/gateway"
 	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/internal/gateway"
 	"github.com/firmakit/firmakit/reference"
 	"github.com/firmakit/firmakit/reference/faults"
 )

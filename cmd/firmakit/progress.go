@@ -197,15 +197,6 @@ func (p *progress) Stop() {
 	p.mu.Unlock()
 }
 
-// recap sums up what did not pass, grouped so that it reads in a few
-// lines however many scenarios failed: per requirement its count and
-// first error (recapFailures), then the likely causes that were
-// recognised (reports.Causes). width bounds each line (0: no bound).
-func recap(w io.Writer, results []reports.ScenarioResult, width int) {
-	recapFailures(w, results, width)
-	likelyCauses(w, results)
-}
-
 // recapFailures is recap without the likely causes: per requirement that
 // did not pass, its count and first error; per requirement whose failures
 // were expected, its count and the reason given.

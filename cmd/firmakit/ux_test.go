@@ -407,3 +407,12 @@ func TestCertifyPreflightSaysTheFirstRefusal(t *testing.T) {
 	assert.Contains(t, out+errOut, `answered 401 "Invalid signature"`)
 	assert.Equal(t, int32(2), n.Load(), "the pre-flight stops at the first refusal, and the suite does not run")
 }
+
+// recap sums up what did not pass, grouped so that it reads in a few
+// lines however many scenarios failed: per requirement its count and
+// first error (recapFailures), then the likely causes that were
+// recognised (reports.Causes). width bounds each line (0: no bound).
+func recap(w io.Writer, results []reports.ScenarioResult, width int) {
+	recapFailures(w, results, width)
+	likelyCauses(w, results)
+}
