@@ -6,18 +6,19 @@ import (
 	"strconv"
 )
 
-// Verdicts of a ReceivedRequest: what the authentication of the service
-// (checks 1 to 4 of defaults.md A) made of it.
+// Outcomes of a ReceivedRequest's authentication: what checks 1 to 4 of
+// defaults.md A made of it ("verdict" in its JSON, a name kept for the
+// clients of /_sandbox/requests).
 const (
-	// VerdictAccepted: authentication passed, whatever was answered after
+	// AuthAccepted: authentication passed, whatever was answered after
 	// (a 201, or a 400 of check 5).
-	VerdictAccepted = "accepted"
-	// VerdictRefused: authentication refused the request (400 Missing
+	AuthAccepted = "accepted"
+	// AuthRefused: authentication refused the request (400 Missing
 	// headers, 401, or a 413 of a body too large to check).
-	VerdictRefused = "refused"
-	// VerdictNotChecked: the request was answered before authentication
+	AuthRefused = "refused"
+	// AuthNotChecked: the request was answered before authentication
 	// ran (an unknown api version, a wrong method, a malformed path).
-	VerdictNotChecked = "not_checked"
+	AuthNotChecked = "not_checked"
 )
 
 // ReceivedAtFormat is how firmakit writes the time something was received
@@ -41,7 +42,7 @@ type ReceivedRequest struct {
 	KeyID string `json:"key_id"`
 	// Status is the HTTP status answered; Message the answer's message.
 	Status  int    `json:"status"`
-	Verdict string `json:"verdict"`
+	Auth    string `json:"verdict"`
 	Message string `json:"message"`
 	// BodyBytes is the size of the body the service read, or the declared
 	// Content-Length when it did not read it, -1 when neither is known.

@@ -121,7 +121,7 @@ func (rv *Receiver) handleStats(c echo.Context) error {
 func filterFrom(c echo.Context) (Filter, error) {
 	q := c.QueryParams()
 	f := Filter{Channel: q.Get("channel"), ChannelPrefix: q.Get("channel_prefix"), State: q.Get("state"),
-		SignatureID: q.Get("signature_id"), EventID: q.Get("event_id"), Verdict: q.Get("verdict"), Text: q.Get("q"),
+		SignatureID: q.Get("signature_id"), EventID: q.Get("event_id"), Check: q.Get("verdict"), Text: q.Get("q"),
 		Limit: 100, Newest: q.Get("order") != "asc"}
 	if v := q.Get("status"); v != "" && f.State == "" {
 		f.State = v
@@ -158,7 +158,7 @@ func filterFrom(c echo.Context) (Filter, error) {
 	if v := q.Get("order"); v != "" && v != "asc" && v != "desc" {
 		return f, apiError(http.StatusBadRequest, "order must be asc or desc")
 	}
-	if f.Verdict != "" && f.Verdict != VerdictValid && f.Verdict != VerdictInvalid && f.Verdict != VerdictMissing && f.Verdict != VerdictUnverified {
+	if f.Check != "" && f.Check != CheckValid && f.Check != CheckInvalid && f.Check != CheckMissing && f.Check != CheckUnverified {
 		return f, apiError(http.StatusBadRequest, "verdict must be valid, invalid, missing or unverified")
 	}
 	return f, nil
@@ -431,8 +431,8 @@ func harEntry(r *Record, base string) map[string]any {
 		},
 		"cache":     map[string]any{},
 		"timings":   map[string]any{"send": 0, "wait": 0, "receive": 0},
-		"comment":   fmt.Sprintf("firmakit record %d, channel %s, verdict %s", r.ID, r.Channel, r.Verdict),
-		"_firmakit": map[string]any{"id": r.ID, "verdict": r.Verdict, "reason": r.Reason, "event_id": r.EventID, "forward": r.Forward},
+		"comment":   fmt.Sprintf("firmakit record %d, channel %s, verdict %s", r.ID, r.Channel, r.Check),
+		"_firmakit": map[string]any{"id": r.ID, "verdict": r.Check, "reason": r.Reason, "event_id": r.EventID, "forward": r.Forward},
 	}
 }
 

@@ -32,7 +32,7 @@ func (c *Client) http() *http.Client {
 func query(f Filter) url.Values {
 	q := url.Values{}
 	for k, v := range map[string]string{"channel": f.Channel, "state": f.State, "signature_id": f.SignatureID,
-		"event_id": f.EventID, "verdict": f.Verdict} {
+		"event_id": f.EventID, "verdict": f.Check} {
 		if v != "" {
 			q.Set(k, v)
 		}

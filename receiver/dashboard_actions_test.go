@@ -396,7 +396,7 @@ func TestDashboardExportsTheFilter(t *testing.T) {
 	// The links follow the filter as it changes in the page.
 	eval[chromedp.Void](ctx, t, `(() => { const s = document.getElementById("f-verdict"); s.value = "valid"; s.dispatchEvent(new Event("change")); })()`)
 	waitIDs(ctx, t, 5, 1)
-	checkJSONL(receiver.Filter{State: "SIGNED", Verdict: receiver.VerdictValid}, 1, 5)
+	checkJSONL(receiver.Filter{State: "SIGNED", Check: receiver.CheckValid}, 1, 5)
 	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#f-clear"))))
 	waitIDs(ctx, t, 6, 5, 4, 3, 2, 1)
 	typeInto(ctx, t, "#f-q", "fish & chips=1 #x")

@@ -111,7 +111,7 @@ func TestForwardPassesTheNotificationOnUnchanged(t *testing.T) {
 	assert.Contains(t, g.userAgent, "firmakit-receive")
 
 	rec := lastRecord(t, rv)
-	assert.Equal(t, receiver.VerdictValid, rec.Verdict, "verified as ever")
+	assert.Equal(t, receiver.CheckValid, rec.Check, "verified as ever")
 	assert.Equal(t, http.StatusCreated, rec.Status, "the answer to the sender is the endpoint's")
 	require.NotNil(t, rec.Forward)
 	assert.Equal(t, ep.URL+"/webhooks/firma?v=2", rec.Forward.URL)

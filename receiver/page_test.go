@@ -13,7 +13,7 @@ import (
 
 func TestEncodeRecordWritesWhatMarshalDoes(t *testing.T) {
 	base := Record{ID: 7, Channel: "c", Method: "POST", Path: "/hooks/c", Header: map[string][]string{"X": {`,"body":""`}},
-		ReceivedAt: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC), Verdict: VerdictValid, Status: 200}
+		ReceivedAt: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC), Check: CheckValid, Status: 200}
 	bodies := map[string][]byte{
 		"empty":         {},
 		"small":         []byte(`{"a":1}`),

@@ -86,7 +86,7 @@ type Receiver struct {
 	// Secrets are the webhook secrets per channel, several for rotation;
 	// the channel "*" applies to every channel. Nil: the demo merchant's.
 	Secrets map[string][]string
-	// Strict answers 401 to every notification whose verdict is not valid.
+	// Strict answers 401 to every notification whose signature check is not valid.
 	Strict bool
 	// Token guards the dashboard, the API and the stream; hooks stay open.
 	// When empty and the receiver may be reached from outside (a
@@ -413,43 +413,43 @@ func (rv *Receiver) profileFor(channel string) *firmakit.Profile {
 	return rv.Profile
 }
 
-// verdict checks a notification's signature under the channel's profile.
+// checkSignature checks a notification's signature under the channel's profile.
 // When that is not the receiver's own profile, the reason starts with the
 // scheme's name, so a record says which scheme judged it.
-func (rv *Receiver) verdict(channel string, h http.Header, body []byte) (string, string) {
+func (rv *Receiver) checkSignature(channel string, h http.Header, body []byte) (string, string) {
 	p := rv.profileFor(channel)
-	v, why := rv.verdictUnder(p, channel, h, body)
+	v, why := rv.checkSignatureUnder(p, channel, h, body)
 	if p != rv.Profile && why != "" {
 		why = p.Name + ": " + why
 	}
 	return v, why
 }
 
-func (rv *Receiver) verdictUnder(p *firmakit.Profile, channel string, h http.Header, body []byte) (string, string) {
+func (rv *Receiver) checkSignatureUnder(p *firmakit.Profile, channel string, h http.Header, body []byte) (string, string) {
 	w := p.Webhook
 	if strings.TrimSpace(h.Get(w.SignatureHeader)) == "" {
-		return VerdictMissing, "no " + w.SignatureHeader + " header"
+		return CheckMissing, "no " + w.SignatureHeader + " header"
 	}
 	secrets := rv.secretsFor(channel)
 	if len(secrets) == 0 {
-		return VerdictUnverified, "no webhook secret is known for channel " + channel
+		return CheckUnverified, "no webhook secret is known for channel " + channel
 	}
 	err := p.VerifyWebhookHeaders(h, body, secrets, rv.Now())
 	switch {
 	case err == nil && !w.HasTimestamp():
-		return VerdictValid, "replay cannot be judged: " + p.Name + " signs no timestamp"
+		return CheckValid, "replay cannot be judged: " + p.Name + " signs no timestamp"
 	case err == nil:
-		return VerdictValid, ""
+		return CheckValid, ""
 	case errors.Is(err, firmakit.ErrMalformedHeader), errors.Is(err, firmakit.ErrMissingHeaders):
-		return VerdictInvalid, err.Error()
+		return CheckInvalid, err.Error()
 	case errors.Is(err, firmakit.ErrTooNew):
-		return VerdictInvalid, "future timestamp: " + strings.TrimPrefix(err.Error(), firmakit.ErrExpired.Error()+": ")
+		return CheckInvalid, "future timestamp: " + strings.TrimPrefix(err.Error(), firmakit.ErrExpired.Error()+": ")
 	case errors.Is(err, firmakit.ErrMalformedTimestamp):
-		return VerdictInvalid, "malformed header: " + strings.TrimPrefix(err.Error(), firmakit.ErrExpired.Error()+": ")
+		return CheckInvalid, "malformed header: " + strings.TrimPrefix(err.Error(), firmakit.ErrExpired.Error()+": ")
 	case errors.Is(err, firmakit.ErrTooOld):
-		return VerdictInvalid, "stale timestamp: " + strings.TrimPrefix(err.Error(), firmakit.ErrExpired.Error()+": ")
+		return CheckInvalid, "stale timestamp: " + strings.TrimPrefix(err.Error(), firmakit.ErrExpired.Error()+": ")
 	default:
-		return VerdictInvalid, "no matching signature: " + strings.TrimPrefix(err.Error(), firmakit.ErrInvalidSignature.Error()+": ")
+		return CheckInvalid, "no matching signature: " + strings.TrimPrefix(err.Error(), firmakit.ErrInvalidSignature.Error()+": ")
 	}
 }
 
@@ -488,13 +488,13 @@ func (rv *Receiver) handleHook(c echo.Context) error {
 	switch {
 	case tooLarge:
 		rec.BodyDropped, rec.Size, rec.Body = true, n, []byte{}
-		rec.Verdict, rec.Reason = VerdictInvalid, fmt.Sprintf("body over the %d-byte limit, not kept", rv.MaxBody)
+		rec.Check, rec.Reason = CheckInvalid, fmt.Sprintf("body over the %d-byte limit, not kept", rv.MaxBody)
 		status, answerErr = http.StatusRequestEntityTooLarge, fmt.Sprintf("body too large: the limit is %d bytes", rv.MaxBody)
 	case err != nil:
 		return apiError(http.StatusBadRequest, "the body could not be read: "+err.Error())
 	default:
 		rec.Body, rec.Size = body, int64(len(body))
-		rec.Verdict, rec.Reason = rv.verdict(channel, req.Header, body)
+		rec.Check, rec.Reason = rv.checkSignature(channel, req.Header, body)
 		if n, _, derr := rv.Profile.DecodeNotification(body); derr == nil {
 			rec.EventID, rec.SignatureID, rec.State, rec.CreatedAt = indexed(n.EventID), indexed(n.SignatureID), indexed(string(n.Status)), indexed(n.CreatedAt)
 		}
@@ -514,8 +514,8 @@ func (rv *Receiver) handleHook(c echo.Context) error {
 		rv.logForward(channel, rec)
 	}
 	if status == http.StatusOK || rec.Forward != nil {
-		if rv.Strict && rec.Verdict != VerdictValid {
-			status, answerErr = http.StatusUnauthorized, "signature "+rec.Verdict+": "+rec.Reason
+		if rv.Strict && rec.Check != CheckValid {
+			status, answerErr = http.StatusUnauthorized, "signature "+rec.Check+": "+rec.Reason
 		} else if a, ok := rv.answers.take(channel, rec.SignatureID); ok {
 			status, delay, hangUp = a.Status, a.Delay, a.HangUp
 		}
@@ -574,9 +574,9 @@ func (rv *Receiver) logForward(channel string, rec *Record) {
 	case f.Error != "":
 		log.Warn("notification not delivered to the endpoint", "status", f.Status, "err", f.Error)
 	case f.Status < 200 || f.Status > 299:
-		log.Warn("the endpoint refused a notification", "status", f.Status, "verdict", rec.Verdict)
+		log.Warn("the endpoint refused a notification", "status", f.Status, "verdict", rec.Check)
 	default:
-		log.Info("notification forwarded", "status", f.Status, "verdict", rec.Verdict)
+		log.Info("notification forwarded", "status", f.Status, "verdict", rec.Check)
 	}
 }
 

@@ -134,7 +134,7 @@ func TestIngestRecordsEverything(t *testing.T) {
 	assert.Equal(t, body, rec.Body, "raw bytes kept exactly")
 	assert.Equal(t, int64(len(body)), rec.Size)
 	assert.Equal(t, "application/json", rec.Header.Get("Content-Type"))
-	assert.Equal(t, receiver.VerdictValid, rec.Verdict)
+	assert.Equal(t, receiver.CheckValid, rec.Check)
 	assert.Equal(t, "ev-1", rec.EventID)
 	assert.Equal(t, "sig-1", rec.SignatureID)
 	assert.Equal(t, "SIGNED", rec.State)
@@ -175,7 +175,7 @@ func TestVerdicts(t *testing.T) {
 			require.Equal(t, 200, status, "not strict: every notification is taken")
 			var rec receiver.Record
 			getJSON(t, fmt.Sprintf("%s/api/events/%v", rv.URL(), out["received"]), &rec)
-			assert.Equal(t, tc.verdict, rec.Verdict)
+			assert.Equal(t, tc.verdict, rec.Check)
 			assert.Contains(t, rec.Reason, tc.reason)
 		})
 	}
@@ -754,7 +754,7 @@ func TestHookChannelIsDecoded(t *testing.T) {
 		var rec receiver.Record
 		getJSON(t, fmt.Sprintf("%s/api/events/%v", rv.URL(), out["received"]), &rec)
 		assert.Equal(t, "merchant_demo", rec.Channel, tc.channel)
-		assert.Equal(t, receiver.VerdictValid, rec.Verdict, "the channel's secret applies: %s", rec.Reason)
+		assert.Equal(t, receiver.CheckValid, rec.Check, "the channel's secret applies: %s", rec.Reason)
 		assert.Equal(t, tc.path, rec.Path, "kept as sent")
 	}
 }

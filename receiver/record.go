@@ -16,12 +16,13 @@ import (
 	"unicode/utf8"
 )
 
-// Verdicts of a record's signature check.
+// Outcomes of a record's signature check (Record.Check; "verdict" in
+// the API and the store, names kept for their clients).
 const (
-	VerdictValid      = "valid"      // a signature entry matches a channel secret
-	VerdictInvalid    = "invalid"    // malformed header, stale or future timestamp, or no match
-	VerdictMissing    = "missing"    // no signature header
-	VerdictUnverified = "unverified" // no secret known for the channel
+	CheckValid      = "valid"      // a signature entry matches a channel secret
+	CheckInvalid    = "invalid"    // malformed header, stale or future timestamp, or no match
+	CheckMissing    = "missing"    // no signature header
+	CheckUnverified = "unverified" // no secret known for the channel
 )
 
 // Record is one request received on a hook, exactly as it came.
@@ -37,7 +38,7 @@ type Record struct {
 	BodyDropped bool        `json:"body_dropped,omitempty"`
 	ReceivedAt  time.Time   `json:"-"`
 	RemoteAddr  string      `json:"remote_addr"`
-	Verdict     string      `json:"verdict"`
+	Check       string      `json:"verdict"`
 	Reason      string      `json:"reason,omitempty"`
 	// Extracted from the body when it is a notification.
 	EventID     string `json:"event_id,omitempty"`
@@ -137,7 +138,7 @@ type Filter struct {
 	State         string
 	SignatureID   string
 	EventID       string
-	Verdict       string
+	Check         string
 	// Text is a byte string the stored body contains (case-sensitive; a
 	// record whose body was dropped has none).
 	Text     string
@@ -160,7 +161,7 @@ func (f Filter) Match(r *Record) bool {
 		(f.State == "" || r.State == f.State) &&
 		(f.SignatureID == "" || r.SignatureID == f.SignatureID) &&
 		(f.EventID == "" || r.EventID == f.EventID) &&
-		(f.Verdict == "" || r.Verdict == f.Verdict) &&
+		(f.Check == "" || r.Check == f.Check) &&
 		(f.Text == "" || (!r.BodyDropped && bytes.Contains(r.Body, []byte(f.Text)))) &&
 		r.ID > f.AfterID && (f.BeforeID == 0 || r.ID < f.BeforeID) &&
 		(f.Since.IsZero() || !r.ReceivedAt.Before(f.Since))

@@ -73,7 +73,7 @@ func TestRequestsSameContractAsTheReference(t *testing.T) {
 	assert.Equal(t, firmakit.RequestsPage{Requests: pg.Requests, Count: 2, Total: 4, LastID: 6}, pg)
 	require.Len(t, pg.Requests, 2)
 	assert.Equal(t, "/v1/check/merchant_demo?i=4", pg.Requests[0].Target)
-	assert.Equal(t, firmakit.VerdictAccepted, pg.Requests[0].Verdict)
+	assert.Equal(t, firmakit.AuthAccepted, pg.Requests[0].Auth)
 
 	for _, q := range []string{"?after=x", "?after=-2", "?limit=0", "?limit=1001"} {
 		status, fromRef := getRaw(t, ref.URL()+"/_sandbox/requests"+q)

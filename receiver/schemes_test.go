@@ -64,7 +64,7 @@ func TestChannelSchemes(t *testing.T) {
 			require.NoError(t, decodeJSON(resp, &out))
 			var rec receiver.Record
 			getJSON(t, fmt.Sprintf("%s/api/events/%v", rv.URL(), out["received"]), &rec)
-			assert.Equal(t, tc.verdict, rec.Verdict)
+			assert.Equal(t, tc.verdict, rec.Check)
 			if tc.reason == "" {
 				assert.Empty(t, rec.Reason)
 			} else {

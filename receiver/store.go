@@ -432,7 +432,7 @@ func (s *store) commitRecords(recs []*Record) error {
 			fwd = string(b)
 		}
 		if _, err := ins.Exec(r.ID, r.Channel, r.Method, r.Path, r.Query, string(h), r.Body, r.Size, r.BodyDropped,
-			r.ReceivedAt.UnixMicro(), r.RemoteAddr, r.Verdict, r.Reason, r.EventID, r.SignatureID, r.State,
+			r.ReceivedAt.UnixMicro(), r.RemoteAddr, r.Check, r.Reason, r.EventID, r.SignatureID, r.State,
 			r.CreatedAt, r.Duplicate, r.Status, fwd); err != nil {
 			return fmt.Errorf("store: %w", err)
 		}
@@ -598,7 +598,7 @@ func scanRecord(row interface{ Scan(...any) error }) (*Record, error) {
 	var headers, fwd string
 	var micros int64
 	if err := row.Scan(&r.ID, &r.Channel, &r.Method, &r.Path, &r.Query, &headers, &r.Body, &r.Size, &r.BodyDropped,
-		&micros, &r.RemoteAddr, &r.Verdict, &r.Reason, &r.EventID, &r.SignatureID, &r.State, &r.CreatedAt,
+		&micros, &r.RemoteAddr, &r.Check, &r.Reason, &r.EventID, &r.SignatureID, &r.State, &r.CreatedAt,
 		&r.Duplicate, &r.Status, &fwd, &r.ContractCreatedAt); err != nil {
 		return nil, err
 	}
@@ -654,8 +654,8 @@ func conditions(f Filter, paging bool) (string, []any) {
 	if f.EventID != "" {
 		add("r.event_id = ?", f.EventID)
 	}
-	if f.Verdict != "" {
-		add(weak+"r.verdict = ?", f.Verdict)
+	if f.Check != "" {
+		add(weak+"r.verdict = ?", f.Check)
 	}
 	if f.Text != "" {
 		// instr on two blobs compares bytes: no wildcard to escape, and

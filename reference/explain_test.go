@@ -112,7 +112,7 @@ func TestExplainAddsADiagnosticOnly(t *testing.T) {
 				assert.Equal(t, len(sts), d.StringToSignBytes)
 			}
 			logged := s.Requests().Newest(1)[0]
-			assert.Equal(t, firmakit.VerdictRefused, logged.Verdict)
+			assert.Equal(t, firmakit.AuthRefused, logged.Auth)
 			// The log keeps the copy anyone may read: the same but for the
 			// signature, the body and which of check 3's causes.
 			ld := logged.Diagnostic
@@ -233,7 +233,7 @@ func TestRequestLogRecordsEveryAPIRequest(t *testing.T) {
 		assert.Equal(t, "merchant_demo", e.MerchantID)
 		assert.Equal(t, c.call.header.Get("X-Service-Key"), e.KeyID)
 		assert.Equal(t, c.status, e.Status, c.call.path)
-		assert.Equal(t, c.verdict, e.Verdict, "%d %s", c.status, e.Message)
+		assert.Equal(t, c.verdict, e.Auth, "%d %s", c.status, e.Message)
 		assert.Equal(t, c.message, e.Message)
 		assert.Equal(t, c.bytes, e.BodyBytes, e.Message)
 		assert.True(t, strings.HasPrefix(e.RemoteAddr, "127.0.0.1:"), e.RemoteAddr)

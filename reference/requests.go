@@ -194,7 +194,7 @@ func (s *Server) recordRequests(next echo.HandlerFunc) echo.HandlerFunc {
 			MerchantID: firmakit.ClipBytes(merchant, maxLoggedField),
 			KeyID:      firmakit.ClipBytes(r.Header.Get(s.Profile.Request.KeyHeader), maxLoggedField),
 			Status:     c.Response().Status,
-			Verdict:    firmakit.VerdictNotChecked,
+			Auth:       firmakit.AuthNotChecked,
 			Message:    firmakit.ClipBytes(answerMessage(w.buf.Bytes()), maxLoggedMessage),
 			BodyBytes:  r.ContentLength,
 		}
@@ -202,9 +202,9 @@ func (s *Server) recordRequests(next echo.HandlerFunc) echo.HandlerFunc {
 			e.BodyBytes = int64(len(b))
 		}
 		if ran, _ := c.Get(string(authRanKey)).(bool); ran {
-			e.Verdict = firmakit.VerdictRefused
+			e.Auth = firmakit.AuthRefused
 			if _, ok := c.Get(string(credentialKey)).(firmakit.Credential); ok {
-				e.Verdict = firmakit.VerdictAccepted
+				e.Auth = firmakit.AuthAccepted
 			}
 		}
 		if d, ok := c.Get(string(diagnosticKey)).(*firmakit.Diagnostic); ok {

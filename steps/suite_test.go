@@ -109,7 +109,7 @@ func TestConformanceSuiteUnderAnotherProfile(t *testing.T) {
 	assert.Regexp(t, `^ts=\d+,s1=[A-Za-z0-9_-]{86}==$`, recs[0].Header.Get("X-Api-Webhook-Signature"))
 	assert.Contains(t, string(recs[0].Body), `"state":"SIGNED"`)
 	assert.Contains(t, string(recs[0].Body), `"pdf_url":"http`)
-	assert.Equal(t, receiver.VerdictValid, recs[0].Verdict)
+	assert.Equal(t, receiver.CheckValid, recs[0].Check)
 }
 
 // TestSuiteFailsAgainstAMismatchedProfile shows the suite is not green by

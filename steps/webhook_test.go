@@ -93,7 +93,7 @@ func TestWebhookSuiteAgainstTheStrictReceiver(t *testing.T) {
 	assert.Len(t, recs, 1+selected+2+2+4, "the contract probe, one delivery per scenario, two for each duplicate, three for each contract of several events")
 	valid, dup := 0, 0
 	for _, r := range recs {
-		if r.Verdict == receiver.VerdictValid {
+		if r.Check == receiver.CheckValid {
 			valid++
 			n, raw, err := firmakit.BundledProfile().DecodeNotification(r.Body)
 			require.NoError(t, err)

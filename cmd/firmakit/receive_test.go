@@ -81,7 +81,7 @@ func TestReceiveForwardTo(t *testing.T) {
 	assert.Equal(t, ep.URL+"/webhook", rec.Forward.URL)
 	assert.Equal(t, 401, rec.Forward.Status)
 	assert.Equal(t, "signature refused\n", rec.Forward.Body)
-	assert.Equal(t, receiver.VerdictValid, rec.Verdict, "the signature was good: the endpoint is at fault")
+	assert.Equal(t, receiver.CheckValid, rec.Check, "the signature was good: the endpoint is at fault")
 
 	for _, tc := range []struct {
 		args []string

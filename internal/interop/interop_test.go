@@ -193,8 +193,8 @@ func TestReceiverVerifiesTheirSignatures(t *testing.T) {
 				if forge {
 					want = "invalid"
 				}
-				if rec.Verdict != want {
-					t.Fatalf("record of %s's notification (forged %v): verdict %q (%s), want %q", l.name, forge, rec.Verdict, rec.Reason, want)
+				if rec.Check != want {
+					t.Fatalf("record of %s's notification (forged %v): verdict %q (%s), want %q", l.name, forge, rec.Check, rec.Reason, want)
 				}
 			})
 		}
