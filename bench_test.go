@@ -95,7 +95,7 @@ func BenchmarkDiagnose1MiB(b *testing.B) {
 	body := body1MiB()
 	now := time.Now()
 	h := p.SignedHeaders("test_key_demo", "not_the_secret", "POST", "/v1/check/merchant_demo", body, now)
-	seen := firmakit.RequestSeen{Method: "POST", Target: "/v1/check/merchant_demo", MerchantID: "merchant_demo", Header: h, Body: body, BodyRead: true}
+	seen := firmakit.RequestSeen{Method: "POST", RequestTarget: "/v1/check/merchant_demo", MerchantID: "merchant_demo", Header: h, Body: body, BodyRead: true}
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	for b.Loop() {

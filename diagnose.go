@@ -125,14 +125,14 @@ type Diagnostic struct {
 	// Cause… constants); Cause says it in plain English.
 	CauseCode string `json:"cause_code"`
 	Cause     string `json:"cause"`
-	// Method and Target are the request's method and target as received
+	// Method and RequestTarget are the request's method and target as received
 	// (the path exactly as sent, plus "?" and the raw query).
-	// TargetEscaped is the target written by EscapeStringToSign, present
+	// RequestTargetEscaped is the target written by EscapeStringToSign, present
 	// only when the target holds bytes that are not UTF-8 or characters
 	// that are not printable, which a JSON string cannot show as sent.
-	Method        string `json:"method"`
-	Target        string `json:"target"`
-	TargetEscaped string `json:"target_escaped,omitempty"`
+	Method               string `json:"method"`
+	RequestTarget        string `json:"target"`
+	RequestTargetEscaped string `json:"target_escaped,omitempty"`
 	// Headers are the profile's authentication headers, in the profile's
 	// names, with their values as received.
 	Headers []HeaderSeen `json:"headers"`
@@ -224,10 +224,10 @@ type HeaderSeen struct {
 // RequestSeen is what a server received of a refused request, for
 // DiagnoseRequest.
 type RequestSeen struct {
-	Method     string
-	Target     string // as RequestTarget returns it
-	MerchantID string // the merchant of the path
-	Header     http.Header
+	Method        string
+	RequestTarget string // as the func RequestTarget returns it
+	MerchantID    string // the merchant of the path
+	Header        http.Header
 	// Body holds the bytes read when BodyRead is true; BodyNote says
 	// why it was not read, or how it was.
 	Body     []byte
@@ -243,8 +243,8 @@ type RequestSeen struct {
 // the signature sent; neither the secret nor any signature it computes
 // appears in the result. lookup is the verifier's.
 func (p *Profile) DiagnoseRequest(req RequestSeen, verifyErr error, lookup CredentialLookup, now time.Time) *Diagnostic {
-	d := &Diagnostic{Method: ClipBytes(req.Method, maxDiagnosticHeader), Target: ClipBytes(req.Target, maxDiagnosticTarget),
-		TargetEscaped: escapedField(req.Target, maxDiagnosticTarget), ServerTime: now.Unix(), BodyRead: req.BodyRead, BodyNote: req.BodyNote}
+	d := &Diagnostic{Method: ClipBytes(req.Method, maxDiagnosticHeader), RequestTarget: ClipBytes(req.RequestTarget, maxDiagnosticTarget),
+		RequestTargetEscaped: escapedField(req.RequestTarget, maxDiagnosticTarget), ServerTime: now.Unix(), BodyRead: req.BodyRead, BodyNote: req.BodyNote}
 	f := &findings{profile: p, err: verifyErr, req: req, now: now}
 	f.auth, _ = p.RequestAuthFrom(req.Header)
 	for _, name := range []string{p.Request.KeyHeader, p.Request.TimestampHeader, p.Request.SignatureHeader} {
@@ -365,7 +365,7 @@ type findings struct {
 
 // parts are the request's parts as the verifier signs them.
 func (f *findings) parts() RequestParts {
-	return RequestParts{Timestamp: f.auth.Timestamp, Method: f.req.Method, Target: f.req.Target, KeyID: f.auth.KeyID, Body: f.req.Body}
+	return RequestParts{Timestamp: f.auth.Timestamp, Method: f.req.Method, RequestTarget: f.req.RequestTarget, KeyID: f.auth.KeyID, Body: f.req.Body}
 }
 
 // signedWith tells whether the signature sent is the one of rp under the

@@ -110,21 +110,21 @@ var causeRules = []causeRule{
 		return ""
 	}},
 	{CauseQueryNotSigned, ErrInvalidSignature, func(f *findings) string {
-		path, _, hasQuery := strings.Cut(f.req.Target, "?")
+		path, _, hasQuery := strings.Cut(f.req.RequestTarget, "?")
 		rp := f.parts()
-		rp.Target = path
+		rp.RequestTarget = path
 		if !hasQuery || !f.signedWith(rp, false) {
 			return ""
 		}
-		return fmt.Sprintf("your path includes the query but you did not sign it: sign %q, with the ? and the query", ClipBytes(f.req.Target, 200))
+		return fmt.Sprintf("your path includes the query but you did not sign it: sign %q, with the ? and the query", ClipBytes(f.req.RequestTarget, 200))
 	}},
 	{CausePathDecoded, ErrInvalidSignature, func(f *findings) string {
 		rp := f.parts()
-		rp.Target = DecodeTarget(f.req.Target)
-		if rp.Target == f.req.Target || !f.signedWith(rp, false) {
+		rp.RequestTarget = DecodeRequestTarget(f.req.RequestTarget)
+		if rp.RequestTarget == f.req.RequestTarget || !f.signedWith(rp, false) {
 			return ""
 		}
-		return fmt.Sprintf("you signed the target percent-decoded (%q); sign it exactly as sent on the wire: %q", ClipBytes(rp.Target, 200), ClipBytes(f.req.Target, 200))
+		return fmt.Sprintf("you signed the target percent-decoded (%q); sign it exactly as sent on the wire: %q", ClipBytes(rp.RequestTarget, 200), ClipBytes(f.req.RequestTarget, 200))
 	}},
 	{CauseMethodCase, ErrInvalidSignature, func(f *findings) string {
 		rp := f.parts()
@@ -234,10 +234,10 @@ func hashOfSize(n int) string {
 	return ""
 }
 
-// DecodeTarget returns a request target percent-decoded, path and query:
+// DecodeRequestTarget returns a request target percent-decoded, path and query:
 // what a client (or a server) that signs the decoded URL signs instead of
 // the target as sent. An escape that does not decode is left as it is.
-func DecodeTarget(target string) string {
+func DecodeRequestTarget(target string) string {
 	path, query, hasQuery := strings.Cut(target, "?")
 	if p, err := url.PathUnescape(path); err == nil {
 		path = p

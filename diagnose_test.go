@@ -43,12 +43,12 @@ func ptr(s string) *string { return &s }
 func diagnoseOf(t *testing.T, r diagRequest, now time.Time) (*firmakit.Diagnostic, string) {
 	t.Helper()
 	p := firmakit.BundledProfile()
-	rp := firmakit.RequestParts{Timestamp: r.ts, Method: r.method, Target: r.target, KeyID: r.key, Body: []byte(r.body)}
+	rp := firmakit.RequestParts{Timestamp: r.ts, Method: r.method, RequestTarget: r.target, KeyID: r.key, Body: []byte(r.body)}
 	if r.signMethod != nil {
 		rp.Method = *r.signMethod
 	}
 	if r.signTarget != nil {
-		rp.Target = *r.signTarget
+		rp.RequestTarget = *r.signTarget
 	}
 	if r.signBody != nil {
 		rp.Body = []byte(*r.signBody)
@@ -76,7 +76,7 @@ func diagnoseOf(t *testing.T, r diagRequest, now time.Time) (*firmakit.Diagnosti
 		return []byte(r.body), nil
 	})
 	require.Error(t, err, "the request must be refused")
-	d := p.DiagnoseRequest(firmakit.RequestSeen{Method: r.method, Target: r.target, MerchantID: "merchant_demo", Header: h,
+	d := p.DiagnoseRequest(firmakit.RequestSeen{Method: r.method, RequestTarget: r.target, MerchantID: "merchant_demo", Header: h,
 		Body: []byte(r.body), BodyRead: true, BodyNote: map[bool]string{false: "read for this diagnostic only"}[read]}, err, diagLookup, now)
 	return d, sig
 }
@@ -138,7 +138,7 @@ func TestDiagnoseCauses(t *testing.T) {
 			// The signature the server expected is never shown; the one
 			// sent may be (it is not a secret) unless it is the expected one.
 			want := firmakit.BundledProfile().RequestSignature(diagCreds["test_key_demo"].Secret, firmakit.RequestParts{
-				Timestamp: r.ts, Method: r.method, Target: r.target, KeyID: r.key, Body: []byte(r.body)})
+				Timestamp: r.ts, Method: r.method, RequestTarget: r.target, KeyID: r.key, Body: []byte(r.body)})
 			if want != sig {
 				assert.NotContains(t, strings.ToLower(string(b)), want, "the expected signature")
 			}
@@ -155,7 +155,7 @@ func TestDiagnosticContent(t *testing.T) {
 	h.Set("X-Service-Signature", "00")
 	_, err := p.VerifyRequest("POST", "/v1/check/merchant_demo", "merchant_demo", h, diagLookup, now, func() ([]byte, error) { return []byte("{}"), nil })
 	require.ErrorIs(t, err, firmakit.ErrInvalidCredentials)
-	d := p.DiagnoseRequest(firmakit.RequestSeen{Method: "POST", Target: "/v1/check/merchant_demo", MerchantID: "merchant_demo",
+	d := p.DiagnoseRequest(firmakit.RequestSeen{Method: "POST", RequestTarget: "/v1/check/merchant_demo", MerchantID: "merchant_demo",
 		Header: h, Body: []byte("{}"), BodyRead: true}, err, diagLookup, now)
 	assert.Equal(t, `"1763805590\nPOST\n/v1/check/merchant_demo\n{}"`, d.StringToSign, "built even for an unknown key")
 	assert.Equal(t, 42, d.StringToSignBytes)
@@ -172,7 +172,7 @@ func TestDiagnosticContent(t *testing.T) {
 	// the diagnostic says why.
 	h.Del("X-Service-Timestamp")
 	_, err = p.VerifyRequest("POST", "/v1/check/merchant_demo", "merchant_demo", h, diagLookup, now, nil)
-	d = p.DiagnoseRequest(firmakit.RequestSeen{Method: "POST", Target: "/v1/check/merchant_demo", Header: h, BodyNote: "not read"}, err, diagLookup, now)
+	d = p.DiagnoseRequest(firmakit.RequestSeen{Method: "POST", RequestTarget: "/v1/check/merchant_demo", Header: h, BodyNote: "not read"}, err, diagLookup, now)
 	assert.Empty(t, d.StringToSign)
 	assert.Contains(t, d.StringToSignNote, "X-Service-Timestamp header is missing")
 	assert.Nil(t, d.ClockDifferenceSeconds)
@@ -183,7 +183,7 @@ func TestDiagnosticContent(t *testing.T) {
 	// A string to sign past the limit is cut and marked.
 	h.Set("X-Service-Timestamp", "1763805600")
 	big := strings.Repeat("x", firmakit.MaxDiagnosticStringToSign)
-	d = p.DiagnoseRequest(firmakit.RequestSeen{Method: "POST", Target: "/v1/check/merchant_demo", Header: h, Body: []byte(big), BodyRead: true},
+	d = p.DiagnoseRequest(firmakit.RequestSeen{Method: "POST", RequestTarget: "/v1/check/merchant_demo", Header: h, Body: []byte(big), BodyRead: true},
 		firmakit.ErrInvalidSignature, diagLookup, now)
 	assert.True(t, d.StringToSignTruncated)
 	assert.Equal(t, firmakit.MaxDiagnosticStringToSign+40, d.StringToSignBytes)
@@ -265,7 +265,7 @@ func TestDiagnosticCutsEscapedText(t *testing.T) {
 	p := firmakit.BundledProfile()
 	h := p.SignedHeaders("test_key_demo", "not_the_secret", "POST", "/v1/check/merchant_demo", nil, now)
 	diagnose := func(body []byte) *firmakit.Diagnostic {
-		return p.DiagnoseRequest(firmakit.RequestSeen{Method: "POST", Target: "/v1/check/merchant_demo", MerchantID: "merchant_demo",
+		return p.DiagnoseRequest(firmakit.RequestSeen{Method: "POST", RequestTarget: "/v1/check/merchant_demo", MerchantID: "merchant_demo",
 			Header: h, Body: body, BodyRead: true}, firmakit.ErrInvalidSignature, diagLookup, now)
 	}
 	const prefix = len("1763805600\nPOST\n/v1/check/merchant_demo\n")
@@ -283,7 +283,7 @@ func TestDiagnosticCutsEscapedText(t *testing.T) {
 			assert.Greater(t, len(d.StringToSign), firmakit.MaxDiagnosticStringToSign-10, "cut near the limit")
 			shown, err := strconv.Unquote(d.StringToSign)
 			require.NoError(t, err, "a whole escape at the end")
-			full := string(p.StringToSign(firmakit.RequestParts{Timestamp: "1763805600", Method: "POST", Target: "/v1/check/merchant_demo", KeyID: "test_key_demo", Body: body}))
+			full := string(p.StringToSign(firmakit.RequestParts{Timestamp: "1763805600", Method: "POST", RequestTarget: "/v1/check/merchant_demo", KeyID: "test_key_demo", Body: body}))
 			assert.True(t, strings.HasPrefix(full, shown), "a prefix of the string signed")
 			assert.True(t, strings.HasPrefix(firmakit.EscapeStringToSign([]byte(full)), strings.TrimSuffix(d.StringToSign, `"`)),
 				"written as 'firmakit sign' writes it")
@@ -301,16 +301,16 @@ func TestDiagnosticEscapesTargetAndHeaders(t *testing.T) {
 	now := time.Unix(1763805600, 0)
 	p := firmakit.BundledProfile()
 	h := p.SignedHeaders("test_key_\xff", "x", "POST", "/v1/check/merchant_demo", nil, now)
-	d := p.DiagnoseRequest(firmakit.RequestSeen{Method: "POST", Target: "/v1/check/m\xe9rchant?q=\xc3", MerchantID: "merchant_demo",
+	d := p.DiagnoseRequest(firmakit.RequestSeen{Method: "POST", RequestTarget: "/v1/check/m\xe9rchant?q=\xc3", MerchantID: "merchant_demo",
 		Header: h, Body: []byte("{}"), BodyRead: true}, firmakit.ErrInvalidCredentials, diagLookup, now)
-	assert.Equal(t, `"/v1/check/m\xe9rchant?q=\xc3"`, d.TargetEscaped)
+	assert.Equal(t, `"/v1/check/m\xe9rchant?q=\xc3"`, d.RequestTargetEscaped)
 	assert.Equal(t, `"test_key_\xff"`, d.Headers[0].ValueEscaped)
 	assert.Empty(t, d.Headers[1].ValueEscaped, "only when needed")
 	b, err := json.Marshal(d)
 	require.NoError(t, err)
 	assert.Contains(t, string(b), `"target_escaped":"\"/v1/check/m\\xe9rchant?q=\\xc3\""`)
-	d = p.DiagnoseRequest(firmakit.RequestSeen{Method: "POST", Target: "/v1/check/merchant_demo?ñ=1", Header: h}, firmakit.ErrInvalidCredentials, diagLookup, now)
-	assert.Empty(t, d.TargetEscaped, "printable UTF-8 needs no escape")
+	d = p.DiagnoseRequest(firmakit.RequestSeen{Method: "POST", RequestTarget: "/v1/check/merchant_demo?ñ=1", Header: h}, firmakit.ErrInvalidCredentials, diagLookup, now)
+	assert.Empty(t, d.RequestTargetEscaped, "printable UTF-8 needs no escape")
 }
 
 // TestDiagnoseLargeBodyTriesNoVariants: the variants of a body (without

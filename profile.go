@@ -27,12 +27,12 @@ var bundledProfileYAML []byte
 
 // Parts of the request string to sign that a profile may name.
 const (
-	PartTimestamp = "timestamp" // the timestamp header's value, exactly as sent
-	PartMethod    = "method"    // the HTTP method, upper case
-	PartTarget    = "target"    // the path as sent on the wire, plus "?" and the raw query
-	PartPath      = "path"      // the path as sent on the wire, without the query
-	PartKey       = "key"       // the credential id of the key header
-	PartBody      = "body"      // the raw body bytes
+	PartTimestamp     = "timestamp" // the timestamp header's value, exactly as sent
+	PartMethod        = "method"    // the HTTP method, upper case
+	PartRequestTarget = "target"    // the path as sent on the wire, plus "?" and the raw query
+	PartPath          = "path"      // the path as sent on the wire, without the query
+	PartKey           = "key"       // the credential id of the key header
+	PartBody          = "body"      // the raw body bytes
 )
 
 // Profile is every choice the service interface leaves open: header names,
@@ -194,7 +194,7 @@ func (p *Profile) Validate() error {
 	}
 	for _, part := range r.StringToSign {
 		switch part {
-		case PartTimestamp, PartMethod, PartTarget, PartPath, PartKey, PartBody:
+		case PartTimestamp, PartMethod, PartRequestTarget, PartPath, PartKey, PartBody:
 		default:
 			return fmt.Errorf("invalid profile: unknown part %q in request.string_to_sign (want timestamp, method, target, path, key or body)", part)
 		}

@@ -34,10 +34,10 @@ type ReceivedRequest struct {
 	ID         uint64 `json:"id"`
 	ReceivedAt string `json:"received_at"`
 	Method     string `json:"method"`
-	// Target is the path as sent plus "?" and the raw query.
-	Target     string `json:"target"`
-	RemoteAddr string `json:"remote_addr"`
-	MerchantID string `json:"merchant_id"`
+	// RequestTarget is the path as sent plus "?" and the raw query.
+	RequestTarget string `json:"target"`
+	RemoteAddr    string `json:"remote_addr"`
+	MerchantID    string `json:"merchant_id"`
 	// KeyID is the value of the profile's key header, "" when absent.
 	KeyID string `json:"key_id"`
 	// Status is the HTTP status answered; Message the answer's message.

@@ -156,11 +156,11 @@ func cachedMAC(hashName, encName string) mac {
 
 // RequestParts is what a request signature covers.
 type RequestParts struct {
-	Timestamp string // the timestamp header's value exactly as sent
-	Method    string
-	Target    string // path as sent on the wire, plus "?" and the raw query if any
-	KeyID     string
-	Body      []byte
+	Timestamp     string // the timestamp header's value exactly as sent
+	Method        string
+	RequestTarget string // path as sent on the wire, plus "?" and the raw query if any
+	KeyID         string
+	Body          []byte
 }
 
 // RequestTarget returns the request target of r as the profile signs it:
@@ -217,10 +217,10 @@ func (p *Profile) appendSigned(buf []byte, rp *RequestParts, atBody func([]byte)
 				}
 				buf = append(buf, c)
 			}
-		case PartTarget:
-			buf = append(buf, rp.Target...)
+		case PartRequestTarget:
+			buf = append(buf, rp.RequestTarget...)
 		case PartPath:
-			path, _, _ := strings.Cut(rp.Target, "?")
+			path, _, _ := strings.Cut(rp.RequestTarget, "?")
 			buf = append(buf, path...)
 		case PartKey:
 			buf = append(buf, rp.KeyID...)
@@ -282,7 +282,7 @@ func (p *Profile) SignedHeaders(keyID, secret, method, target string, body []byt
 	h.Set(p.Request.KeyHeader, keyID)
 	h.Set(p.Request.TimestampHeader, ts)
 	h.Set(p.Request.SignatureHeader, p.RequestSignature(secret, RequestParts{
-		Timestamp: ts, Method: method, Target: target, KeyID: keyID, Body: body,
+		Timestamp: ts, Method: method, RequestTarget: target, KeyID: keyID, Body: body,
 	}))
 	return h
 }
@@ -415,7 +415,7 @@ func (p *Profile) VerifyRequest(method, target, merchantID string, h http.Header
 	m := cachedMAC(p.Request.Hash, p.Request.Encoding)
 	s := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(s)
-	rp := RequestParts{Timestamp: a.Timestamp, Method: method, Target: target, KeyID: a.KeyID, Body: b}
+	rp := RequestParts{Timestamp: a.Timestamp, Method: method, RequestTarget: target, KeyID: a.KeyID, Body: b}
 	if !m.equalScratch(p.requestMAC(m, cred.Secret, &rp, s), a.Signature, s) {
 		return cred, fmt.Errorf("%w: signature does not match the request", ErrInvalidSignature)
 	}

@@ -21,7 +21,7 @@ const (
 
 func TestRequestSignatureVector(t *testing.T) {
 	p := firmakit.BundledProfile()
-	rp := firmakit.RequestParts{Timestamp: vectorTS, Method: "POST", Target: "/v1/check/merchant_demo", Body: []byte("{}")}
+	rp := firmakit.RequestParts{Timestamp: vectorTS, Method: "POST", RequestTarget: "/v1/check/merchant_demo", Body: []byte("{}")}
 	assert.Equal(t, "1763805600\nPOST\n/v1/check/merchant_demo\n{}", string(p.StringToSign(rp)))
 	assert.Equal(t, vectorSig, p.RequestSignature("test_secret_demo", rp))
 }
@@ -74,7 +74,7 @@ func TestVerifyRequest(t *testing.T) {
 	resign := func(h http.Header, key, secret, ts, method, target string, body []byte) {
 		h.Set("X-Service-Key", key)
 		h.Set("X-Service-Timestamp", ts)
-		h.Set("X-Service-Signature", p.RequestSignature(secret, firmakit.RequestParts{Timestamp: ts, Method: method, Target: target, Body: body}))
+		h.Set("X-Service-Signature", p.RequestSignature(secret, firmakit.RequestParts{Timestamp: ts, Method: method, RequestTarget: target, Body: body}))
 	}
 	cases := []struct {
 		name   string
@@ -218,7 +218,7 @@ notification:
 	h := p.SignedHeaders("test_key_demo", "test_secret_demo", "POST", "/v1/check/merchant_demo", []byte("{}"), now)
 	assert.Len(t, h.Get("X-Api-Sig"), 88, "base64 of 64 bytes")
 	assert.Equal(t, "POST|/v1/check/merchant_demo|1763805600|test_key_demo|{}",
-		string(p.StringToSign(firmakit.RequestParts{Timestamp: "1763805600", Method: "post", Target: "/v1/check/merchant_demo", KeyID: "test_key_demo", Body: []byte("{}")})))
+		string(p.StringToSign(firmakit.RequestParts{Timestamp: "1763805600", Method: "post", RequestTarget: "/v1/check/merchant_demo", KeyID: "test_key_demo", Body: []byte("{}")})))
 	_, err = p.VerifyRequest("POST", "/v1/check/merchant_demo", "merchant_demo", h, lookup, now, func() ([]byte, error) { return []byte("{}"), nil })
 	require.NoError(t, err)
 	// The bundled profile does not accept it: other header names.

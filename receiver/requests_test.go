@@ -72,7 +72,7 @@ func TestRequestsSameContractAsTheReference(t *testing.T) {
 	getJSON(t, rv.URL()+"/api/requests?after=4", &pg)
 	assert.Equal(t, firmakit.RequestsPage{Requests: pg.Requests, Count: 2, Total: 4, LastID: 6}, pg)
 	require.Len(t, pg.Requests, 2)
-	assert.Equal(t, "/v1/check/merchant_demo?i=4", pg.Requests[0].Target)
+	assert.Equal(t, "/v1/check/merchant_demo?i=4", pg.Requests[0].RequestTarget)
 	assert.Equal(t, firmakit.AuthAccepted, pg.Requests[0].Auth)
 
 	for _, q := range []string{"?after=x", "?after=-2", "?limit=0", "?limit=1001"} {
@@ -131,7 +131,7 @@ func streamedLog(t *testing.T, size int) (*reference.RequestLog, *receiver.Recei
 	log := reference.NewRequestLog(size)
 	rv := MustOpenReceiver(t, func(r *receiver.Receiver) { r.Requests = log })
 	for i := 1; i <= 3; i++ {
-		log.Add(firmakit.ReceivedRequest{Target: fmt.Sprint("/", i)})
+		log.Add(firmakit.ReceivedRequest{RequestTarget: fmt.Sprint("/", i)})
 	}
 	return log, rv
 }
@@ -143,17 +143,17 @@ func TestRequestStreamCatchesUpThenGoesLive(t *testing.T) {
 	const total = 400
 	go func() {
 		for i := 4; i <= total; i++ {
-			log.Add(firmakit.ReceivedRequest{Target: fmt.Sprint("/", i)})
+			log.Add(firmakit.ReceivedRequest{RequestTarget: fmt.Sprint("/", i)})
 		}
 	}()
 	for want := uint64(2); want <= total; want++ {
 		e := readRequest(t, c)
 		require.Equal(t, want, e.ID, "no gap, no duplicate")
-		require.Equal(t, fmt.Sprint("/", want), e.Target)
+		require.Equal(t, fmt.Sprint("/", want), e.RequestTarget)
 	}
 	// And the next one arrives live.
-	log.Add(firmakit.ReceivedRequest{Target: "/live"})
-	assert.Equal(t, "/live", readRequest(t, c).Target)
+	log.Add(firmakit.ReceivedRequest{RequestTarget: "/live"})
+	assert.Equal(t, "/live", readRequest(t, c).RequestTarget)
 
 	// Without after, the stream starts at the oldest held.
 	c2 := dialRequests(t, rv, "")
@@ -163,14 +163,14 @@ func TestRequestStreamCatchesUpThenGoesLive(t *testing.T) {
 func TestRequestStreamClosesASlowClient(t *testing.T) {
 	log := reference.NewRequestLog(8)
 	rv := MustOpenReceiver(t, func(r *receiver.Receiver) { r.Requests = log })
-	log.Add(firmakit.ReceivedRequest{Target: "/first"})
+	log.Add(firmakit.ReceivedRequest{RequestTarget: "/first"})
 	c := dialRequests(t, rv, "")
 	assert.Equal(t, uint64(1), readRequest(t, c).ID)
 	// 60 MiB while the client reads nothing: far more than a socket
 	// buffers, so the log (8 entries) drops entries the client was not sent.
 	big := strings.Repeat("x", 1<<20)
 	for i := 0; i < 60; i++ {
-		log.Add(firmakit.ReceivedRequest{Target: big})
+		log.Add(firmakit.ReceivedRequest{RequestTarget: big})
 	}
 	var got []uint64
 	var err error
@@ -209,9 +209,9 @@ func TestRequestStreamAfterARestart(t *testing.T) {
 	for want := uint64(1); want <= 3; want++ {
 		assert.Equal(t, want, readRequest(t, c).ID)
 	}
-	log.Add(firmakit.ReceivedRequest{Target: "/live"})
-	assert.Equal(t, "/live", readRequest(t, c).Target)
+	log.Add(firmakit.ReceivedRequest{RequestTarget: "/live"})
+	assert.Equal(t, "/live", readRequest(t, c).RequestTarget)
 	// An after within the log still means what it says.
 	c2 := dialRequests(t, rv, "?after=3")
-	assert.Equal(t, "/live", readRequest(t, c2).Target)
+	assert.Equal(t, "/live", readRequest(t, c2).RequestTarget)
 }

@@ -40,7 +40,7 @@ func (cfg AuthConfig) explain(c echo.Context, err error, now time.Time, body []b
 		return // a body too large or unreadable: its own answer says it all
 	}
 	r := c.Request()
-	seen := firmakit.RequestSeen{Method: r.Method, Target: firmakit.RequestTarget(r), MerchantID: c.Param(cfg.MerchantParam),
+	seen := firmakit.RequestSeen{Method: r.Method, RequestTarget: firmakit.RequestTarget(r), MerchantID: c.Param(cfg.MerchantParam),
 		Header: r.Header, Body: body, BodyRead: read}
 	if !read {
 		seen.Body, seen.BodyRead, seen.BodyNote = readForDiagnostic(c.Response(), r.Body, r.ContentLength, cfg.MaxBody)

@@ -94,19 +94,19 @@ func TestExplainAddsADiagnosticOnly(t *testing.T) {
 			d := got.Diagnostic
 			assert.Equal(t, tc.cause, d.CauseCode, d.Cause)
 			assert.Equal(t, "POST", d.Method)
-			assert.Equal(t, tc.call.path, d.Target)
+			assert.Equal(t, tc.call.path, d.RequestTarget)
 			for _, secret := range []string{"test_secret_demo", "not_the_secret", "whatever"} {
 				assert.NotContains(t, string(b), secret)
 			}
 			// The signature the server expected: never in the answer.
 			ts := tc.call.header.Get("X-Service-Timestamp")
 			want := p.RequestSignature("test_secret_demo", firmakit.RequestParts{Timestamp: ts, Method: "POST",
-				Target: tc.call.path, KeyID: tc.call.header.Get("X-Service-Key"), Body: tc.call.body})
+				RequestTarget: tc.call.path, KeyID: tc.call.header.Get("X-Service-Key"), Body: tc.call.body})
 			if want != tc.call.header.Get("X-Service-Signature") {
 				assert.NotContains(t, string(b), want)
 			}
 			if d.StringToSign != "" {
-				sts := p.StringToSign(firmakit.RequestParts{Timestamp: ts, Method: "POST", Target: tc.call.path,
+				sts := p.StringToSign(firmakit.RequestParts{Timestamp: ts, Method: "POST", RequestTarget: tc.call.path,
 					KeyID: tc.call.header.Get("X-Service-Key"), Body: tc.call.body})
 				assert.Equal(t, firmakit.EscapeStringToSign(sts), d.StringToSign)
 				assert.Equal(t, len(sts), d.StringToSignBytes)
@@ -117,7 +117,7 @@ func TestExplainAddsADiagnosticOnly(t *testing.T) {
 			// signature, the body and which of check 3's causes.
 			ld := logged.Diagnostic
 			require.NotNil(t, ld)
-			assert.Equal(t, d.Target, ld.Target)
+			assert.Equal(t, d.RequestTarget, ld.RequestTarget)
 			assert.Equal(t, d.BodySHA256, ld.BodySHA256)
 			assert.Equal(t, d.StringToSignBytes, ld.StringToSignBytes)
 			assert.True(t, strings.HasPrefix(d.StringToSign, strings.TrimSuffix(ld.StringToSign, `"`)), ld.StringToSign)
@@ -177,7 +177,7 @@ func TestRequestLogCannotBeReplayed(t *testing.T) {
 	d := pg.Requests[0].Diagnostic
 	require.NotNil(t, d)
 	// The attacker copies what the log shows and sends the message signed.
-	replay := call{method: "POST", path: pg.Requests[0].Target, body: []byte("{}"), header: http.Header{}}
+	replay := call{method: "POST", path: pg.Requests[0].RequestTarget, body: []byte("{}"), header: http.Header{}}
 	for _, h := range d.Headers {
 		replay.header.Set(h.Name, h.Value)
 	}
@@ -229,7 +229,7 @@ func TestRequestLogRecordsEveryAPIRequest(t *testing.T) {
 		assert.Equal(t, uint64(i+1), e.ID)
 		assert.Equal(t, "2026-11-22T10:00:00.123456Z", e.ReceivedAt)
 		assert.Equal(t, c.call.method, e.Method)
-		assert.Equal(t, c.call.path, e.Target)
+		assert.Equal(t, c.call.path, e.RequestTarget)
 		assert.Equal(t, "merchant_demo", e.MerchantID)
 		assert.Equal(t, c.call.header.Get("X-Service-Key"), e.KeyID)
 		assert.Equal(t, c.status, e.Status, c.call.path)
@@ -327,7 +327,7 @@ func TestRequestLogSubscribers(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := 0; i < each; i++ {
-				log.Add(firmakit.ReceivedRequest{Target: fmt.Sprint(w, i)})
+				log.Add(firmakit.ReceivedRequest{RequestTarget: fmt.Sprint(w, i)})
 			}
 		}()
 	}

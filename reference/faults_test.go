@@ -205,7 +205,7 @@ func (x *exchange) send(t *testing.T, o outgoing) answer {
 		o.method = http.MethodPost
 	}
 	p := firmakit.BundledProfile()
-	rp := firmakit.RequestParts{Timestamp: o.ts, Method: o.method, Target: o.path, KeyID: o.key, Body: []byte(body)}
+	rp := firmakit.RequestParts{Timestamp: o.ts, Method: o.method, RequestTarget: o.path, KeyID: o.key, Body: []byte(body)}
 	if o.sign != nil {
 		o.sign(&rp, p)
 	}
@@ -554,12 +554,12 @@ func faultCases() []faultCase {
 			correct: []string{authed, invalidSig}, faulty: []string{invalidSig, authed}},
 		{fault: "auth-query-not-signed",
 			probe: signedBoth("/v1/check/merchant_demo?ref=42", nil, func(rp *firmakit.RequestParts, _ *firmakit.Profile) {
-				rp.Target = "/v1/check/merchant_demo"
+				rp.RequestTarget = "/v1/check/merchant_demo"
 			}),
 			correct: []string{authed, invalidSig}, faulty: []string{invalidSig, authed}},
 		{fault: "auth-target-decoded",
 			probe: signedBoth("/v1/check/merchant_demo?nota=a%2Fb%20c", nil, func(rp *firmakit.RequestParts, _ *firmakit.Profile) {
-				rp.Target = "/v1/check/merchant_demo?nota=a/b c"
+				rp.RequestTarget = "/v1/check/merchant_demo?nota=a/b c"
 			}),
 			correct: []string{authed, invalidSig}, faulty: []string{invalidSig, authed}},
 		{fault: "auth-body-reserialised",

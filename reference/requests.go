@@ -187,16 +187,16 @@ func (s *Server) recordRequests(next echo.HandlerFunc) echo.HandlerFunc {
 			c.Error(err)
 		}
 		e := firmakit.ReceivedRequest{
-			ReceivedAt: received.UTC().Format(firmakit.ReceivedAtFormat),
-			Method:     firmakit.ClipBytes(r.Method, maxLoggedField),
-			Target:     firmakit.ClipBytes(firmakit.RequestTarget(r), maxLoggedTarget),
-			RemoteAddr: r.RemoteAddr,
-			MerchantID: firmakit.ClipBytes(merchant, maxLoggedField),
-			KeyID:      firmakit.ClipBytes(r.Header.Get(s.Profile.Request.KeyHeader), maxLoggedField),
-			Status:     c.Response().Status,
-			Auth:       firmakit.AuthNotChecked,
-			Message:    firmakit.ClipBytes(answerMessage(w.buf.Bytes()), maxLoggedMessage),
-			BodyBytes:  r.ContentLength,
+			ReceivedAt:    received.UTC().Format(firmakit.ReceivedAtFormat),
+			Method:        firmakit.ClipBytes(r.Method, maxLoggedField),
+			RequestTarget: firmakit.ClipBytes(firmakit.RequestTarget(r), maxLoggedTarget),
+			RemoteAddr:    r.RemoteAddr,
+			MerchantID:    firmakit.ClipBytes(merchant, maxLoggedField),
+			KeyID:         firmakit.ClipBytes(r.Header.Get(s.Profile.Request.KeyHeader), maxLoggedField),
+			Status:        c.Response().Status,
+			Auth:          firmakit.AuthNotChecked,
+			Message:       firmakit.ClipBytes(answerMessage(w.buf.Bytes()), maxLoggedMessage),
+			BodyBytes:     r.ContentLength,
 		}
 		if b, ok := c.Get(string(bodyKey)).([]byte); ok {
 			e.BodyBytes = int64(len(b))

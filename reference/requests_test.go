@@ -70,9 +70,9 @@ func TestRequestLogWorstCase(t *testing.T) {
 		key, sig, body string
 	}{
 		{"unknown key, escaping everywhere", longQuery, "k" + ff(4<<10), ff(8 << 10), strings.Repeat("\x00", 1<<20)},
-		{"query not signed", longQuery, "test_key_demo", p.RequestSignature("test_secret_demo", firmakit.RequestParts{Timestamp: ts, Method: "POST", Target: path, KeyID: "test_key_demo", Body: []byte("{}")}), "{}"},
+		{"query not signed", longQuery, "test_key_demo", p.RequestSignature("test_secret_demo", firmakit.RequestParts{Timestamp: ts, Method: "POST", RequestTarget: path, KeyID: "test_key_demo", Body: []byte("{}")}), "{}"},
 		{"path decoded", "/v1/check/merchant%5Fdemo?" + strings.Repeat("%ff", 3<<10), "test_key_demo", p.RequestSignature("test_secret_demo", firmakit.RequestParts{
-			Timestamp: ts, Method: "POST", Target: path + "?" + ff(3<<10), KeyID: "test_key_demo", Body: []byte("{}")}), "{}"},
+			Timestamp: ts, Method: "POST", RequestTarget: path + "?" + ff(3<<10), KeyID: "test_key_demo", Body: []byte("{}")}), "{}"},
 		{"secret or bytes, large body", longQuery, "test_key_demo", strings.Repeat("0", 64), strings.Repeat("\x01", 1<<20)},
 	} {
 		req := httptest.NewRequest("POST", path, strings.NewReader(tc.body))
@@ -122,7 +122,7 @@ func TestSandboxRequestsPageIsBoundedByBytes(t *testing.T) {
 	s := MustOpenServer(t, nil)
 	big := "/" + strings.Repeat("<", 100<<10) // 600 KB of JSON once escaped
 	for i := 0; i < 10; i++ {
-		s.Requests().Add(firmakit.ReceivedRequest{Target: big})
+		s.Requests().Add(firmakit.ReceivedRequest{RequestTarget: big})
 	}
 	_, pg, raw := page(t, s, "?after=0&limit=1000")
 	assert.Equal(t, []uint64{1, 2, 3}, ids(pg.Requests), "%d bytes", len(raw))
@@ -132,7 +132,7 @@ func TestSandboxRequestsPageIsBoundedByBytes(t *testing.T) {
 	assert.Equal(t, []uint64{4, 5, 6}, ids(pg.Requests))
 	_, pg, _ = page(t, s, "?limit=1000")
 	assert.Equal(t, []uint64{10, 9, 8}, ids(pg.Requests), "newest first, the same bound")
-	huge := firmakit.ReceivedRequest{Target: strings.Repeat("<", 1<<20)}
+	huge := firmakit.ReceivedRequest{RequestTarget: strings.Repeat("<", 1<<20)}
 	s.Requests().Add(huge)
 	_, pg, _ = page(t, s, "?limit=5")
 	assert.Equal(t, []uint64{11}, ids(pg.Requests), "one entry at least, whatever its size")

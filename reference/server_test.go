@@ -80,7 +80,7 @@ func TestHostileRequests(t *testing.T) {
 	sign := func(key, secret, stamp, method, path, body string) http.Header {
 		return http.Header{
 			"X-Service-Key": {key}, "X-Service-Timestamp": {stamp},
-			"X-Service-Signature": {p.RequestSignature(secret, firmakit.RequestParts{Timestamp: stamp, Method: method, Target: path, Body: []byte(body)})},
+			"X-Service-Signature": {p.RequestSignature(secret, firmakit.RequestParts{Timestamp: stamp, Method: method, RequestTarget: path, Body: []byte(body)})},
 		}
 	}
 	demo := func(stamp, body string) http.Header {

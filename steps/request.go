@@ -145,17 +145,17 @@ func (s *Steps) signedRequest(ctx context.Context, sc *scenario, now time.Time, 
 	if sc.stamp != nil {
 		ts = sc.stamp(now)
 	}
-	parts := firmakit.RequestParts{Timestamp: ts, Method: sc.method(), Target: target, KeyID: sc.cred.KeyID, Body: body}
+	parts := firmakit.RequestParts{Timestamp: ts, Method: sc.method(), RequestTarget: target, KeyID: sc.cred.KeyID, Body: body}
 	if sc.signBody != nil {
 		parts.Body = sc.signBody
 	}
 	if sc.signPath != "" {
-		parts.Target = sc.signPath
+		parts.RequestTarget = sc.signPath
 	}
 	if sc.signQuery != nil {
-		parts.Target = path
+		parts.RequestTarget = path
 		if *sc.signQuery != "" {
-			parts.Target += "?" + *sc.signQuery
+			parts.RequestTarget += "?" + *sc.signQuery
 		}
 	}
 	if sc.signVerb != "" {

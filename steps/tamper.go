@@ -260,7 +260,7 @@ func (s *Steps) theSignatureCoversAnotherTimestamp(ctx context.Context) error {
 // signsQuery tells why the profile's string to sign has no query to
 // leave out or decode, if so.
 func (s *Steps) signsQuery() string {
-	if !slices.Contains(s.T.Profile.Request.StringToSign, firmakit.PartTarget) {
+	if !slices.Contains(s.T.Profile.Request.StringToSign, firmakit.PartRequestTarget) {
 		return "the profile's string to sign has no query (it signs no request target)"
 	}
 	return ""

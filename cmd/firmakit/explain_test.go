@@ -63,7 +63,7 @@ func TestSignPrintsWhatTheDiagnosticShows(t *testing.T) {
 	p := firmakit.BundledProfile()
 	ts := req.Header.Get("X-Service-Timestamp")
 	require.Equal(t, ts+"\nPOST\n"+target+"\n"+body, sts)
-	expected := p.RequestSignature("test_secret_demo", firmakit.RequestParts{Timestamp: ts, Method: "POST", Target: target, Body: []byte(body)})
+	expected := p.RequestSignature("test_secret_demo", firmakit.RequestParts{Timestamp: ts, Method: "POST", RequestTarget: target, Body: []byte(body)})
 	for _, s := range []string{"test_secret_demo", "not_the_secret", expected} {
 		assert.NotContains(t, string(raw), s)
 		assert.NotContains(t, out.String(), s)
@@ -125,7 +125,7 @@ func TestUpShowsRequestsAndDelays(t *testing.T) {
 	require.Len(t, pg.Requests, 2)
 	assert.Equal(t, firmakit.AuthAccepted, pg.Requests[0].Auth)
 	assert.Equal(t, 201, pg.Requests[0].Status)
-	assert.Equal(t, "/v1/signature/merchant_demo", pg.Requests[0].Target)
+	assert.Equal(t, "/v1/signature/merchant_demo", pg.Requests[0].RequestTarget)
 	assert.Nil(t, pg.Requests[0].Diagnostic)
 	assert.Equal(t, firmakit.AuthRefused, pg.Requests[1].Auth)
 	assert.Equal(t, "Invalid signature", pg.Requests[1].Message)

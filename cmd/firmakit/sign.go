@@ -112,7 +112,7 @@ func (m *Main) signCommand() command {
 					fmt.Fprintf(m.Stderr, "notification signed under %s (%s)\n", p.Name, schemeSummary(p))
 					return nil
 				}
-				sts := p.StringToSign(firmakit.RequestParts{Timestamp: h.Get(p.Request.TimestampHeader), Method: strings.ToUpper(*method), Target: target, KeyID: *key, Body: b})
+				sts := p.StringToSign(firmakit.RequestParts{Timestamp: h.Get(p.Request.TimestampHeader), Method: strings.ToUpper(*method), RequestTarget: target, KeyID: *key, Body: b})
 				// Escaped as a diagnostic of 'firmakit serve --explain' shows
 				// it (string_to_sign, string_to_sign_bytes), to compare.
 				fmt.Fprintf(m.Stderr, "string to sign (%d bytes, %s over %s): %s\n", len(sts), p.Request.Hash, p.Request.Encoding, firmakit.EscapeStringToSign(sts))

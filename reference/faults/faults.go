@@ -660,14 +660,14 @@ func (s *service) faultyAuth(next echo.HandlerFunc) echo.HandlerFunc {
 				}
 				target := firmakit.RequestTarget(r)
 				if s.fault(faultAuthTargetDecoded) {
-					target = firmakit.DecodeTarget(target)
+					target = firmakit.DecodeRequestTarget(target)
 				}
 				signed := body
 				if s.fault(faultAuthBodyReserialised) {
 					signed = reserialised(body)
 				}
 				want := signing.RequestSignature(cr.Secret, firmakit.RequestParts{
-					Timestamp: a.Timestamp, Method: r.Method, Target: target, KeyID: a.KeyID, Body: signed})
+					Timestamp: a.Timestamp, Method: r.Method, RequestTarget: target, KeyID: a.KeyID, Body: signed})
 				if !s.faultySameSignature(want, a.Signature) {
 					return reference.AuthError(fmt.Errorf("%w: signature does not match the request", firmakit.ErrInvalidSignature))
 				}
@@ -772,7 +772,7 @@ func (s *service) faultSigningProfile() *firmakit.Profile {
 		case part == firmakit.PartMethod && s.fault(faultAuthMethodNotSigned),
 			part == firmakit.PartTimestamp && s.fault(faultAuthTimestampNotSigned):
 			continue
-		case part == firmakit.PartTarget && s.fault(faultAuthQueryNotSigned):
+		case part == firmakit.PartRequestTarget && s.fault(faultAuthQueryNotSigned):
 			part = firmakit.PartPath
 		}
 		p.Request.StringToSign = append(p.Request.StringToSign, part)
