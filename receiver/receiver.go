@@ -21,7 +21,7 @@ import (
 	"github.com/firmakit/firmakit/internal/apierror"
 	"github.com/firmakit/firmakit/internal/connlimit"
 	"github.com/firmakit/firmakit/internal/guard"
-	"github.com/firmakit/firmakit/internal/httpserve"
+	"github.com/firmakit/firmakit/internal/graceful"
 	"github.com/labstack/echo/v4"
 )
 
@@ -162,7 +162,7 @@ type Receiver struct {
 	streams   sync.WaitGroup
 	nstreams  atomic.Int64
 	stop      chan struct{}
-	conns     httpserve.Tracker
+	conns     graceful.Tracker
 	large     chan struct{} // a slot per large body being read
 	pages     chan struct{} // a slot per list or export page being read and written
 	backlogs  chan struct{} // a slot per stream backlog page being read and written
@@ -323,7 +323,7 @@ func (rv *Receiver) Close() error {
 			return
 		}
 		close(rv.stop)
-		err = httpserve.Shutdown(rv.srv, &rv.conns, 2*time.Second)
+		err = graceful.Shutdown(rv.srv, &rv.conns, 2*time.Second)
 		rv.hub.closeAll()
 		rv.streams.Wait()
 		rv.store.close()

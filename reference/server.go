@@ -15,7 +15,7 @@ import (
 	"github.com/firmakit/firmakit/internal/apierror"
 	"github.com/firmakit/firmakit/internal/connlimit"
 	"github.com/firmakit/firmakit/internal/guard"
-	"github.com/firmakit/firmakit/internal/httpserve"
+	"github.com/firmakit/firmakit/internal/graceful"
 	"github.com/labstack/echo/v4"
 )
 
@@ -126,7 +126,7 @@ type Server struct {
 	// Requests, whichever comes first.
 	requestsOnce sync.Once
 	closeOnce    sync.Once
-	conns        httpserve.Tracker
+	conns        graceful.Tracker
 	// deviations is Deviations, or NopDeviations.
 	deviations Deviations
 	// publicURL is the PublicURL that was given, if any: its host is
@@ -262,7 +262,7 @@ func (s *Server) Close() error {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), s.ShutdownGrace)
 		defer cancel()
-		err = httpserve.Shutdown(s.srv, &s.conns, 2*time.Second)
+		err = graceful.Shutdown(s.srv, &s.conns, 2*time.Second)
 		s.deliveries.close(ctx)
 	})
 	return err

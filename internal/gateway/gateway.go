@@ -29,7 +29,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/firmakit/firmakit/internal/httpserve"
+	"github.com/firmakit/firmakit/internal/graceful"
 )
 
 // DefaultAddr is the address a gateway listens on when Addr is empty.
@@ -148,7 +148,7 @@ type Server struct {
 
 	srv       *http.Server
 	ln        net.Listener
-	conns     httpserve.Tracker
+	conns     graceful.Tracker
 	transport *http.Transport
 	proxy     *httputil.ReverseProxy
 	upstream  *url.URL
@@ -316,7 +316,7 @@ func (s *Server) Close() error {
 		if s.srv == nil {
 			return
 		}
-		err = httpserve.Shutdown(s.srv, &s.conns, s.ShutdownGrace)
+		err = graceful.Shutdown(s.srv, &s.conns, s.ShutdownGrace)
 		s.transport.CloseIdleConnections()
 	})
 	return err

@@ -1,6 +1,6 @@
-// Package httpserve shuts HTTP servers down without waiting on
+// Package graceful shuts HTTP servers down without waiting on
 // connections that never carried a request.
-package httpserve
+package graceful
 
 import (
 	"context"
