@@ -116,14 +116,6 @@ func uniqueSorted(s []string) []string {
 	return out
 }
 
-// mustFaults returns the deviations of the named faults.
-func mustFaults(t testing.TB, names []string) reference.Deviations {
-	t.Helper()
-	d, err := refaults.New(names)
-	require.NoError(t, err)
-	return d
-}
-
 // faultyPair gives ref the named fault and opens rv.
 func faultyPair(rv *receiver.Receiver, ref *reference.Server, fault string) (err error) {
 	if ref.Deviations, err = refaults.New([]string{fault}); err != nil {

@@ -177,3 +177,11 @@ func TestAPersistent502IsJudged(t *testing.T) {
 	assert.Equal(t, 1, s.Count(reports.Passed), "the 413 row passed: %s", unpassed(s))
 	assert.Equal(t, 5, target.Pacer.Stats().Transient["gateway 502"])
 }
+
+// mustFaults returns the deviations of the named faults.
+func mustFaults(t testing.TB, names []string) reference.Deviations {
+	t.Helper()
+	d, err := refaults.New(names)
+	require.NoError(t, err)
+	return d
+}
