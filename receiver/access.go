@@ -8,10 +8,6 @@ import (
 
 const tokenCookie = "firmakit_token"
 
-// msgTokenRequired is the answer to a call of the API or the dashboard
-// without the token.
-const msgTokenRequired = "a token is required: open the dashboard with ?token=<token> or send Authorization: Bearer <token> (the token is printed when the receiver starts)"
-
 // newGuard makes the receiver's guard (see package guard): without a
 // token, only loopback names and the --public-url host reach anything,
 // hooks included; the token guards every route but the hooks and
@@ -20,14 +16,13 @@ func (rv *Receiver) newGuard() *guard.Guard {
 	rv.guard = &guard.Guard{Name: "receiver", Token: rv.Token, PublicURL: rv.publicURL, Self: rv.URL,
 		HostHint: func(path string) string {
 			if strings.HasPrefix(path, "/hooks/") {
-				return "a receiver behind a tunnel or proxy that keeps the public Host: start it with --public-url https://<that host> to allow that host"
+				return msgHookHostHint
 			}
-			return "to serve another name, start it with --public-url http://<that name>:<port> or with --token"
+			return msgHostHint
 		},
 		TokenMessage: msgTokenRequired,
-		ProxyHint: "start it with --public-url https://<the public name> (it then creates a token and prints it) or with --token T, " +
-			"and send Authorization: Bearer <token>; only /hooks/ stay open to senders",
-		Cookie: tokenCookie}
+		ProxyHint:    msgProxyHint,
+		Cookie:       tokenCookie}
 	return rv.guard
 }
 

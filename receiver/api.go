@@ -77,7 +77,7 @@ func (rv *Receiver) routes() *echo.Echo {
 // echoError words echo's own errors like the receiver's other answers.
 func echoError(c echo.Context, he *echo.HTTPError) *APIError {
 	if he.Code == http.StatusNotFound {
-		return apierror.New(he.Code, "not found: "+c.Request().Method+" "+firmakit.ClipRunes(c.Request().URL.Path, 200))
+		return apierror.New(he.Code, msgNotFound+c.Request().Method+" "+firmakit.ClipRunes(c.Request().URL.Path, 200))
 	}
 	return apierror.New(he.Code, strings.ToLower(http.StatusText(he.Code)))
 }
@@ -127,7 +127,7 @@ func filterFrom(c echo.Context) (Filter, error) {
 		f.State = v
 	}
 	if len(f.Text) > MaxText {
-		return f, apiError(http.StatusBadRequest, fmt.Sprintf("q must be at most %d bytes", MaxText))
+		return f, apiError(http.StatusBadRequest, fmt.Sprintf(msgQueryTooLong, MaxText))
 	}
 	for _, p := range []struct {
 		name string
@@ -136,7 +136,7 @@ func filterFrom(c echo.Context) (Filter, error) {
 		if v := q.Get(p.name); v != "" {
 			n, err := strconv.ParseInt(v, 10, 64)
 			if err != nil || n < 0 {
-				return f, apiError(http.StatusBadRequest, p.name+" must be a record id (a whole number)")
+				return f, apiError(http.StatusBadRequest, p.name+msgNotRecordID)
 			}
 			*p.to = n
 		}
@@ -144,22 +144,22 @@ func filterFrom(c echo.Context) (Filter, error) {
 	if v := q.Get("since"); v != "" {
 		t, err := time.Parse(time.RFC3339Nano, v)
 		if err != nil {
-			return f, apiError(http.StatusBadRequest, "since must be an RFC 3339 time such as 2026-11-22T10:00:00Z")
+			return f, apiError(http.StatusBadRequest, msgSinceTime)
 		}
 		f.Since = t
 	}
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > 1000 {
-			return f, apiError(http.StatusBadRequest, "limit must be from 1 to 1000")
+			return f, apiError(http.StatusBadRequest, msgLimitRange)
 		}
 		f.Limit = n
 	}
 	if v := q.Get("order"); v != "" && v != "asc" && v != "desc" {
-		return f, apiError(http.StatusBadRequest, "order must be asc or desc")
+		return f, apiError(http.StatusBadRequest, msgOrder)
 	}
 	if f.Check != "" && f.Check != CheckValid && f.Check != CheckInvalid && f.Check != CheckMissing && f.Check != CheckUnverified {
-		return f, apiError(http.StatusBadRequest, "verdict must be valid, invalid, missing or unverified")
+		return f, apiError(http.StatusBadRequest, msgCheck)
 	}
 	return f, nil
 }
@@ -237,7 +237,7 @@ func (rv *Receiver) handleList(c echo.Context) error {
 func idParam(c echo.Context) (int64, error) {
 	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
 	if err != nil || id < 1 {
-		return 0, apiError(http.StatusBadRequest, "the record id must be a positive whole number")
+		return 0, apiError(http.StatusBadRequest, msgRecordID)
 	}
 	return id, nil
 }
@@ -249,7 +249,7 @@ func (rv *Receiver) handleGet(c echo.Context) error {
 	}
 	r, err := rv.store.get(c.Request().Context(), id)
 	if errors.Is(err, ErrNotFound) {
-		return apiError(http.StatusNotFound, fmt.Sprintf("no record %d", id))
+		return apiError(http.StatusNotFound, fmt.Sprintf(msgNoRecord, id))
 	}
 	if err != nil {
 		return err
@@ -263,7 +263,7 @@ func (rv *Receiver) handleDelete(c echo.Context) error {
 		return err
 	}
 	if err := rv.store.deleteOne(c.Request().Context(), id); errors.Is(err, ErrNotFound) {
-		return apiError(http.StatusNotFound, fmt.Sprintf("no record %d", id))
+		return apiError(http.StatusNotFound, fmt.Sprintf(msgNoRecord, id))
 	} else if err != nil {
 		return err
 	}
@@ -286,7 +286,7 @@ func (rv *Receiver) handleWait(c echo.Context) error {
 	timeout := 2 * time.Second
 	if v := c.QueryParam("timeout"); v != "" {
 		if timeout, err = time.ParseDuration(v); err != nil || timeout <= 0 || timeout > 5*time.Minute {
-			return apiError(http.StatusBadRequest, "timeout must be a duration from 1ms to 5m, such as 2s")
+			return apiError(http.StatusBadRequest, msgWaitTimeout)
 		}
 	}
 	rv.extend(c, timeout)
@@ -294,7 +294,7 @@ func (rv *Receiver) handleWait(c echo.Context) error {
 	defer cancel()
 	r, err := rv.Wait(ctx, f)
 	if errors.Is(err, ErrTimeout) {
-		return apiError(http.StatusRequestTimeout, "no matching notification within "+timeout.String())
+		return apiError(http.StatusRequestTimeout, msgNoMatch+timeout.String())
 	}
 	if err != nil {
 		return err
@@ -385,7 +385,7 @@ func (rv *Receiver) handleExport(c echo.Context) error {
 		_ = bw.Flush()
 		return err
 	}
-	return apiError(http.StatusBadRequest, "format must be jsonl or har")
+	return apiError(http.StatusBadRequest, msgExportFormat)
 }
 
 type harNV struct {
@@ -452,20 +452,20 @@ func (rv *Receiver) handleReplay(c echo.Context) error {
 	err = json.NewDecoder(io.LimitReader(c.Request().Body, 64<<10)).Decode(&in)
 	connlimit.BodyRead(c.Request())
 	if err != nil {
-		return apiError(http.StatusBadRequest, `the body must be JSON: {"url": "http://…", "secrets": ["optional, to re-sign"]}`)
+		return apiError(http.StatusBadRequest, msgReplayBody)
 	}
 	// Where a replay may go is checked before anything is read or sent,
 	// and again when dialling (rv.replayer); a redirect is reported, not
 	// followed.
 	if err := rv.replays.checkURL(c.Request().Context(), in.URL); err != nil {
 		if errors.Is(err, ErrPrivateDestination) || errors.Is(err, ErrSelfDestination) {
-			return apiError(http.StatusForbidden, "refused: "+err.Error())
+			return apiError(http.StatusForbidden, msgRefused+err.Error())
 		}
 		return apiError(http.StatusBadRequest, err.Error())
 	}
 	r, err := rv.store.get(c.Request().Context(), id)
 	if errors.Is(err, ErrNotFound) {
-		return apiError(http.StatusNotFound, fmt.Sprintf("no record %d", id))
+		return apiError(http.StatusNotFound, fmt.Sprintf(msgNoRecord, id))
 	}
 	if err != nil {
 		return err
@@ -486,7 +486,7 @@ func (rv *Receiver) handleReplay(c echo.Context) error {
 	resp, err := rv.replayer.Do(req)
 	out := map[string]any{"latency_ms": float64(time.Since(start).Microseconds()) / 1000, "resigned": len(in.Secrets) > 0}
 	if errors.Is(err, ErrPrivateDestination) || errors.Is(err, ErrSelfDestination) {
-		return apiError(http.StatusForbidden, "refused: "+err.Error())
+		return apiError(http.StatusForbidden, msgRefused+err.Error())
 	}
 	if err != nil {
 		out["error"] = err.Error()
@@ -520,7 +520,7 @@ func (rv *Receiver) handleSetAnswer(c echo.Context) error {
 	err := dec.Decode(&in)
 	connlimit.BodyRead(c.Request())
 	if err != nil {
-		return apiError(http.StatusBadRequest, `the body must be JSON: {"status": 500, "delay": "2s", "hang_up": false, "count": 3, "signature_id": "optional: only this contract's notifications"} (count 0: until cleared; hang_up: close the connection without an answer)`)
+		return apiError(http.StatusBadRequest, msgRuleBody)
 	}
 	if in.Status == nil && !in.HangUp {
 		return apiError(http.StatusBadRequest, msgRuleStatus)
@@ -532,7 +532,7 @@ func (rv *Receiver) handleSetAnswer(c echo.Context) error {
 	if in.Delay != "" {
 		d, err := time.ParseDuration(in.Delay)
 		if err != nil {
-			return apiError(http.StatusBadRequest, "delay must be a duration from 0 to 1m, such as 2s")
+			return apiError(http.StatusBadRequest, msgRuleDelay)
 		}
 		a.Delay = d
 	}
@@ -540,7 +540,7 @@ func (rv *Receiver) handleSetAnswer(c echo.Context) error {
 		return apiError(http.StatusBadRequest, err.Error())
 	}
 	if len(in.SignatureID) > 200 {
-		return apiError(http.StatusBadRequest, "signature_id must be at most 200 bytes")
+		return apiError(http.StatusBadRequest, msgRuleSignatureID)
 	}
 	rule := a.rule(in.SignatureID, in.Count)
 	rule.Delay = in.Delay
@@ -566,7 +566,7 @@ func (rv *Receiver) handleNoteContract(c echo.Context) error {
 	err := json.NewDecoder(io.LimitReader(c.Request().Body, 64<<10)).Decode(&in)
 	connlimit.BodyRead(c.Request())
 	if err != nil || in.SignatureID == "" || len(in.SignatureID) > 200 {
-		return apiError(http.StatusBadRequest, `the body must be JSON: {"signature_id": "…", "created_at": "2026-11-22T10:00:00.000Z"}`)
+		return apiError(http.StatusBadRequest, msgContractBody)
 	}
 	if err := rv.NoteContract(c.Request().Context(), in.SignatureID, in.CreatedAt); err != nil {
 		return apiError(http.StatusBadRequest, err.Error())
@@ -576,7 +576,7 @@ func (rv *Receiver) handleNoteContract(c echo.Context) error {
 
 func (rv *Receiver) handleDemo(c echo.Context) error {
 	if rv.Demo == nil {
-		return apiError(http.StatusNotFound, "demo contracts are available when the receiver runs with a reference server ('firmakit up')")
+		return apiError(http.StatusNotFound, msgNoDemo)
 	}
 	var in struct {
 		State string `json:"state"`
@@ -585,11 +585,11 @@ func (rv *Receiver) handleDemo(c echo.Context) error {
 	connlimit.BodyRead(c.Request())
 	st := firmakit.State(in.State)
 	if !st.Valid() {
-		return apiError(http.StatusBadRequest, "state must be one of CREATED, BOUNCED, REJECTED, CANCELED, SIGNED")
+		return apiError(http.StatusBadRequest, msgDemoState)
 	}
 	env, err := rv.Demo(c.Request().Context(), st)
 	if err != nil {
-		return apiError(http.StatusBadGateway, "the demo contract could not be created: "+err.Error())
+		return apiError(http.StatusBadGateway, msgDemoFailed+err.Error())
 	}
 	return c.JSON(http.StatusCreated, env)
 }

@@ -20,8 +20,8 @@ import (
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/internal/apierror"
 	"github.com/firmakit/firmakit/internal/connlimit"
-	"github.com/firmakit/firmakit/internal/guard"
 	"github.com/firmakit/firmakit/internal/graceful"
+	"github.com/firmakit/firmakit/internal/guard"
 	"github.com/labstack/echo/v4"
 )
 
@@ -459,7 +459,7 @@ func (rv *Receiver) handleHook(c echo.Context) error {
 	defer taken()
 	channel := c.Param("channel")
 	if channel == "" || len(channel) > 200 || !utf8.ValidString(channel) {
-		return apiError(http.StatusBadRequest, "the channel must be 1 to 200 bytes of UTF-8: /hooks/{channel}")
+		return apiError(http.StatusBadRequest, msgChannel)
 	}
 	// The path exactly as sent: routing saw it decoded.
 	path, _, _ := strings.Cut(firmakit.RequestTarget(req), "?")
@@ -478,7 +478,7 @@ func (rv *Receiver) handleHook(c echo.Context) error {
 			t.Stop()
 			defer func() { <-rv.large }()
 		case <-t.C:
-			return apiError(http.StatusServiceUnavailable, "busy reading other large notifications; send it again")
+			return apiError(http.StatusServiceUnavailable, msgBusyReading)
 		case <-req.Context().Done():
 			t.Stop()
 			return nil
@@ -491,7 +491,7 @@ func (rv *Receiver) handleHook(c echo.Context) error {
 		rec.Check, rec.Reason = CheckInvalid, fmt.Sprintf("body over the %d-byte limit, not kept", rv.MaxBody)
 		status, answerErr = http.StatusRequestEntityTooLarge, fmt.Sprintf("body too large: the limit is %d bytes", rv.MaxBody)
 	case err != nil:
-		return apiError(http.StatusBadRequest, "the body could not be read: "+err.Error())
+		return apiError(http.StatusBadRequest, msgBodyUnreadable+err.Error())
 	default:
 		rec.Body, rec.Size = body, int64(len(body))
 		rec.Check, rec.Reason = rv.checkSignature(channel, req.Header, body)
@@ -530,7 +530,7 @@ func (rv *Receiver) handleHook(c echo.Context) error {
 	taken()
 	if err != nil {
 		rv.Logger.Error("notification not stored", "channel", channel, "err", err)
-		return apiError(http.StatusServiceUnavailable, "the notification could not be stored; send it again")
+		return apiError(http.StatusServiceUnavailable, msgNotStored)
 	}
 	if delay > 0 {
 		rv.extend(c, delay)

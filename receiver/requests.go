@@ -21,9 +21,6 @@ type RequestFeed interface {
 	Changed() <-chan struct{}
 }
 
-// msgNoRequests answers the request routes of a receiver without a feed.
-const msgNoRequests = "the requests a service received are shown when the receiver runs with a reference server ('firmakit up')"
-
 // requestsPage is how many logged requests a stream reads at once.
 const requestsPage = 100
 

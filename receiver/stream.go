@@ -17,7 +17,7 @@ import (
 func (rv *Receiver) openStream(c echo.Context) (*websocket.Conn, func(), error) {
 	if rv.nstreams.Add(1) > int64(rv.MaxConns/2) {
 		rv.nstreams.Add(-1)
-		return nil, nil, apiError(http.StatusServiceUnavailable, fmt.Sprintf("too many streams open (%d); close one and reconnect", rv.MaxConns/2))
+		return nil, nil, apiError(http.StatusServiceUnavailable, fmt.Sprintf(msgTooManyStreams, rv.MaxConns/2))
 	}
 	upgrader := websocket.Upgrader{ReadBufferSize: 1024, WriteBufferSize: 16 << 10,
 		// refuseCrossSite has checked the Origin already.

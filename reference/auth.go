@@ -105,6 +105,13 @@ func SetRequestCredential(c echo.Context, cred firmakit.Credential) {
 	c.Set(string(credentialKey), cred)
 }
 
+// What a client is told of a body the service does not read.
+const (
+	msgBodyOverLimit  = "Request body too large: %d bytes, the limit is %d bytes"
+	msgBodyTooLarge   = "Request body too large: the limit is %d bytes"
+	msgBodyUnreadable = "Request body could not be read: "
+)
+
 // ReadBody reads a request body of at most limit bytes; a larger one is
 // an *APIError 413, a body that cannot be read a 400.
 func ReadBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
@@ -114,16 +121,16 @@ func ReadBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
 	if r.ContentLength > limit {
 		return nil, &APIError{Status: http.StatusRequestEntityTooLarge,
-			Message: fmt.Sprintf("Request body too large: %d bytes, the limit is %d bytes", r.ContentLength, limit)}
+			Message: fmt.Sprintf(msgBodyOverLimit, r.ContentLength, limit)}
 	}
 	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge):
 		return nil, &APIError{Status: http.StatusRequestEntityTooLarge,
-			Message: fmt.Sprintf("Request body too large: the limit is %d bytes", limit)}
+			Message: fmt.Sprintf(msgBodyTooLarge, limit)}
 	case err != nil:
-		return nil, &APIError{Status: http.StatusBadRequest, Message: "Request body could not be read: " + err.Error(), Err: err}
+		return nil, &APIError{Status: http.StatusBadRequest, Message: msgBodyUnreadable + err.Error(), Err: err}
 	}
 	return b, nil
 }

@@ -53,6 +53,14 @@ func (cfg AuthConfig) explain(c echo.Context, err error, now time.Time, body []b
 // gets its refusal after this wait, not after the server's read timeout.
 const DiagnosticReadWait = 2 * time.Second
 
+// What a diagnostic says of a body it did not read.
+const (
+	noteNotRead      = "not read: "
+	noteOverDeclared = noteNotRead + "its Content-Length, %d bytes, is over the limit of %d bytes"
+	noteTooSlow      = noteNotRead + "the client did not send it within %s"
+	noteOverLimit    = noteNotRead + "over the limit of %d bytes"
+)
+
 // readForDiagnostic reads a body that authentication did not reach, up to
 // limit bytes and within DiagnosticReadWait, and says how it was read or
 // why it was not. When the body came whole, the connection's read
@@ -61,7 +69,7 @@ const DiagnosticReadWait = 2 * time.Second
 // (net/http then closes the connection after the answer).
 func readForDiagnostic(w http.ResponseWriter, body io.Reader, declared, limit int64) ([]byte, bool, string) {
 	if declared > limit {
-		return nil, false, fmt.Sprintf("not read: its Content-Length, %d bytes, is over the limit of %d bytes", declared, limit)
+		return nil, false, fmt.Sprintf(noteOverDeclared, declared, limit)
 	}
 	rc := http.NewResponseController(w)
 	deadlineSet := rc.SetReadDeadline(time.Now().Add(DiagnosticReadWait)) == nil
@@ -69,12 +77,12 @@ func readForDiagnostic(w http.ResponseWriter, body io.Reader, declared, limit in
 	var ne net.Error
 	switch {
 	case errors.As(err, &ne) && ne.Timeout():
-		return nil, false, fmt.Sprintf("not read: the client did not send it within %s", DiagnosticReadWait)
+		return nil, false, fmt.Sprintf(noteTooSlow, DiagnosticReadWait)
 	case err != nil:
-		return nil, false, "not read: " + err.Error()
+		return nil, false, noteNotRead + err.Error()
 	}
 	if int64(len(b)) > limit {
-		return nil, false, fmt.Sprintf("not read: over the limit of %d bytes", limit)
+		return nil, false, fmt.Sprintf(noteOverLimit, limit)
 	}
 	if deadlineSet {
 		_ = rc.SetReadDeadline(time.Time{})

@@ -14,8 +14,8 @@ import (
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/internal/apierror"
 	"github.com/firmakit/firmakit/internal/connlimit"
-	"github.com/firmakit/firmakit/internal/guard"
 	"github.com/firmakit/firmakit/internal/graceful"
+	"github.com/firmakit/firmakit/internal/guard"
 	"github.com/labstack/echo/v4"
 )
 
@@ -289,10 +289,10 @@ func (s *Server) routes() *echo.Echo {
 	// site's page.
 	g := &guard.Guard{Name: "reference server", Token: s.Token, PublicURL: s.publicURL, Self: s.URL,
 		HostHint: func(string) string {
-			return "to serve another name, start it with --public-url http://<that name>:<port>"
+			return msgHostHint
 		},
-		TokenMessage: "a token is required for /_sandbox/*: send Authorization: Bearer <token> or ?token=<token> (the token is printed when the server starts)",
-		ProxyHint:    "start it with --public-url https://<the public name> (it then creates a token and prints it) or with --sandbox-token T, and send Authorization: Bearer <token>; the API paths stay open"}
+		TokenMessage: msgTokenRequired,
+		ProxyHint:    msgProxyHint}
 	e.Pre(g.CheckHost)
 	e.Use(s.recordRequests, s.recoverer)
 	inspect := []echo.MiddlewareFunc{g.RefuseCrossSite, g.RequireToken}
@@ -335,23 +335,32 @@ func (s *Server) echoError(c echo.Context, he *echo.HTTPError) *APIError {
 		if len(allowed) == 0 {
 			allowed = []string{"another method"}
 		}
-		return apierror.New(he.Code, fmt.Sprintf("Method not allowed: %s %s; this endpoint takes %s",
+		return apierror.New(he.Code, fmt.Sprintf(msgMethodNotAllowed,
 			r.Method, firmakit.ClipRunes(r.URL.Path, 200), strings.Join(allowed, ", ")))
 	case http.StatusNotFound:
 		return notFound(r)
 	case http.StatusRequestEntityTooLarge:
-		return apierror.New(he.Code, fmt.Sprintf("Request body too large: the limit is %d bytes", s.MaxBody))
+		return apierror.New(he.Code, fmt.Sprintf(msgBodyTooLarge, s.MaxBody))
 	}
 	return nil
 }
+
+// What a client is told of a request the service's routes do not take,
+// and what the inspection paths' guard says.
+const (
+	msgMethodNotAllowed = "Method not allowed: %s %s; this endpoint takes %s"
+	msgNotFound         = "Not found: %s %s is not an endpoint of this service (it has POST /{api_version}/check/{merchant_id} and POST /v1/signature/{merchant_id})"
+	msgUnknownVersion   = "Unknown api version: %q (accepted: %s)"
+	msgHostHint         = "to serve another name, start it with --public-url http://<that name>:<port>"
+	msgTokenRequired    = "a token is required for /_sandbox/*: send Authorization: Bearer <token> or ?token=<token> (the token is printed when the server starts)"
+	msgProxyHint        = "start it with --public-url https://<the public name> (it then creates a token and prints it) or with --sandbox-token T, and send Authorization: Bearer <token>; the API paths stay open"
+)
 
 // NotFound is the answer to a request for a path the service does not have.
 func NotFound(r *http.Request) *APIError { return notFound(r) }
 
 func notFound(r *http.Request) *APIError {
-	return apierror.New(http.StatusNotFound, fmt.Sprintf(
-		"Not found: %s %s is not an endpoint of this service (it has POST /{api_version}/check/{merchant_id} and POST /v1/signature/{merchant_id})",
-		r.Method, firmakit.ClipRunes(r.URL.Path, 200)))
+	return apierror.New(http.StatusNotFound, fmt.Sprintf(msgNotFound, r.Method, firmakit.ClipRunes(r.URL.Path, 200)))
 }
 
 // recoverer turns a panic into a logged 500, so that a bug answers in the
@@ -374,8 +383,7 @@ func (s *Server) requireVersion(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		v := c.Param("api_version")
 		if !s.Config.AcceptsVersion(v) {
-			return &APIError{Status: http.StatusNotFound, Message: fmt.Sprintf(
-				"Unknown api version: %q (accepted: %s)", firmakit.ClipRunes(v, 40), strings.Join(s.Config.APIVersions, ", "))}
+			return &APIError{Status: http.StatusNotFound, Message: fmt.Sprintf(msgUnknownVersion, firmakit.ClipRunes(v, 40), strings.Join(s.Config.APIVersions, ", "))}
 		}
 		return next(c)
 	}
