@@ -343,8 +343,6 @@ func Check(fsys fs.FS) []error {
 
 // check returns the set's requirement tags and its problems (see Check).
 func (set *Set) check(fsys fs.FS) ([]string, []error) {
-	var errs []error
-	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
 	items, err := set.Items(fsys)
 	if err != nil {
 		return nil, []error{err}
@@ -353,56 +351,16 @@ func (set *Set) check(fsys fs.FS) ([]string, []error) {
 	if err != nil {
 		return nil, []error{err}
 	}
+	c := &checker{set: set}
 	byLang := map[string]map[string]Scenario{}
 	for _, lang := range []string{"es", "en"} {
 		scs, err := set.Scenarios(fsys, lang)
 		if err != nil {
 			return nil, []error{err}
 		}
-		folder := set.folder(lang)
-		byLang[lang] = map[string]Scenario{}
-		for _, s := range scs {
-			switch {
-			case s.Requirement == "":
-				bad("%s/%s:%d %q has no requirement tag", folder, s.File, s.Line, s.Name)
-			case strings.Contains(s.Requirement, "+"):
-				bad("%s/%s:%d %q has several requirement tags: %s", folder, s.File, s.Line, s.Name, s.Requirement)
-			}
-			for _, n := range s.Needs {
-				if _, ok := NeedOf(n); !ok {
-					bad("%s/%s:%d %q carries @%s, which is not a known need tag (%s)", folder, s.File, s.Line, s.Name, n, knownNeeds())
-				}
-			}
-			if !(len(s.Kind) == 1 || (len(s.Kind) == len(s.Examples) && len(s.Kind) > 0)) {
-				bad("%s/%s:%d %q needs one of @spec, @profile, @reference (on the scenario, or on each Examples block)", folder, s.File, s.Line, s.Name)
-			}
-			if _, dup := byLang[lang][s.Requirement]; dup {
-				bad("%s: requirement tag @%s is on two scenarios", folder, s.Requirement)
-			}
-			byLang[lang][s.Requirement] = s
-		}
+		byLang[lang] = c.scenarios(lang, scs)
 	}
-	for tag, es := range byLang["es"] {
-		en, ok := byLang["en"][tag]
-		if !ok {
-			bad("@%s is in %s/%s but not in %s", tag, set.folder("es"), es.File, set.folder("en"))
-			continue
-		}
-		if strings.Join(es.Tags, " ") != strings.Join(en.Tags, " ") {
-			bad("@%s: tags differ: es %v, en %v", tag, es.Tags, en.Tags)
-		}
-		if es.Steps != en.Steps {
-			bad("@%s: es has %d steps, en %d", tag, es.Steps, en.Steps)
-		}
-		if strings.Join(es.Examples, "\n") != strings.Join(en.Examples, "\n") {
-			bad("@%s: examples differ:\nes:\n%s\nen:\n%s", tag, strings.Join(es.Examples, "\n"), strings.Join(en.Examples, "\n"))
-		}
-	}
-	for tag, en := range byLang["en"] {
-		if _, ok := byLang["es"][tag]; !ok {
-			bad("@%s is in %s/%s but not in %s", tag, set.folder("en"), en.File, set.folder("es"))
-		}
-	}
+	c.parity(byLang["es"], byLang["en"])
 	// The service set's tags, which webhook requirements may name for an
 	// item about the service.
 	serviceTags := map[string]bool{}
@@ -415,66 +373,144 @@ func (set *Set) check(fsys fs.FS) ([]string, []error) {
 			serviceTags[s.Requirement] = true
 		}
 	}
+	traced := c.trace(items, reqs, byLang["en"], serviceTags)
+	var tags []string
+	for tag := range byLang["en"] {
+		tags = append(tags, tag)
+		if !traced[tag] {
+			c.bad("@%s is not traced to any item of the interface or of the profile", tag)
+		}
+	}
+	sort.Strings(tags)
+	return tags, c.errs
+}
+
+// A checker collects the problems of one feature set.
+type checker struct {
+	set  *Set
+	errs []error
+}
+
+func (c *checker) bad(format string, a ...any) { c.errs = append(c.errs, fmt.Errorf(format, a...)) }
+
+// scenarios checks the tags of one language's scenarios (one requirement
+// tag each, known need tags, a kind) and returns them by requirement.
+func (c *checker) scenarios(lang string, scs []Scenario) map[string]Scenario {
+	folder := c.set.folder(lang)
+	byTag := map[string]Scenario{}
+	for _, s := range scs {
+		switch {
+		case s.Requirement == "":
+			c.bad("%s/%s:%d %q has no requirement tag", folder, s.File, s.Line, s.Name)
+		case strings.Contains(s.Requirement, "+"):
+			c.bad("%s/%s:%d %q has several requirement tags: %s", folder, s.File, s.Line, s.Name, s.Requirement)
+		}
+		for _, n := range s.Needs {
+			if _, ok := NeedOf(n); !ok {
+				c.bad("%s/%s:%d %q carries @%s, which is not a known need tag (%s)", folder, s.File, s.Line, s.Name, n, knownNeeds())
+			}
+		}
+		if !(len(s.Kind) == 1 || (len(s.Kind) == len(s.Examples) && len(s.Kind) > 0)) {
+			c.bad("%s/%s:%d %q needs one of @spec, @profile, @reference (on the scenario, or on each Examples block)", folder, s.File, s.Line, s.Name)
+		}
+		if _, dup := byTag[s.Requirement]; dup {
+			c.bad("%s: requirement tag @%s is on two scenarios", folder, s.Requirement)
+		}
+		byTag[s.Requirement] = s
+	}
+	return byTag
+}
+
+// parity checks that the Spanish and English scenarios are the same ones:
+// the same requirements, tags, number of steps and examples.
+func (c *checker) parity(es, en map[string]Scenario) {
+	for tag, e := range es {
+		n, ok := en[tag]
+		if !ok {
+			c.bad("@%s is in %s/%s but not in %s", tag, c.set.folder("es"), e.File, c.set.folder("en"))
+			continue
+		}
+		if strings.Join(e.Tags, " ") != strings.Join(n.Tags, " ") {
+			c.bad("@%s: tags differ: es %v, en %v", tag, e.Tags, n.Tags)
+		}
+		if e.Steps != n.Steps {
+			c.bad("@%s: es has %d steps, en %d", tag, e.Steps, n.Steps)
+		}
+		if strings.Join(e.Examples, "\n") != strings.Join(n.Examples, "\n") {
+			c.bad("@%s: examples differ:\nes:\n%s\nen:\n%s", tag, strings.Join(e.Examples, "\n"), strings.Join(n.Examples, "\n"))
+		}
+	}
+	for tag, n := range en {
+		if _, ok := es[tag]; !ok {
+			c.bad("@%s is in %s/%s but not in %s", tag, c.set.folder("en"), n.File, c.set.folder("es"))
+		}
+	}
+}
+
+// trace checks the requirements file against the items and the
+// scenarios: every item listed once, every entry an item, tested by
+// scenarios that exist or saying why not; it returns the tags traced.
+func (c *checker) trace(items []Item, reqs []Requirement, scenarios map[string]Scenario, serviceTags map[string]bool) map[string]bool {
 	known := map[string]Item{}
 	for _, it := range items {
 		known[it.Ref] = it
 	}
 	traced := map[string]bool{}
 	seen := map[string]bool{}
-	file := set.RequirementsFile
+	file := c.set.RequirementsFile
 	for _, r := range reqs {
 		it, ok := known[r.Ref]
 		if !ok {
-			bad("%s: %q is not an item of the interface or of the profile", file, r.Ref)
+			c.bad("%s: %q is not an item of the interface or of the profile", file, r.Ref)
 			continue
 		}
 		if seen[r.Ref] {
-			bad("%s: %q is listed twice", file, r.Ref)
+			c.bad("%s: %q is listed twice", file, r.Ref)
 		}
 		seen[r.Ref] = true
-		profile := strings.HasPrefix(r.Ref, ProfilePrefix)
-		if len(r.Tests) > 0 && !profile {
-			bad("%s: only profile items may be checked by Go tests instead of scenarios", r.Ref)
-		}
-		if len(r.ServiceScenarios) > 0 && set == ServiceSet {
-			bad("%s: %s: service_scenarios is for the other feature sets, which name the service's scenarios there", file, r.Ref)
-		}
-		for _, tag := range r.ServiceScenarios {
-			if set != ServiceSet && !serviceTags[tag] {
-				bad("%s: %s names the service scenario @%s, which no service scenario carries", file, r.Ref, tag)
-			}
-		}
-		if len(r.Scenarios) == 0 && len(r.ServiceScenarios) == 0 {
-			switch {
-			case r.Note == "":
-				bad("%s has no scenario and no note saying why: %q", r.Ref, it.Text)
-			case profile && len(r.Tests) == 0 && !r.Description:
-				bad("%s has no scenario and names no Go test that checks it: %q", r.Ref, it.Text)
-			case !profile && !strings.Contains(it.Text, "not shown") && !r.Description:
-				bad("%s has no scenario, but the interface shows it: %q", r.Ref, it.Text)
-			}
-		}
+		c.requirement(r, it, serviceTags)
 		for _, tag := range r.Scenarios {
 			traced[tag] = true
-			if _, ok := byLang["en"][tag]; !ok {
-				bad("%s names @%s, which no scenario carries", r.Ref, tag)
+			if _, ok := scenarios[tag]; !ok {
+				c.bad("%s names @%s, which no scenario carries", r.Ref, tag)
 			}
 		}
 	}
 	for _, it := range items {
 		if !seen[it.Ref] {
-			bad("%s has no entry in %s: %q", it.Ref, file, it.Text)
+			c.bad("%s has no entry in %s: %q", it.Ref, file, it.Text)
 		}
 	}
-	var tags []string
-	for tag := range byLang["en"] {
-		tags = append(tags, tag)
-		if !traced[tag] {
-			bad("@%s is not traced to any item of the interface or of the profile", tag)
+	return traced
+}
+
+// requirement checks how one entry says its item is tested: by Go tests
+// only for a profile item, by service scenarios only in another set, and
+// with a note saying why when by no scenario.
+func (c *checker) requirement(r Requirement, it Item, serviceTags map[string]bool) {
+	file := c.set.RequirementsFile
+	profile := strings.HasPrefix(r.Ref, ProfilePrefix)
+	if len(r.Tests) > 0 && !profile {
+		c.bad("%s: only profile items may be checked by Go tests instead of scenarios", r.Ref)
+	}
+	if len(r.ServiceScenarios) > 0 && c.set == ServiceSet {
+		c.bad("%s: %s: service_scenarios is for the other feature sets, which name the service's scenarios there", file, r.Ref)
+	}
+	for _, tag := range r.ServiceScenarios {
+		if c.set != ServiceSet && !serviceTags[tag] {
+			c.bad("%s: %s names the service scenario @%s, which no service scenario carries", file, r.Ref, tag)
 		}
 	}
-	sort.Strings(tags)
-	return tags, errs
+	if len(r.Scenarios) == 0 && len(r.ServiceScenarios) == 0 {
+		switch {
+		case r.Note == "":
+			c.bad("%s has no scenario and no note saying why: %q", r.Ref, it.Text)
+		case profile && len(r.Tests) == 0 && !r.Description:
+			c.bad("%s has no scenario and names no Go test that checks it: %q", r.Ref, it.Text)
+		case !profile && !strings.Contains(it.Text, "not shown") && !r.Description:
+			c.bad("%s has no scenario, but the interface shows it: %q", r.Ref, it.Text)
+		}
+	}
 }
 
 func knownNeeds() string {

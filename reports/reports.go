@@ -274,6 +274,41 @@ type Certificate struct {
 // status of every requirement and interface item. It returns the errors of
 // encoding the profile and of reading the embedded features.
 func Build(run Run, scenarios []ScenarioResult) (*Certificate, error) {
+	set := run.set()
+	c, err := header(run, set)
+	if err != nil {
+		return nil, err
+	}
+	c.Result, c.Verdict, c.Summary = Verdict(scenarios), Explain(run.Tags, scenarios), Summarize(scenarios)
+	c.NotRun, c.NotRunReasons = NotRunGroups(run.Tags, scenarios), []string{}
+	for _, g := range c.NotRun {
+		c.NotRunReasons = append(c.NotRunReasons, g.String())
+	}
+	c.Failures, c.Inconclusive, c.ExpectedFailures = []ScenarioResult{}, []ScenarioResult{}, []ExpectationResult{}
+	for _, e := range run.Expected {
+		c.ExpectedFailures = append(c.ExpectedFailures, judgeExpectation(e, scenarios))
+	}
+	c.Causes = causesOf("en", scenarios, set == features.ServiceSet)
+	c.SignatureIDs, c.EventIDs = []string{}, []string{}
+	for _, s := range scenarios {
+		c.SignatureIDs = append(c.SignatureIDs, s.SignatureIDs...)
+		c.EventIDs = append(c.EventIDs, s.EventIDs...)
+	}
+	c.SignatureIDs, c.EventIDs = sortedSet(c.SignatureIDs), sortedSet(c.EventIDs)
+	byTag := c.requirements(scenarios)
+	if c.Interface, err = interfaceItems(set, byTag); err != nil {
+		return nil, err
+	}
+	if err := sealCertificate(c); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// header starts a run's certificate with what it is of: the tool, the
+// target, the set and what it does not prove, the profile's and the
+// features' digests.
+func header(run Run, set *features.Set) (*Certificate, error) {
 	c := &Certificate{Schema: "firmakit.certificate/v1"}
 	c.Tool.Name, c.Tool.Version = run.Tool, run.Version
 	c.GeneratedAt = run.Started.Add(run.Elapsed).UTC().Format(time.RFC3339)
@@ -282,7 +317,6 @@ func Build(run Run, scenarios []ScenarioResult) (*Certificate, error) {
 	if run.Bundled {
 		c.Target.URL = ""
 	}
-	set := run.set()
 	if set != features.ServiceSet {
 		c.Suite.Set = set.Name
 		for _, key := range notProven[set.Name] {
@@ -306,23 +340,12 @@ func Build(run Run, scenarios []ScenarioResult) (*Certificate, error) {
 	}
 	c.Suite.FeaturesSHA256, c.Suite.Lang, c.Suite.Tags = fsum, run.Lang, run.Tags
 	c.ElapsedMS = run.Elapsed.Milliseconds()
-	c.Result, c.Verdict, c.Summary = Verdict(scenarios), Explain(run.Tags, scenarios), Summarize(scenarios)
-	c.NotRun, c.NotRunReasons = NotRunGroups(run.Tags, scenarios), []string{}
-	for _, g := range c.NotRun {
-		c.NotRunReasons = append(c.NotRunReasons, g.String())
-	}
-	c.Failures, c.Inconclusive, c.ExpectedFailures = []ScenarioResult{}, []ScenarioResult{}, []ExpectationResult{}
-	for _, e := range run.Expected {
-		c.ExpectedFailures = append(c.ExpectedFailures, judgeExpectation(e, scenarios))
-	}
-	c.Causes = causesOf("en", scenarios, set == features.ServiceSet)
-	c.SignatureIDs, c.EventIDs = []string{}, []string{}
-	for _, s := range scenarios {
-		c.SignatureIDs = append(c.SignatureIDs, s.SignatureIDs...)
-		c.EventIDs = append(c.EventIDs, s.EventIDs...)
-	}
-	c.SignatureIDs, c.EventIDs = sortedSet(c.SignatureIDs), sortedSet(c.EventIDs)
+	return c, nil
+}
 
+// requirements counts the scenarios of each requirement tag, keeps the
+// failed and inconclusive ones, and lists the requirements by tag.
+func (c *Certificate) requirements(scenarios []ScenarioResult) map[string]*RequirementResult {
 	byTag := map[string]*RequirementResult{}
 	exchangeRank := map[string]int{}
 	var order []string
@@ -372,7 +395,13 @@ func Build(run Run, scenarios []ScenarioResult) (*Certificate, error) {
 		r.Status = status(r.Passed, r.Failed, r.NotRun, r.Inconclusive, r.ExpectedFailures)
 		c.Requirements = append(c.Requirements, *r)
 	}
+	return byTag
+}
 
+// interfaceItems gives each item of the documents the set traces the
+// status of the requirements that test it: not tested when none does,
+// not selected when the run left them all out.
+func interfaceItems(set *features.Set, byTag map[string]*RequirementResult) ([]ItemResult, error) {
 	items, err := set.Items(features.FS)
 	if err != nil {
 		return nil, err
@@ -385,33 +414,31 @@ func Build(run Run, scenarios []ScenarioResult) (*Certificate, error) {
 	for _, r := range reqs {
 		byRef[r.Ref] = r
 	}
+	var out []ItemResult
 	for _, it := range items {
 		r := byRef[it.Ref]
 		ir := ItemResult{Ref: it.Ref, Text: it.Text, Requirements: append([]string{}, r.Scenarios...), Note: r.Note}
-		var p, f, n, i, x, out int
+		var p, f, n, i, x, left int
 		for _, tag := range r.Scenarios {
 			if rr := byTag[tag]; rr != nil {
 				p, f, n, i, x = p+rr.Passed, f+rr.Failed, n+rr.NotRun, i+rr.Inconclusive, x+rr.ExpectedFailures
 			} else {
-				out++ // left out by the run's tags or language
+				left++ // left out by the run's tags or language
 			}
 		}
 		ir.Status = status(p, f, n, i, x)
 		switch {
-		case out > 0 && p+f+n+i+x == 0:
+		case left > 0 && p+f+n+i+x == 0:
 			ir.Status = NotSelected
-		case out > 0 && ir.Status == Passed:
+		case left > 0 && ir.Status == Passed:
 			ir.Status = PartNotSelected
 		}
 		if len(r.Scenarios) == 0 {
 			ir.Status = NotTested
 		}
-		c.Interface = append(c.Interface, ir)
+		out = append(out, ir)
 	}
-	if err := sealCertificate(c); err != nil {
-		return nil, err
-	}
-	return c, nil
+	return out, nil
 }
 
 // sortedSet returns the distinct non-empty strings of s, sorted.

@@ -120,23 +120,63 @@ func (l *Ledger) Check(ctx context.Context, t *Target, lag *LagMonitor, strays b
 		res.Status, res.Error = reports.Failed, err.Error()
 		return res
 	}
+	recs, err := l.received(ctx, t)
+	if err != nil {
+		res.Status, res.Error = reports.Failed, "reading the receiver: "+err.Error()
+		return res
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.listRun(&res, recs)
+	var f ledgerFindings
+	byContract := l.group(&f, t, recs, strays)
+	for _, id := range res.SignatureIDs {
+		l.judgeContract(&f, t, lag, id, byContract[id])
+	}
+	// A lateness this process's own lag explains is no verdict either way;
+	// the scenario that waited for it judged it (and ran again alone).
+	if len(f.problems) > 0 {
+		res.Status = reports.Failed
+		res.Error = fmt.Sprintf("%d contract(s), %d notification(s) received: %s", len(l.contracts), len(recs), strings.Join(f.problems, "; "))
+		if len(f.excusedLate) > 0 {
+			res.Error += "; not judged: " + strings.Join(f.excusedLate, "; ")
+		}
+		if len(f.unknown) > 0 {
+			res.Error += "; not judged, as a create request's answer was lost on the way: " + strings.Join(f.unknown, ", ")
+		}
+	}
+	return res
+}
+
+// ledgerFindings are what the ledger's check found: problems fail it;
+// lateness this process's lag explains, and notifications of contracts a
+// lost answer may have created, are said but not judged.
+type ledgerFindings struct{ problems, excusedLate, unknown []string }
+
+// ledgerEvent is one event of a contract, with each of its deliveries.
+type ledgerEvent struct{ deliveries []*receiver.Record }
+
+// received reads every notification the receiver got since the run
+// began, a page at a time.
+func (l *Ledger) received(ctx context.Context, t *Target) ([]*receiver.Record, error) {
 	var recs []*receiver.Record
 	var after int64
 	for {
 		page, err := t.Notifications.List(ctx, receiver.Filter{Since: l.start, AfterID: after, Limit: 1000})
 		if err != nil {
-			res.Status, res.Error = reports.Failed, "reading the receiver: "+err.Error()
-			return res
+			return nil, err
 		}
 		recs = append(recs, page...)
 		if len(page) < 1000 {
-			break
+			return recs, nil
 		}
 		after = page[len(page)-1].ID
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	// The certificate lists every contract and event of the run.
+}
+
+// listRun puts every contract and event of the run in the result, for
+// the certificate.
+func (l *Ledger) listRun(res *reports.ScenarioResult, recs []*receiver.Record) {
 	for id := range l.contracts {
 		res.SignatureIDs = append(res.SignatureIDs, id)
 	}
@@ -147,112 +187,99 @@ func (l *Ledger) Check(ctx context.Context, t *Target, lag *LagMonitor, strays b
 		}
 	}
 	sort.Strings(res.EventIDs)
-	var problems, excusedLate, unknown []string
-	type event struct{ deliveries []*receiver.Record }
-	// Contracts a lost answer may have created, each excused once.
+}
+
+// group sorts the notifications by contract and event. One for a contract
+// the run did not create is excused when a create request of its title
+// lost its answer (once per such request), else a stray when strays
+// count; an event_id two contracts use is a problem.
+func (l *Ledger) group(f *ledgerFindings, t *Target, recs []*receiver.Record, strays bool) map[string]map[string]*ledgerEvent {
 	excused := map[string]bool{}
 	left := map[string]int{}
 	for title, n := range l.unsure {
 		left[title] = n
 	}
-	byContract := map[string]map[string]*event{}
+	byContract := map[string]map[string]*ledgerEvent{}
 	eventOwner := map[string]string{}
 	for _, r := range recs {
-		entry, ok := l.contracts[r.SignatureID]
-		if !ok {
+		if _, ok := l.contracts[r.SignatureID]; !ok {
 			if title := notificationTitle(t.Profile, r.Body); title != "" && !excused[r.SignatureID] && left[title] > 0 {
 				excused[r.SignatureID] = true
 				left[title]--
-				unknown = append(unknown, fmt.Sprintf("%s %q", r.SignatureID, clip(title, 60)))
+				f.unknown = append(f.unknown, fmt.Sprintf("%s %q", r.SignatureID, clip(title, 60)))
 			}
-			if excused[r.SignatureID] {
-				continue
-			}
-			if strays {
-				problems = append(problems, fmt.Sprintf("stray notification #%d (%s, event %q, signature_id %q): no contract of this run", r.ID, r.State, r.EventID, r.SignatureID))
+			if !excused[r.SignatureID] && strays {
+				f.problems = append(f.problems, fmt.Sprintf("stray notification #%d (%s, event %q, signature_id %q): no contract of this run", r.ID, r.State, r.EventID, r.SignatureID))
 			}
 			continue
 		}
 		if owner, ok := eventOwner[r.EventID]; ok && owner != r.SignatureID {
-			problems = append(problems, fmt.Sprintf("event_id %q is used by two contracts, %s and %s", r.EventID, owner, r.SignatureID))
+			f.problems = append(f.problems, fmt.Sprintf("event_id %q is used by two contracts, %s and %s", r.EventID, owner, r.SignatureID))
 		}
 		eventOwner[r.EventID] = r.SignatureID
 		if byContract[r.SignatureID] == nil {
-			byContract[r.SignatureID] = map[string]*event{}
+			byContract[r.SignatureID] = map[string]*ledgerEvent{}
 		}
 		ev := byContract[r.SignatureID][r.EventID]
 		if ev == nil {
-			ev = &event{}
+			ev = &ledgerEvent{}
 			byContract[r.SignatureID][r.EventID] = ev
 		}
 		ev.deliveries = append(ev.deliveries, r)
-		_ = entry
 	}
-	ids := make([]string, 0, len(l.contracts))
-	for id := range l.contracts {
-		ids = append(ids, id)
+	return byContract
+}
+
+// judgeContract judges one contract's events: none for a title that is
+// not a demo one; else exactly one, of the title's state, not delivered
+// again after a 2xx answered in time, and (with a shared clock) arrived
+// within 1500 ms of the 201.
+func (l *Ledger) judgeContract(f *ledgerFindings, t *Target, lag *LagMonitor, id string, events map[string]*ledgerEvent) {
+	entry := l.contracts[id]
+	title := clip(entry.title, 60)
+	state, demo := firmakit.DemoState(entry.title)
+	if !demo {
+		if len(events) > 0 {
+			f.problems = append(f.problems, fmt.Sprintf("contract %s %q is not a demo title but got %d notification event(s)", id, title, len(events)))
+		}
+		return
 	}
-	sort.Strings(ids)
-	for _, id := range ids {
-		entry, events := l.contracts[id], byContract[id]
-		title := clip(entry.title, 60)
-		state, demo := firmakit.DemoState(entry.title)
-		if !demo {
-			if len(events) > 0 {
-				problems = append(problems, fmt.Sprintf("contract %s %q is not a demo title but got %d notification event(s)", id, title, len(events)))
-			}
-			continue
+	if len(events) != 1 {
+		f.problems = append(f.problems, fmt.Sprintf("contract %s %q expected exactly one %s event, got %d", id, title, state, len(events)))
+	}
+	for eid, ev := range events {
+		first := ev.deliveries[0]
+		if first.State != string(state) {
+			f.problems = append(f.problems, fmt.Sprintf("contract %s %q: event %q is %q, expected %s", id, title, eid, first.State, state))
 		}
-		if len(events) != 1 {
-			problems = append(problems, fmt.Sprintf("contract %s %q expected exactly one %s event, got %d", id, title, state, len(events)))
-		}
-		for eid, ev := range events {
-			first := ev.deliveries[0]
-			if first.State != string(state) {
-				problems = append(problems, fmt.Sprintf("contract %s %q: event %q is %q, expected %s", id, title, eid, first.State, state))
-			}
-			for i := 1; i < len(ev.deliveries); i++ {
-				prev, next := ev.deliveries[i-1], ev.deliveries[i]
-				if prev.Status < 200 || prev.Status > 299 || entry.answeredLate {
-					continue
-				}
-				// A sender that did not see the 2xx within its timeout
-				// rightly sends again. Only a delivery again sooner than
-				// that after the first, which this process's lateness
-				// cannot explain, is a duplicate (with a shared clock).
-				if timeout := t.Profile.Webhook.Timeout; t.SharedClock {
-					gap := next.ReceivedAt.Sub(prev.ReceivedAt)
-					if gap >= timeout || excusedBy(lag.Max(prev.ReceivedAt, next.ReceivedAt), timeout-gap, t.SenderInProcess) {
-						continue
-					}
-				}
-				problems = append(problems, fmt.Sprintf("contract %s %q: event %q delivered again (#%d) after a %d answer (#%d)", id, title, eid, next.ID, prev.Status, prev.ID))
-			}
-			if !t.SharedClock || entry.timed {
+		for i := 1; i < len(ev.deliveries); i++ {
+			prev, next := ev.deliveries[i-1], ev.deliveries[i]
+			if prev.Status < 200 || prev.Status > 299 || entry.answeredLate {
 				continue
 			}
-			if late := first.ReceivedAt.Sub(entry.answered); late > 1500*time.Millisecond {
-				if lg := lag.Max(entry.sent, first.ReceivedAt); excusedBy(lg, late-1500*time.Millisecond, t.SenderInProcess) {
-					excusedLate = append(excusedLate, fmt.Sprintf("contract %s arrived %s ms after the 201 while this process ran %s ms late", id, ms(late), ms(lg)))
-				} else {
-					problems = append(problems, fmt.Sprintf("contract %s %q: its %s notification arrived %s ms after the 201, outside 300–1500 ms", id, title, state, ms(late)))
+			// A sender that did not see the 2xx within its timeout
+			// rightly sends again. Only a delivery again sooner than that
+			// after the first, which this process's lateness cannot
+			// explain, is a duplicate (with a shared clock).
+			if timeout := t.Profile.Webhook.Timeout; t.SharedClock {
+				gap := next.ReceivedAt.Sub(prev.ReceivedAt)
+				if gap >= timeout || excusedBy(lag.Max(prev.ReceivedAt, next.ReceivedAt), timeout-gap, t.SenderInProcess) {
+					continue
 				}
+			}
+			f.problems = append(f.problems, fmt.Sprintf("contract %s %q: event %q delivered again (#%d) after a %d answer (#%d)", id, title, eid, next.ID, prev.Status, prev.ID))
+		}
+		if !t.SharedClock || entry.timed {
+			continue
+		}
+		if late := first.ReceivedAt.Sub(entry.answered); late > 1500*time.Millisecond {
+			if lg := lag.Max(entry.sent, first.ReceivedAt); excusedBy(lg, late-1500*time.Millisecond, t.SenderInProcess) {
+				f.excusedLate = append(f.excusedLate, fmt.Sprintf("contract %s arrived %s ms after the 201 while this process ran %s ms late", id, ms(late), ms(lg)))
+			} else {
+				f.problems = append(f.problems, fmt.Sprintf("contract %s %q: its %s notification arrived %s ms after the 201, outside 300–1500 ms", id, title, state, ms(late)))
 			}
 		}
 	}
-	// A lateness this process's own lag explains is no verdict either way;
-	// the scenario that waited for it judged it (and ran again alone).
-	if len(problems) > 0 {
-		res.Status = reports.Failed
-		res.Error = fmt.Sprintf("%d contract(s), %d notification(s) received: %s", len(l.contracts), len(recs), strings.Join(problems, "; "))
-		if len(excusedLate) > 0 {
-			res.Error += "; not judged: " + strings.Join(excusedLate, "; ")
-		}
-		if len(unknown) > 0 {
-			res.Error += "; not judged, as a create request's answer was lost on the way: " + strings.Join(unknown, ", ")
-		}
-	}
-	return res
 }
 
 // notificationTitle reads the title of a notification's body ("" when it

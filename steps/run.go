@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -149,16 +148,54 @@ func Paths(lang string) ([]string, error) {
 // language and tags select nothing to run, and a plain error when the
 // target lacks what every scenario needs.
 func (s *Suite) Run() (int, error) {
-	if err := s.Target.Validate(); err != nil {
+	paths, selected, err := s.prepare()
+	if err != nil {
 		return 2, err
+	}
+	s.mu.Lock()
+	s.results, s.selected = nil, len(selected)
+	s.mu.Unlock()
+	lag := s.lag
+	if lag == nil {
+		lag = StartLagMonitor()
+		defer lag.Stop()
+	}
+	ledger := NewLedger(time.Now())
+	p, err := newPass(s, features.ServiceSet, s.Tags, selected)
+	if err != nil {
+		return 2, err
+	}
+	p.init = s.initializer(p, lag, ledger)
+	o := p.options(paths, s.Format, s.Output, s.Concurrency, s.Randomize)
+	if s.Options != nil {
+		s.Options(o)
+	}
+	status := p.run("firmakit", o)
+	// Twice at most: a passing spike of load should not decide a verdict.
+	for round := 0; round < rerunRounds; round++ {
+		if err := p.rerunInconclusive("firmakit-rerun"); err != nil {
+			return 2, err
+		}
+	}
+	if ledger.Len() > 0 {
+		s.noteResult(ledger.Check(context.Background(), s.Target, lag, s.Target.SharedClock))
+	}
+	return p.status(status), nil
+}
+
+// prepare checks the target and selects the scenarios before anything
+// runs, and sets the defaults of what was left unset.
+func (s *Suite) prepare() ([]string, []pickled, error) {
+	if err := s.Target.Validate(); err != nil {
+		return nil, nil, err
 	}
 	paths, err := Paths(s.Lang)
 	if err != nil {
-		return 2, err
+		return nil, nil, err
 	}
 	selected, err := selectPickles(s.Lang, s.Tags)
 	if err != nil {
-		return 2, err
+		return nil, nil, err
 	}
 	if s.Concurrency <= 0 {
 		s.Concurrency = 64
@@ -169,32 +206,21 @@ func (s *Suite) Run() (int, error) {
 	if s.Target.APIVersion == "" {
 		s.Target.APIVersion = "v1"
 	}
-	rows := map[string]pickled{}
-	for _, p := range selected {
-		rows[pickleKey(p.pickle)] = p
-	}
-	s.mu.Lock()
-	s.results, s.selected = nil, len(selected)
-	s.mu.Unlock()
-	ran := map[string]bool{}
-	lag := s.lag
-	if lag == nil {
-		lag = StartLagMonitor()
-		defer lag.Stop()
-	}
-	ledger := NewLedger(time.Now())
-	// done files a scenario's result with its row and duration.
-	// done files a scenario's result with its row and duration; a row
-	// that only (when set) does not want is cut short before any step.
-	done := func(sink func(reports.ScenarioResult), only map[string]bool) func(*godog.ScenarioContext) {
+	return paths, selected, nil
+}
+
+// initializer gives each scenario its own steps, clock and observations,
+// on the run's lag monitor and ledger.
+func (s *Suite) initializer(p *pass, lag *LagMonitor, ledger *Ledger) func(func(reports.ScenarioResult), map[string]bool) func(*godog.ScenarioContext) {
+	return func(sink func(reports.ScenarioResult), only map[string]bool) func(*godog.ScenarioContext) {
 		return func(sc *godog.ScenarioContext) {
 			// godog calls this once per scenario, so each gets its own
 			// clock and its own pickle.
 			var start time.Time
 			var key string
 			obs := &observations{}
-			sc.Before(func(ctx context.Context, p *godog.Scenario) (context.Context, error) {
-				start, key = time.Now(), pickleKey(p)
+			sc.Before(func(ctx context.Context, sp *godog.Scenario) (context.Context, error) {
+				start, key = time.Now(), pickleKey(sp)
 				if only != nil && !only[key] {
 					return ctx, godog.ErrSkip
 				}
@@ -203,9 +229,7 @@ func (s *Suite) Run() (int, error) {
 			st := &Steps{T: s.Target, Lag: lag, Ledger: ledger, Done: func(r reports.ScenarioResult) {
 				r.Duration = time.Since(start)
 				obs.fill(&r)
-				if p, ok := rows[key]; ok {
-					r.Line, r.Row = p.line, p.row
-				}
+				p.place(&r, key)
 				sink(r)
 			}}
 			st.InitializeScenario(sc)
@@ -214,55 +238,6 @@ func (s *Suite) Run() (int, error) {
 			}
 		}
 	}
-	options := &godog.Options{
-		FS:          features.FS,
-		Paths:       paths,
-		Format:      s.Format,
-		Output:      s.Output,
-		Tags:        s.Tags,
-		Concurrency: s.Concurrency,
-		Randomize:   s.Randomize,
-		Strict:      true,
-		NoColors:    true,
-	}
-	if s.Options != nil {
-		s.Options(options)
-	}
-	status := godog.TestSuite{
-		Name: "firmakit",
-		ScenarioInitializer: done(func(r reports.ScenarioResult) {
-			s.mu.Lock()
-			ran[rowKey(r)] = true
-			s.mu.Unlock()
-			s.noteResult(r)
-		}, nil),
-		Options: options,
-	}.Run()
-	// A selected scenario godog did not run is not run, never passed.
-	s.mu.Lock()
-	var missing []pickled
-	for _, p := range selected {
-		if !ran[rowKey(reports.ScenarioResult{Feature: p.pickle.Uri, Name: p.pickle.Name, Line: p.line})] {
-			missing = append(missing, p)
-		}
-	}
-	s.mu.Unlock()
-	for _, p := range missing {
-		s.noteResult(unran(p))
-	}
-	// Twice at most: a passing spike of load should not decide a verdict.
-	for round := 0; round < rerunRounds; round++ {
-		if err := s.rerunInconclusive(done, rows); err != nil {
-			return 2, err
-		}
-	}
-	if ledger.Len() > 0 {
-		s.noteResult(ledger.Check(context.Background(), s.Target, lag, s.Target.SharedClock))
-	}
-	if status == 0 && s.Count(reports.Failed) > 0 {
-		status = 1
-	}
-	return status, nil
 }
 
 // rerunRounds is how many times inconclusive rows are run again alone.
@@ -271,84 +246,6 @@ const rerunRounds = 2
 // rowKey names one scenario or outline row of a result.
 func rowKey(r reports.ScenarioResult) string {
 	return fmt.Sprintf("%s\x00%s\x00%d", r.Feature, r.Name, r.Line)
-}
-
-// rerunInconclusive runs again, alone, every scenario whose timing could
-// not be judged, and keeps the new outcome of those rows: a pass, a
-// failure, or inconclusive again; never a pass by default.
-func (s *Suite) rerunInconclusive(done func(func(reports.ScenarioResult), map[string]bool) func(*godog.ScenarioContext), rows map[string]pickled) error {
-	s.mu.Lock()
-	var again []reports.ScenarioResult
-	keep := s.results[:0:0]
-	for _, r := range s.results {
-		if r.Status == reports.Inconclusive {
-			again = append(again, r)
-		} else {
-			keep = append(keep, r)
-		}
-	}
-	s.mu.Unlock()
-	if len(again) == 0 {
-		return nil
-	}
-	lines := map[string]int64{}
-	for _, lang := range []string{"es", "en"} {
-		scs, err := features.Scenarios(features.FS, lang)
-		if err != nil {
-			return err
-		}
-		for _, sc := range scs {
-			lines[lang+"/"+sc.File+"\x00"+sc.Name] = sc.Line
-		}
-	}
-	var paths []string
-	for _, r := range again {
-		line, ok := lines[r.Feature+"\x00"+r.Name]
-		if !ok {
-			return fmt.Errorf("rerun: no scenario %q in %s", r.Name, r.Feature)
-		}
-		if p := fmt.Sprintf("%s:%d", r.Feature, line); !slices.Contains(paths, p) {
-			paths = append(paths, p)
-		}
-	}
-	if s.Progress != nil {
-		s.mu.Lock()
-		fmt.Fprintf(s.Progress, "running %d inconclusive scenario(s) again, alone\n", len(again))
-		s.mu.Unlock()
-	}
-	// Only the inconclusive rows run again, not their whole outline.
-	only := map[string]bool{}
-	for key, p := range rows {
-		for _, r := range again {
-			if p.line == r.Line && strings.HasPrefix(key, r.Feature+"\x00"+r.Name+"\x00") {
-				only[key] = true
-			}
-		}
-	}
-	var mu sync.Mutex
-	redone := map[string]reports.ScenarioResult{}
-	for _, p := range paths {
-		godog.TestSuite{Name: "firmakit-rerun", ScenarioInitializer: done(func(r reports.ScenarioResult) {
-			mu.Lock()
-			defer mu.Unlock()
-			redone[rowKey(r)] = r
-		}, only), Options: &godog.Options{FS: features.FS, Paths: []string{p}, Format: "progress", Output: io.Discard,
-			Tags: s.Tags, Concurrency: 1, Strict: true, NoColors: true}}.Run()
-	}
-	s.mu.Lock()
-	s.results = keep
-	s.mu.Unlock()
-	for _, r := range again {
-		n, ok := redone[rowKey(r)]
-		switch {
-		case !ok:
-			n = r // not run again: stays inconclusive
-		case n.Status == reports.Inconclusive:
-			n.Error = "again when run alone: " + strings.TrimPrefix(n.Error, "again when run alone: ")
-		}
-		s.noteResult(n)
-	}
-	return nil
 }
 
 // unran is the result of a selected scenario that godog did not run.

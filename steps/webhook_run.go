@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"sync"
 
@@ -65,26 +64,57 @@ func SelectWebhook(lang, tags string) (int, error) {
 // select nothing, and a plain error when the endpoint lacks what every
 // scenario needs.
 func (s *WebhookSuite) Run() (int, error) {
+	paths, selected, err := s.prepare()
+	if err != nil {
+		return 2, err
+	}
+	s.log = Suite{Progress: s.Progress, Tags: s.Tags, OnResult: s.OnResult, selected: len(selected)}
+	s.mu.Lock()
+	s.observed = map[string]observation{}
+	s.mu.Unlock()
+	lag := StartLagMonitor()
+	defer lag.Stop()
+	p, err := newPass(&s.log, features.WebhookSet, s.Tags, selected)
+	if err != nil {
+		return 2, err
+	}
+	p.init = s.initializer(p, lag)
+	o := p.options(paths, s.Format, s.Output, s.Concurrency, s.Randomize)
+	if s.Options != nil {
+		s.Options(o)
+	}
+	status := p.run("firmakit-webhook", o)
+	// Scenarios whose timing could not be judged run again, alone.
+	if err := p.rerunInconclusive("firmakit-webhook-rerun"); err != nil {
+		return 2, err
+	}
+	s.clock = clockFinding{}
+	if r, o := s.facts(); refusedEverything(r, o) {
+		s.clock = probeClock(s.Endpoint)
+	}
+	return p.status(status), nil
+}
+
+// prepare checks the endpoint and selects the scenarios before anything
+// runs, sets the defaults of what was left unset, and creates the
+// contract the notifications are about when none was given.
+func (s *WebhookSuite) prepare() ([]string, []pickled, error) {
 	if s.Endpoint == nil {
-		return 2, fmt.Errorf("no endpoint")
+		return nil, nil, fmt.Errorf("no endpoint")
 	}
 	if err := s.Endpoint.Validate(); err != nil {
-		return 2, err
+		return nil, nil, err
 	}
 	if s.Endpoint.Profile == nil {
 		s.Endpoint.Profile = firmakit.BundledProfile()
 	}
 	paths, err := Paths(s.Lang)
 	if err != nil {
-		return 2, err
+		return nil, nil, err
 	}
 	selected, err := selectFrom(loadWebhookSuite, s.Lang, s.Tags)
 	if err != nil {
-		return 2, err
-	}
-	fsys, err := features.WebhookSet.Features(features.FS)
-	if err != nil {
-		return 2, err
+		return nil, nil, err
 	}
 	if s.Concurrency <= 0 {
 		s.Concurrency = 4
@@ -94,33 +124,30 @@ func (s *WebhookSuite) Run() (int, error) {
 	}
 	if len(s.Endpoint.SignatureIDs) == 0 {
 		if err := probeContract(s.Endpoint); err != nil {
-			return 2, err
+			return nil, nil, err
 		}
 	}
-	rows := map[string]pickled{}
-	for _, p := range selected {
-		rows[pickleKey(p.pickle)] = p
-	}
-	s.log = Suite{Progress: s.Progress, Tags: s.Tags, OnResult: s.OnResult, selected: len(selected)}
-	s.mu.Lock()
-	s.observed = map[string]observation{}
-	s.mu.Unlock()
-	lag := StartLagMonitor()
-	defer lag.Stop()
+	return paths, selected, nil
+}
 
-	ran := map[string]bool{}
-	var ranMu sync.Mutex
-	init := func(sink func(reports.ScenarioResult)) func(*godog.ScenarioContext) {
+// initializer gives each scenario its own steps on the run's lag
+// monitor, and keeps what each observed of the endpoint.
+func (s *WebhookSuite) initializer(p *pass, lag *LagMonitor) func(func(reports.ScenarioResult), map[string]bool) func(*godog.ScenarioContext) {
+	return func(sink func(reports.ScenarioResult), only map[string]bool) func(*godog.ScenarioContext) {
 		return func(sc *godog.ScenarioContext) {
 			var key string
-			sc.Before(func(ctx context.Context, p *godog.Scenario) (context.Context, error) {
-				key = pickleKey(p)
+			sc.Before(func(ctx context.Context, sp *godog.Scenario) (context.Context, error) {
+				key = pickleKey(sp)
+				if only != nil && !only[key] {
+					return ctx, godog.ErrSkip
+				}
 				return ctx, nil
 			})
 			w := &webhookSteps{E: s.Endpoint, Lag: lag, Done: func(r reports.ScenarioResult, o observation) {
-				if p, ok := rows[key]; ok {
-					r.Line, r.Row = p.line, p.row
+				if only != nil && !only[key] {
+					return // cut short: neither a result nor an observation
 				}
+				p.place(&r, key)
 				s.mu.Lock()
 				s.observed[rowKey(r)] = o
 				s.mu.Unlock()
@@ -129,86 +156,6 @@ func (s *WebhookSuite) Run() (int, error) {
 			w.InitializeScenario(sc)
 		}
 	}
-	opts := func(paths []string, format string, out io.Writer, concurrency int, seed int64) *godog.Options {
-		return &godog.Options{FS: fsys, Paths: paths, Format: format, Output: out, Tags: s.Tags, Concurrency: concurrency,
-			Randomize: seed, Strict: true, NoColors: true}
-	}
-	status := godog.TestSuite{Name: "firmakit-webhook", ScenarioInitializer: init(func(r reports.ScenarioResult) {
-		ranMu.Lock()
-		ran[rowKey(r)] = true
-		ranMu.Unlock()
-		s.log.noteResult(r)
-	}), Options: s.options(opts(paths, s.Format, s.Output, s.Concurrency, s.Randomize))}.Run()
-
-	for _, p := range selected {
-		if !ran[rowKey(reports.ScenarioResult{Feature: p.pickle.Uri, Name: p.pickle.Name, Line: p.line})] {
-			s.log.noteResult(unran(p))
-		}
-	}
-
-	// Scenarios whose timing could not be judged run again, alone.
-	var again []reports.ScenarioResult
-	keep := []reports.ScenarioResult{}
-	for _, r := range s.log.Results() {
-		if r.Status == reports.Inconclusive {
-			again = append(again, r)
-		} else {
-			keep = append(keep, r)
-		}
-	}
-	if len(again) > 0 {
-		lines := map[string]int64{}
-		for _, lang := range []string{"es", "en"} {
-			scs, err := features.WebhookSet.Scenarios(features.FS, lang)
-			if err != nil {
-				return 2, err
-			}
-			for _, sc := range scs {
-				lines[lang+"/"+sc.File+"\x00"+sc.Name] = sc.Line
-			}
-		}
-		if s.Progress != nil {
-			s.log.mu.Lock()
-			fmt.Fprintf(s.Progress, "running %d inconclusive scenario(s) again, alone\n", len(again))
-			s.log.mu.Unlock()
-		}
-		var mu sync.Mutex
-		redone := map[string]reports.ScenarioResult{}
-		var done []string
-		for _, r := range again {
-			p := fmt.Sprintf("%s:%d", r.Feature, lines[r.Feature+"\x00"+r.Name])
-			if slices.Contains(done, p) {
-				continue
-			}
-			done = append(done, p)
-			godog.TestSuite{Name: "firmakit-webhook-rerun", ScenarioInitializer: init(func(r reports.ScenarioResult) {
-				mu.Lock()
-				defer mu.Unlock()
-				redone[rowKey(r)] = r
-			}), Options: rerunOpts(opts([]string{p}, "progress", io.Discard, 1, 0))}.Run()
-		}
-		s.log.mu.Lock()
-		s.log.results = keep
-		s.log.mu.Unlock()
-		for _, r := range again {
-			n, ok := redone[rowKey(r)]
-			switch {
-			case !ok:
-				n = r
-			case n.Status == reports.Inconclusive:
-				n.Error = "again when run alone: " + n.Error
-			}
-			s.log.noteResult(n)
-		}
-	}
-	if status == 0 && s.Count(reports.Failed) > 0 {
-		status = 1
-	}
-	s.clock = clockFinding{}
-	if r, o := s.facts(); refusedEverything(r, o) {
-		s.clock = probeClock(s.Endpoint)
-	}
-	return status, nil
 }
 
 // Results returns the outcome of every scenario of the last run, in the
@@ -254,19 +201,4 @@ func (s *WebhookSuite) facts() ([]reports.ScenarioResult, []observation) {
 func (s *WebhookSuite) String() string {
 	paths, _ := Paths(s.Lang)
 	return fmt.Sprintf("webhook features %s, tags %q, concurrency %d", strings.Join(paths, "+"), s.Tags, s.Concurrency)
-}
-
-// options applies the caller's changes (Options) to the first run's.
-func (s *WebhookSuite) options(o *godog.Options) *godog.Options {
-	if s.Options != nil {
-		s.Options(o)
-	}
-	return o
-}
-
-// rerunOpts runs a scenario again outside any testing.T: its first run
-// already reported to it.
-func rerunOpts(o *godog.Options) *godog.Options {
-	o.TestingT = nil
-	return o
 }

@@ -27,181 +27,229 @@ func (m *Main) certifyCommand() command {
 	return command{name: "certify", summary: "run the conformance suite against the bundled reference server or a target",
 		usage: "firmakit certify [--target URL --key K --secret S [--receiver URL | --listen ADDR --public-url URL]] [--lang es|en|all] [--tags EXPR] [--expected-failures FILE] [--report DIR [--report-lang es|en]]",
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
-			target := fs.String("target", "", "base URL of the service under test; empty: the bundled reference server, in-process")
-			apiVersion := fs.String("api-version", "v1", "version segment of the check path")
-			merchant := fs.String("merchant", firmakit.Demo().MerchantID, "merchant id")
-			key := fs.String("key", "", "the merchant's credential key (default with no --target: the demo key)")
-			secret := fs.String("secret", "", "its secret")
-			disabledKey := fs.String("disabled-key", "", "a disabled credential of the merchant; without it those scenarios are not run")
-			disabledSecret := fs.String("disabled-secret", "", "its secret")
-			otherKey := fs.String("other-key", "", "another merchant's credential; without it those scenarios are not run")
-			otherSecret := fs.String("other-secret", "", "its secret")
-			senderName := fs.String("sender-name", "", "the name the merchant is configured with, which its envelopes name as sender; without it those scenarios are not run")
-			senderEmail := fs.String("sender-email", "", "the merchant's configured sender e-mail")
-			documentHost := fs.String("document-host", "", "a host, besides the target's, where the target serves the documents its document_url links open")
-			webhookSecrets := &listFlag{}
-			fs.Var(webhookSecrets, "webhook-secret", "webhook secret of the merchant (repeatable, for rotation)")
-			template := fs.String("template", "", "template name the create requests use (default: contrato_arriendo)")
-			templateTitle := fs.String("template-title", "", "the template's title")
-			templateSigners := fs.String("template-signers", "", "the template's signer keys, comma-separated")
-			templateDocx := fs.String("template-docx", "", "derive the template's name, title, signers and data keys from this .docx")
-			templateData := &listFlag{}
-			fs.Var(templateData, "template-data", "a data value for the template, key=value (repeatable)")
-			receiverURL := fs.String("receiver", "", "URL of a running 'firmakit receive' where the target's notifications land")
-			receiverToken := fs.String("receiver-token", "", "its token, if it has one")
-			listen := fs.String("listen", DefaultCertifyListen, "address of the in-process receiver when no --receiver is given; the target's signature_webhook must reach it")
-			publicURL := fs.String("public-url", "", "URL the target reaches the in-process receiver at")
-			lang := fs.String("lang", "all", "features to run: es, en or all")
-			tags := fs.String("tags", "", "godog tag expression; default: all, or '~@reference' against a --target")
-			concurrency := fs.Int("concurrency", 64, "scenarios run at once")
-			format := fs.String("format", "firmakit", "output: firmakit (a line per scenario), or godog formats: progress, pretty, junit, cucumber, … ('name:file' writes to a file)")
-			seed := fs.Int64("seed", -1, "scenario order: -1 random, 0 file order, else that seed")
-			reportDir := fs.String("report", "", "write junit.xml, cucumber.json, report.html and certificate.json to this folder")
-			reportLang := fs.String("report-lang", "", "language of report.html: es or en (default: --lang, or en for all)")
-			skipPreflight := fs.Bool("skip-preflight", false, "against a --target, run the suite even if the signed check request before it fails")
-			net := networkFlags(fs)
-			expectedFile := fs.String("expected-failures", "", expectedFailuresUsage)
-			profile := profileFlag(fs)
-			logger := m.logFlags(fs, "warn")
+			f := m.bindCertifyFlags(fs)
 			return func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
 					return usageError("unexpected argument %q", args[0])
 				}
-				p, err := profile()
-				if err != nil {
-					return err
-				}
-				if err := suiteSpeaks(p); err != nil {
-					return err
-				}
-				log, err := logger()
-				if err != nil {
-					return err
-				}
-				if _, err := steps.Paths(*lang); err != nil {
-					return usageError("--lang: %v", err)
-				}
-				if *concurrency < 1 {
-					return usageError("--concurrency must be at least 1")
-				}
-				if err := checkCertifyFlags(givenFlags(ctx)); err != nil {
-					return err
-				}
-				if err := checkReportLang(*reportLang, *reportDir); err != nil {
-					return err
-				}
-				if err := checkFormats(*format); err != nil {
-					return err
-				}
-				selection := *tags
-				if *target != "" && selection == "" {
-					selection = "~@reference"
-				}
-				// Refuse a selection of nothing, and expected failures it
-				// does not have, before anything starts.
-				selected, err := steps.Selected(*lang, selection)
-				if err != nil {
-					return usageError("--tags: %v", err)
-				}
-				all, err := steps.Selected("all", "")
-				if err != nil {
-					return err
-				}
-				expected, err := loadExpectedFailures(*expectedFile, selected, all)
-				if err != nil {
-					return err
-				}
-				formats, junitTo := splitJUnit(*format)
-				client, pacer, retries, err := net.build(*target != "")
-				if err != nil {
-					return err
-				}
-				var t *steps.Target
-				var cleanup []func()
-				defer func() {
-					for i := len(cleanup) - 1; i >= 0; i-- {
-						cleanup[i]()
-					}
-				}()
-
-				if *target == "" {
-					// The bundled reference and a receiver, in-process on loopback.
-					rv := &receiver.Receiver{Addr: "127.0.0.1:0", DB: ":memory:", Profile: p}
-					if err := rv.Open(); err != nil {
-						return &exitError{ExitUnreachable, err}
-					}
-					cleanup = append(cleanup, func() { rv.Close() })
-					// The suite answers 4xx, 5xx, late or not at all on
-					// purpose (@DEMO-RETRY and the like): the
-					// reference's warnings about it are part of the test,
-					// so only its errors are shown unless asked for more.
-					refLog := log
-					if !log.Enabled(ctx, slog.LevelInfo) {
-						refLog = slog.New(minLevel{log.Handler(), slog.LevelError})
-					}
-					ref := &reference.Server{Addr: "127.0.0.1:0", Profile: p, Config: reference.DemoConfig(), Logger: refLog}
-					demoID := firmakit.Demo().MerchantID
-					if err := ref.Config.SetWebhook(demoID, rv.HookURL(demoID)); err != nil {
-						return err
-					}
-					if err := ref.Open(); err != nil {
-						return &exitError{ExitUnreachable, err}
-					}
-					cleanup = append(cleanup, func() { ref.Close() })
-					t = steps.DemoTarget(ref.URL(), rv, true)
-					t.Profile = p
-					t.HTTPClient, t.Pacer, t.Retries = client, pacer, retries
-					fmt.Fprintf(m.Stdout, "firmakit certify: the bundled reference server at %s, notifications at %s\n", ref.URL(), rv.HookURL(demoID))
-				} else {
-					t, err = m.foreignTarget(ctx, p, foreignFlags{
-						target: *target, apiVersion: *apiVersion, merchant: *merchant, key: *key, secret: *secret,
-						disabledKey: *disabledKey, disabledSecret: *disabledSecret, otherKey: *otherKey, otherSecret: *otherSecret,
-						webhookSecrets: *webhookSecrets, template: *template, templateTitle: *templateTitle,
-						templateSigners: *templateSigners, templateDocx: *templateDocx, templateData: *templateData,
-						receiverURL: *receiverURL, receiverToken: *receiverToken, listen: *listen, publicURL: *publicURL,
-						skipPreflight: *skipPreflight, client: client, pacer: pacer, retries: retries,
-						senderName: *senderName, senderEmail: *senderEmail, documentHost: *documentHost,
-					}, &cleanup, log)
-					if err != nil {
-						return err
-					}
-				}
-
-				shown := m.newDisplay(formats)
-				formats, err = withCucumber(shown.Formats, *reportDir)
-				if err != nil {
-					return err
-				}
-				suite := &steps.Suite{Target: t, Lang: *lang, Tags: selection, Concurrency: *concurrency, Format: formats,
-					Output: shown.Output, Progress: shown.Lines, Randomize: *seed}
-				fmt.Fprintf(m.Stdout, "profile %q; %s\n\n", p.Name, suite)
-				total, _ := steps.Select(*lang, selection)
-				suite.OnResult = shown.Start(total)
-				start := time.Now()
-				status, err := suite.Run()
-				elapsed := time.Since(start)
-				shown.Stop()
-				var se *steps.SelectionError
-				switch {
-				case errors.As(err, &se):
-					return usageError("--tags: %v", err)
-				case err != nil:
-					return usageError("%v", err)
-				}
-				if shown.Own() {
-					fmt.Fprintln(m.Stdout)
-				}
-				run := reports.Run{Tool: "firmakit", Version: Version(), Target: t.URL, Bundled: *target == "", MerchantID: t.MerchantID,
-					Profile: p, Lang: *lang, Tags: selection, ReportLang: *reportLang, Started: start, Elapsed: elapsed, Expected: expected}
-				results := suite.Results()
-				if m.judge != nil {
-					results = m.judge(results)
-				}
-				results, status = expectFailures(results, expected, status)
-				return m.finishRun(ending{run: run, results: results, godogStatus: status, junitTo: junitTo, reportDir: *reportDir,
-					width: shown.Width, causes: func(w io.Writer) { likelyCauses(w, results) }, network: networkLine(t, *target != "")})
+				return m.certify(ctx, f)
 			}
 		}}
+}
+
+// certifyFlags are certify's flags; foreign holds those of a run against
+// a --target.
+type certifyFlags struct {
+	foreign                                                 foreignFlags
+	lang, tags, format, reportDir, reportLang, expectedFile string
+	concurrency                                             int
+	seed                                                    int64
+	net                                                     *netFlags
+	profile                                                 func() (*firmakit.Profile, error)
+	logger                                                  func() (*slog.Logger, error)
+}
+
+func (m *Main) bindCertifyFlags(fs *flag.FlagSet) *certifyFlags {
+	f := &certifyFlags{}
+	t := &f.foreign
+	fs.StringVar(&t.target, "target", "", "base URL of the service under test; empty: the bundled reference server, in-process")
+	fs.StringVar(&t.apiVersion, "api-version", "v1", "version segment of the check path")
+	fs.StringVar(&t.merchant, "merchant", firmakit.Demo().MerchantID, "merchant id")
+	fs.StringVar(&t.key, "key", "", "the merchant's credential key (default with no --target: the demo key)")
+	fs.StringVar(&t.secret, "secret", "", "its secret")
+	fs.StringVar(&t.disabledKey, "disabled-key", "", "a disabled credential of the merchant; without it those scenarios are not run")
+	fs.StringVar(&t.disabledSecret, "disabled-secret", "", "its secret")
+	fs.StringVar(&t.otherKey, "other-key", "", "another merchant's credential; without it those scenarios are not run")
+	fs.StringVar(&t.otherSecret, "other-secret", "", "its secret")
+	fs.StringVar(&t.senderName, "sender-name", "", "the name the merchant is configured with, which its envelopes name as sender; without it those scenarios are not run")
+	fs.StringVar(&t.senderEmail, "sender-email", "", "the merchant's configured sender e-mail")
+	fs.StringVar(&t.documentHost, "document-host", "", "a host, besides the target's, where the target serves the documents its document_url links open")
+	fs.Var((*listFlag)(&t.webhookSecrets), "webhook-secret", "webhook secret of the merchant (repeatable, for rotation)")
+	fs.StringVar(&t.template, "template", "", "template name the create requests use (default: contrato_arriendo)")
+	fs.StringVar(&t.templateTitle, "template-title", "", "the template's title")
+	fs.StringVar(&t.templateSigners, "template-signers", "", "the template's signer keys, comma-separated")
+	fs.StringVar(&t.templateDocx, "template-docx", "", "derive the template's name, title, signers and data keys from this .docx")
+	fs.Var((*listFlag)(&t.templateData), "template-data", "a data value for the template, key=value (repeatable)")
+	fs.StringVar(&t.receiverURL, "receiver", "", "URL of a running 'firmakit receive' where the target's notifications land")
+	fs.StringVar(&t.receiverToken, "receiver-token", "", "its token, if it has one")
+	fs.StringVar(&t.listen, "listen", DefaultCertifyListen, "address of the in-process receiver when no --receiver is given; the target's signature_webhook must reach it")
+	fs.StringVar(&t.publicURL, "public-url", "", "URL the target reaches the in-process receiver at")
+	fs.StringVar(&f.lang, "lang", "all", "features to run: es, en or all")
+	fs.StringVar(&f.tags, "tags", "", "godog tag expression; default: all, or '~@reference' against a --target")
+	fs.IntVar(&f.concurrency, "concurrency", 64, "scenarios run at once")
+	fs.StringVar(&f.format, "format", "firmakit", "output: firmakit (a line per scenario), or godog formats: progress, pretty, junit, cucumber, … ('name:file' writes to a file)")
+	fs.Int64Var(&f.seed, "seed", -1, "scenario order: -1 random, 0 file order, else that seed")
+	fs.StringVar(&f.reportDir, "report", "", "write junit.xml, cucumber.json, report.html and certificate.json to this folder")
+	fs.StringVar(&f.reportLang, "report-lang", "", "language of report.html: es or en (default: --lang, or en for all)")
+	fs.BoolVar(&t.skipPreflight, "skip-preflight", false, "against a --target, run the suite even if the signed check request before it fails")
+	f.net = networkFlags(fs)
+	fs.StringVar(&f.expectedFile, "expected-failures", "", expectedFailuresUsage)
+	f.profile = profileFlag(fs)
+	f.logger = m.logFlags(fs, "warn")
+	return f
+}
+
+// certifyPlan is what certify's flags come to once checked, before
+// anything starts.
+type certifyPlan struct {
+	profile   *firmakit.Profile
+	log       *slog.Logger
+	selection string
+	expected  []reports.Expectation
+	formats   string
+	junitTo   string
+}
+
+// certify checks the flags, starts the bundled reference (or reaches the
+// target), runs the suite and ends the run with its reports.
+func (m *Main) certify(ctx context.Context, f *certifyFlags) error {
+	plan, err := f.check(ctx)
+	if err != nil {
+		return err
+	}
+	bundled := f.foreign.target == ""
+	client, pacer, retries, err := f.net.build(!bundled)
+	if err != nil {
+		return err
+	}
+	var cleanup []func()
+	defer func() {
+		for i := len(cleanup) - 1; i >= 0; i-- {
+			cleanup[i]()
+		}
+	}()
+	var t *steps.Target
+	if bundled {
+		t, err = m.bundledTarget(ctx, plan, &cleanup)
+	} else {
+		fl := f.foreign
+		fl.client, fl.pacer, fl.retries = client, pacer, retries
+		t, err = m.foreignTarget(ctx, plan.profile, fl, &cleanup, plan.log)
+	}
+	if err != nil {
+		return err
+	}
+	t.HTTPClient, t.Pacer, t.Retries = client, pacer, retries
+	return m.runCertify(f, plan, t)
+}
+
+// check refuses bad flags, a selection of nothing and expected failures
+// it does not have, before anything starts.
+func (f *certifyFlags) check(ctx context.Context) (*certifyPlan, error) {
+	p, err := f.profile()
+	if err != nil {
+		return nil, err
+	}
+	if err := suiteSpeaks(p); err != nil {
+		return nil, err
+	}
+	log, err := f.logger()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := steps.Paths(f.lang); err != nil {
+		return nil, usageError("--lang: %v", err)
+	}
+	if f.concurrency < 1 {
+		return nil, usageError("--concurrency must be at least 1")
+	}
+	if err := checkCertifyFlags(givenFlags(ctx)); err != nil {
+		return nil, err
+	}
+	if err := checkReportLang(f.reportLang, f.reportDir); err != nil {
+		return nil, err
+	}
+	if err := checkFormats(f.format); err != nil {
+		return nil, err
+	}
+	selection := f.tags
+	if f.foreign.target != "" && selection == "" {
+		selection = "~@reference"
+	}
+	selected, err := steps.Selected(f.lang, selection)
+	if err != nil {
+		return nil, usageError("--tags: %v", err)
+	}
+	all, err := steps.Selected("all", "")
+	if err != nil {
+		return nil, err
+	}
+	expected, err := loadExpectedFailures(f.expectedFile, selected, all)
+	if err != nil {
+		return nil, err
+	}
+	formats, junitTo := splitJUnit(f.format)
+	return &certifyPlan{profile: p, log: log, selection: selection, expected: expected, formats: formats, junitTo: junitTo}, nil
+}
+
+// bundledTarget starts the bundled reference and a receiver, in-process
+// on loopback, and returns them as the suite's target.
+func (m *Main) bundledTarget(ctx context.Context, plan *certifyPlan, cleanup *[]func()) (*steps.Target, error) {
+	p, log := plan.profile, plan.log
+	rv := &receiver.Receiver{Addr: "127.0.0.1:0", DB: ":memory:", Profile: p}
+	if err := rv.Open(); err != nil {
+		return nil, &exitError{ExitUnreachable, err}
+	}
+	*cleanup = append(*cleanup, func() { rv.Close() })
+	// The suite answers 4xx, 5xx, late or not at all on purpose
+	// (@DEMO-RETRY and the like): the reference's warnings about it are
+	// part of the test, so only its errors are shown unless asked for more.
+	refLog := log
+	if !log.Enabled(ctx, slog.LevelInfo) {
+		refLog = slog.New(minLevel{log.Handler(), slog.LevelError})
+	}
+	ref := &reference.Server{Addr: "127.0.0.1:0", Profile: p, Config: reference.DemoConfig(), Logger: refLog}
+	demoID := firmakit.Demo().MerchantID
+	if err := ref.Config.SetWebhook(demoID, rv.HookURL(demoID)); err != nil {
+		return nil, err
+	}
+	if err := ref.Open(); err != nil {
+		return nil, &exitError{ExitUnreachable, err}
+	}
+	*cleanup = append(*cleanup, func() { ref.Close() })
+	t := steps.DemoTarget(ref.URL(), rv, true)
+	t.Profile = p
+	fmt.Fprintf(m.Stdout, "firmakit certify: the bundled reference server at %s, notifications at %s\n", ref.URL(), rv.HookURL(demoID))
+	return t, nil
+}
+
+// runCertify runs the suite against t, showing each scenario as it ends,
+// and ends the run with its verdict and reports.
+func (m *Main) runCertify(f *certifyFlags, plan *certifyPlan, t *steps.Target) error {
+	shown := m.newDisplay(plan.formats)
+	formats, err := withCucumber(shown.Formats, f.reportDir)
+	if err != nil {
+		return err
+	}
+	suite := &steps.Suite{Target: t, Lang: f.lang, Tags: plan.selection, Concurrency: f.concurrency, Format: formats,
+		Output: shown.Output, Progress: shown.Lines, Randomize: f.seed}
+	fmt.Fprintf(m.Stdout, "profile %q; %s\n\n", plan.profile.Name, suite)
+	total, _ := steps.Select(f.lang, plan.selection)
+	suite.OnResult = shown.Start(total)
+	start := time.Now()
+	status, err := suite.Run()
+	elapsed := time.Since(start)
+	shown.Stop()
+	var se *steps.SelectionError
+	switch {
+	case errors.As(err, &se):
+		return usageError("--tags: %v", err)
+	case err != nil:
+		return usageError("%v", err)
+	}
+	if shown.Own() {
+		fmt.Fprintln(m.Stdout)
+	}
+	bundled := f.foreign.target == ""
+	run := reports.Run{Tool: "firmakit", Version: Version(), Target: t.URL, Bundled: bundled, MerchantID: t.MerchantID,
+		Profile: plan.profile, Lang: f.lang, Tags: plan.selection, ReportLang: f.reportLang, Started: start, Elapsed: elapsed, Expected: plan.expected}
+	results := suite.Results()
+	if m.judge != nil {
+		results = m.judge(results)
+	}
+	results, status = expectFailures(results, plan.expected, status)
+	return m.finishRun(ending{run: run, results: results, godogStatus: status, junitTo: plan.junitTo, reportDir: f.reportDir,
+		width: shown.Width, causes: func(w io.Writer) { likelyCauses(w, results) }, network: networkLine(t, !bundled)})
 }
 
 // ending is what a suite's run ends with on standard output: see
