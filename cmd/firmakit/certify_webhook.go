@@ -22,122 +22,161 @@ func (m *Main) certifyWebhookCommand() command {
 	return command{name: "certify-webhook", summary: "play the service and check a merchant's webhook endpoint",
 		usage: "firmakit certify-webhook --endpoint URL --webhook-secret S [--merchant ID] [--signature-id ID ... | --signature-ids FILE] [--lang es|en|all] [--tags EXPR] [--expected-failures FILE] [--report DIR [--report-lang es|en]]",
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
-			endpoint := fs.String("endpoint", "", "URL of the merchant's webhook endpoint (its signature_webhook), where notifications are posted")
-			secret := fs.String("webhook-secret", "", "the webhook secret the endpoint verifies notifications with")
-			merchant := fs.String("merchant", firmakit.Demo().MerchantID, "merchant id written in the notifications")
-			ids := &listFlag{}
-			fs.Var(ids, "signature-id", "a contract the merchant's system knows, used as the notifications' signature_id (repeatable); without any, firmakit makes ids up, which an endpoint that looks contracts up answers 404")
-			idsFile := fs.String("signature-ids", "", "a file of contract ids the merchant's system knows, one a line ('#' starts a comment)")
-			lang := fs.String("lang", "all", "features to run: es, en or all")
-			tags := fs.String("tags", "", "godog tag expression, e.g. '@WH-STATE,@WH-ROTATION'; default: all")
-			concurrency := fs.Int("concurrency", 4, "scenarios run at once")
-			format := fs.String("format", "firmakit", "output: firmakit (a line per scenario), or godog formats: progress, pretty, junit, cucumber, … ('name:file' writes to a file)")
-			seed := fs.Int64("seed", -1, "scenario order: -1 random, 0 file order, else that seed")
-			reportDir := fs.String("report", "", "write junit.xml, cucumber.json, report.html and certificate.json to this folder")
-			reportLang := fs.String("report-lang", "", "language of report.html: es or en (default: --lang, or en for all)")
-			expectedFile := fs.String("expected-failures", "", expectedFailuresUsage)
-			profile := profileFlag(fs)
+			f := bindWebhookFlags(fs)
 			return func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
 					return usageError("unexpected argument %q", args[0])
 				}
-				p, err := profile()
+				plan, err := f.check()
 				if err != nil {
 					return err
 				}
-				if _, err := steps.Paths(*lang); err != nil {
-					return usageError("--lang: %v", err)
-				}
-				if *concurrency < 1 {
-					return usageError("--concurrency must be at least 1")
-				}
-				switch _, err := firmakit.ParseHTTPURL(*endpoint); {
-				case *endpoint == "":
-					return usageError("--endpoint is required: the URL the service posts the merchant's notifications to")
-				case err != nil:
-					return usageError("--endpoint %q is not an http(s) URL", *endpoint)
-				}
-				if *secret == "" {
-					return usageError("--webhook-secret is required: the secret the endpoint verifies notifications with")
-				}
-				contracts, err := signatureIDs(*ids, *idsFile)
-				if err != nil {
-					return err
-				}
-				if err := checkReportLang(*reportLang, *reportDir); err != nil {
-					return err
-				}
-				if err := checkFormats(*format); err != nil {
-					return err
-				}
-				// Refuse a selection of nothing, and expected failures it
-				// does not have, before anything is sent.
-				selected, err := steps.SelectedWebhook(*lang, *tags)
-				if err != nil {
-					return usageError("--tags: %v", err)
-				}
-				all, err := steps.SelectedWebhook("all", "")
-				if err != nil {
-					return err
-				}
-				expected, err := loadExpectedFailures(*expectedFile, selected, all)
-				if err != nil {
-					return err
-				}
-				if err := reachable(ctx, *endpoint); err != nil {
+				if err := reachable(ctx, f.endpoint); err != nil {
 					return &exitError{ExitUnreachable, err}
 				}
-				// No pre-flight: there is no --target to send a signed check
-				// to. The reachability check above is this command's.
-				formats, junitTo := splitJUnit(*format)
-				shown := m.newDisplay(formats)
-				formats, err = withCucumber(shown.Formats, *reportDir)
-				if err != nil {
-					return err
-				}
-				e := &steps.Endpoint{URL: *endpoint, Secret: *secret, MerchantID: *merchant, Profile: p, SignatureIDs: contracts}
-				suite := &steps.WebhookSuite{Endpoint: e, Lang: *lang, Tags: *tags, Concurrency: *concurrency, Format: formats,
-					Output: shown.Output, Progress: shown.Lines, Randomize: *seed}
-				fmt.Fprintf(m.Stdout, "firmakit certify-webhook: playing the service for the endpoint %s\n", *endpoint)
-				fmt.Fprintf(m.Stdout, "profile %q, delivery timeout %s; %s\n", p.Name, p.Webhook.Timeout, suite)
-				if len(contracts) > 0 {
-					fmt.Fprintf(m.Stdout, "contracts (signature_id) of merchant %s: %s\n\n", *merchant, strings.Join(contracts, ", "))
-				} else {
-					fmt.Fprintf(m.Stdout, "contracts (signature_id): made up by firmakit (give --signature-id if the endpoint looks them up)\n\n")
-				}
-				total, _ := steps.SelectWebhook(*lang, *tags)
-				suite.OnResult = shown.Start(total)
-				start := time.Now()
-				status, err := suite.Run()
-				elapsed := time.Since(start)
-				shown.Stop()
-				var se *steps.SelectionError
-				switch {
-				case errors.As(err, &se):
-					return usageError("--tags: %v", err)
-				case errors.Is(err, steps.ErrUnknownContract):
-					return &exitError{ExitFailed, err}
-				case err != nil:
-					return usageError("%v", err)
-				}
-				if shown.Own() {
-					fmt.Fprintln(m.Stdout)
-				}
-				results, hints := suite.Results(), suite.Hints()
-				results, status = expectFailures(results, expected, status)
-				run := reports.Run{Tool: "firmakit", Version: Version(), Target: *endpoint, MerchantID: *merchant, TargetLabel: reports.WebhookTarget,
-					Set: features.WebhookSet, Hints: hints, Profile: p, Lang: *lang, Tags: *tags, ReportLang: *reportLang, Started: start, Elapsed: elapsed,
-					Expected: expected, SignatureIDs: contracts}
-				// The hints are this set's likely causes: the service's
-				// (reports.Causes) speak of a --target.
-				return m.finishRun(ending{run: run, results: results, godogStatus: status, junitTo: junitTo, reportDir: *reportDir,
-					width: shown.Width, causes: func(w io.Writer) {
-						for _, h := range hints {
-							fmt.Fprintln(w, "hint: "+h.String())
-						}
-					}})
+				// No pre-flight: there is no --target to send a signed
+				// check to. The reachability check above is this command's.
+				return m.runCertifyWebhook(f, plan)
 			}
 		}}
+}
+
+// webhookFlags are certify-webhook's flags.
+type webhookFlags struct {
+	endpoint, secret, merchant, idsFile, lang, tags, format, reportDir, reportLang, expectedFile string
+	ids                                                                                          []string
+	concurrency                                                                                  int
+	seed                                                                                         int64
+	profile                                                                                      func() (*firmakit.Profile, error)
+}
+
+func bindWebhookFlags(fs *flag.FlagSet) *webhookFlags {
+	f := &webhookFlags{}
+	fs.StringVar(&f.endpoint, "endpoint", "", "URL of the merchant's webhook endpoint (its signature_webhook), where notifications are posted")
+	fs.StringVar(&f.secret, "webhook-secret", "", "the webhook secret the endpoint verifies notifications with")
+	fs.StringVar(&f.merchant, "merchant", firmakit.Demo().MerchantID, "merchant id written in the notifications")
+	fs.Var((*listFlag)(&f.ids), "signature-id", "a contract the merchant's system knows, used as the notifications' signature_id (repeatable); without any, firmakit makes ids up, which an endpoint that looks contracts up answers 404")
+	fs.StringVar(&f.idsFile, "signature-ids", "", "a file of contract ids the merchant's system knows, one a line ('#' starts a comment)")
+	fs.StringVar(&f.lang, "lang", "all", "features to run: es, en or all")
+	fs.StringVar(&f.tags, "tags", "", "godog tag expression, e.g. '@WH-STATE,@WH-ROTATION'; default: all")
+	fs.IntVar(&f.concurrency, "concurrency", 4, "scenarios run at once")
+	fs.StringVar(&f.format, "format", "firmakit", "output: firmakit (a line per scenario), or godog formats: progress, pretty, junit, cucumber, … ('name:file' writes to a file)")
+	fs.Int64Var(&f.seed, "seed", -1, "scenario order: -1 random, 0 file order, else that seed")
+	fs.StringVar(&f.reportDir, "report", "", "write junit.xml, cucumber.json, report.html and certificate.json to this folder")
+	fs.StringVar(&f.reportLang, "report-lang", "", "language of report.html: es or en (default: --lang, or en for all)")
+	fs.StringVar(&f.expectedFile, "expected-failures", "", expectedFailuresUsage)
+	f.profile = profileFlag(fs)
+	return f
+}
+
+// webhookPlan is what certify-webhook's flags come to once checked.
+type webhookPlan struct {
+	profile   *firmakit.Profile
+	contracts []string
+	expected  []reports.Expectation
+	formats   string
+	junitTo   string
+}
+
+// check refuses bad flags, a selection of nothing and expected failures
+// it does not have, before anything is sent.
+func (f *webhookFlags) check() (*webhookPlan, error) {
+	p, err := f.profile()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := steps.Paths(f.lang); err != nil {
+		return nil, usageError("--lang: %v", err)
+	}
+	if f.concurrency < 1 {
+		return nil, usageError("--concurrency must be at least 1")
+	}
+	switch _, err := firmakit.ParseHTTPURL(f.endpoint); {
+	case f.endpoint == "":
+		return nil, usageError("--endpoint is required: the URL the service posts the merchant's notifications to")
+	case err != nil:
+		return nil, usageError("--endpoint %q is not an http(s) URL", f.endpoint)
+	}
+	if f.secret == "" {
+		return nil, usageError("--webhook-secret is required: the secret the endpoint verifies notifications with")
+	}
+	contracts, err := signatureIDs(f.ids, f.idsFile)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkReportLang(f.reportLang, f.reportDir); err != nil {
+		return nil, err
+	}
+	if err := checkFormats(f.format); err != nil {
+		return nil, err
+	}
+	selected, err := steps.SelectedWebhook(f.lang, f.tags)
+	if err != nil {
+		return nil, usageError("--tags: %v", err)
+	}
+	all, err := steps.SelectedWebhook("all", "")
+	if err != nil {
+		return nil, err
+	}
+	expected, err := loadExpectedFailures(f.expectedFile, selected, all)
+	if err != nil {
+		return nil, err
+	}
+	formats, junitTo := splitJUnit(f.format)
+	return &webhookPlan{profile: p, contracts: contracts, expected: expected, formats: formats, junitTo: junitTo}, nil
+}
+
+// runCertifyWebhook runs the webhook set against the endpoint, showing
+// each scenario as it ends, and ends the run with its verdict and
+// reports.
+func (m *Main) runCertifyWebhook(f *webhookFlags, plan *webhookPlan) error {
+	p, contracts := plan.profile, plan.contracts
+	shown := m.newDisplay(plan.formats)
+	formats, err := withCucumber(shown.Formats, f.reportDir)
+	if err != nil {
+		return err
+	}
+	e := &steps.Endpoint{URL: f.endpoint, Secret: f.secret, MerchantID: f.merchant, Profile: p, SignatureIDs: contracts}
+	suite := &steps.WebhookSuite{Endpoint: e, Lang: f.lang, Tags: f.tags, Concurrency: f.concurrency, Format: formats,
+		Output: shown.Output, Progress: shown.Lines, Randomize: f.seed}
+	fmt.Fprintf(m.Stdout, "firmakit certify-webhook: playing the service for the endpoint %s\n", f.endpoint)
+	fmt.Fprintf(m.Stdout, "profile %q, delivery timeout %s; %s\n", p.Name, p.Webhook.Timeout, suite)
+	if len(contracts) > 0 {
+		fmt.Fprintf(m.Stdout, "contracts (signature_id) of merchant %s: %s\n\n", f.merchant, strings.Join(contracts, ", "))
+	} else {
+		fmt.Fprintf(m.Stdout, "contracts (signature_id): made up by firmakit (give --signature-id if the endpoint looks them up)\n\n")
+	}
+	total, _ := steps.SelectWebhook(f.lang, f.tags)
+	suite.OnResult = shown.Start(total)
+	start := time.Now()
+	status, err := suite.Run()
+	elapsed := time.Since(start)
+	shown.Stop()
+	var se *steps.SelectionError
+	switch {
+	case errors.As(err, &se):
+		return usageError("--tags: %v", err)
+	case errors.Is(err, steps.ErrUnknownContract):
+		return &exitError{ExitFailed, err}
+	case err != nil:
+		return usageError("%v", err)
+	}
+	if shown.Own() {
+		fmt.Fprintln(m.Stdout)
+	}
+	results, hints := suite.Results(), suite.Hints()
+	results, status = expectFailures(results, plan.expected, status)
+	run := reports.Run{Tool: "firmakit", Version: Version(), Target: f.endpoint, MerchantID: f.merchant, TargetLabel: reports.WebhookTarget,
+		Set: features.WebhookSet, Hints: hints, Profile: p, Lang: f.lang, Tags: f.tags, ReportLang: f.reportLang, Started: start, Elapsed: elapsed,
+		Expected: plan.expected, SignatureIDs: contracts}
+	// The hints are this set's likely causes: the service's
+	// (reports.Causes) speak of a --target.
+	return m.finishRun(ending{run: run, results: results, godogStatus: status, junitTo: plan.junitTo, reportDir: f.reportDir,
+		width: shown.Width, causes: func(w io.Writer) {
+			for _, h := range hints {
+				fmt.Fprintln(w, "hint: "+h.String())
+			}
+		}})
 }
 
 // reachable tells whether anything answers HTTP at an endpoint's URL. A
