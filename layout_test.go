@@ -1,7 +1,10 @@
 package firmakit_test
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -34,4 +37,37 @@ func TestDependenciesPointOneWay(t *testing.T) {
 		assert.NotContains(t, deps(t, pkg), "reference", "%s must not depend on the reference server", pkg)
 	}
 	assert.NotContains(t, deps(t, "./reference"), "receiver", "the reference must not depend on the receiver")
+}
+
+// The README's layout table names every package of the module (and the
+// example module), and nothing that is not one.
+func TestREADMELayoutListsEveryPackage(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", "{{.Dir}}", "./...").Output()
+	require.NoError(t, err, "go list ./...")
+	root, err := os.Getwd()
+	require.NoError(t, err)
+	want := map[string]bool{"examples/godog-suite/": true, "profiles/": true}
+	for _, dir := range strings.Fields(string(out)) {
+		rel, err := filepath.Rel(root, dir)
+		require.NoError(t, err)
+		if rel == "." {
+			continue // the root's row names its package
+		}
+		want[filepath.ToSlash(rel)+"/"] = true
+	}
+	readme, err := os.ReadFile("README.md")
+	require.NoError(t, err)
+	_, layout, ok := strings.Cut(string(readme), "\n## Layout\n")
+	require.True(t, ok, "README.md has a Layout section")
+	layout, _, _ = strings.Cut(layout, "\n## ")
+	listed := map[string]bool{}
+	for _, m := range regexp.MustCompile("(?m)^\\| `([^`]+/)` \\|").FindAllStringSubmatch(layout, -1) {
+		listed[m[1]] = true
+	}
+	for dir := range want {
+		assert.True(t, listed[dir], "README.md's layout table does not list %s", dir)
+	}
+	for dir := range listed {
+		assert.True(t, want[dir], "README.md's layout table lists %s, which is not a package of the module", dir)
+	}
 }
