@@ -166,15 +166,7 @@ func (f *certifyFlags) check(ctx context.Context) (*certifyPlan, error) {
 	if f.foreign.target != "" && selection == "" {
 		selection = "~@reference"
 	}
-	selected, err := steps.Selected(f.lang, selection)
-	if err != nil {
-		return nil, usageError("--tags: %v", err)
-	}
-	all, err := steps.Selected("all", "")
-	if err != nil {
-		return nil, err
-	}
-	expected, err := loadExpectedFailures(f.expectedFile, selected, all)
+	expected, err := selectExpected(steps.Selected, f.lang, selection, f.expectedFile)
 	if err != nil {
 		return nil, err
 	}

@@ -110,15 +110,7 @@ func (f *webhookFlags) check() (*webhookPlan, error) {
 	if err := checkFormats(f.format); err != nil {
 		return nil, err
 	}
-	selected, err := steps.SelectedWebhook(f.lang, f.tags)
-	if err != nil {
-		return nil, usageError("--tags: %v", err)
-	}
-	all, err := steps.SelectedWebhook("all", "")
-	if err != nil {
-		return nil, err
-	}
-	expected, err := loadExpectedFailures(f.expectedFile, selected, all)
+	expected, err := selectExpected(steps.SelectedWebhook, f.lang, f.tags, f.expectedFile)
 	if err != nil {
 		return nil, err
 	}

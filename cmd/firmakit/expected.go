@@ -13,6 +13,21 @@ import (
 const expectedFailuresUsage = "YAML file of known deviations: a list of entries, each '- requirement: TAG' or '- scenario: NAME' " +
 	"with 'reason: WHY'; a listed failure is reported as an expected failure and does not fail the run, an entry whose scenarios all pass does"
 
+// selectExpected refuses a selection of nothing (a usage error naming
+// --tags) and loads the expected failures of file against it, each one a
+// scenario the selection has (see loadExpectedFailures).
+func selectExpected(selected func(lang, tags string) ([]reports.ScenarioResult, error), lang, tags, file string) ([]reports.Expectation, error) {
+	sel, err := selected(lang, tags)
+	if err != nil {
+		return nil, usageError("--tags: %v", err)
+	}
+	all, err := selected("all", "")
+	if err != nil {
+		return nil, err
+	}
+	return loadExpectedFailures(file, sel, all)
+}
+
 // loadExpectedFailures reads --expected-failures (reports.ParseExpectations)
 // and checks each entry against the features: selected are the scenarios
 // the run's language and tags select, all those of the whole feature set.
