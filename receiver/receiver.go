@@ -20,8 +20,8 @@ import (
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/internal/apierror"
 	"github.com/firmakit/firmakit/internal/connlimit"
-	"github.com/firmakit/firmakit/internal/guard"
 	"github.com/firmakit/firmakit/internal/graceful"
+	"github.com/firmakit/firmakit/internal/guard"
 	"github.com/labstack/echo/v4"
 )
 
@@ -152,12 +152,12 @@ type Receiver struct {
 	// sets the reference server's).
 	Requests RequestFeed
 
-	store     *store
+	store     backend
 	hub       *hub
 	ln        *connlimit.Listener
 	srv       *http.Server
 	echo      *echo.Echo
-	answers   answers
+	answers   answerBook
 	closeOnce sync.Once
 	streams   sync.WaitGroup
 	nstreams  atomic.Int64
@@ -245,12 +245,12 @@ func (rv *Receiver) Open() error {
 	rv.large = make(chan struct{}, largeReaders)
 	rv.pages, rv.backlogs = make(chan struct{}, pageReaders), make(chan struct{}, streamReaders)
 	rv.readTimeout, rv.writeTimeout = readTimeout, writeTimeout
-	st, err := openStore(storeConfig{path: rv.DB, maxEvents: rv.MaxEvents, maxAge: rv.MaxAge, maxBytes: max(rv.MaxBytes, 0),
+	st, book, err := openBackend(backendConfig{dsn: rv.DB, maxEvents: rv.MaxEvents, maxAge: rv.MaxAge, maxBytes: max(rv.MaxBytes, 0),
 		now: rv.Now, log: rv.Logger, published: rv.hub.publish})
 	if err != nil {
 		return fmt.Errorf("receiver: %w", err)
 	}
-	rv.store = st
+	rv.store, rv.answers = st, book
 	ln, err := net.Listen("tcp", rv.Addr)
 	if err != nil {
 		st.close()
@@ -516,7 +516,10 @@ func (rv *Receiver) handleHook(c echo.Context) error {
 	if status == http.StatusOK || rec.Forward != nil {
 		if rv.Strict && rec.Check != CheckValid {
 			status, answerErr = http.StatusUnauthorized, "signature "+rec.Check+": "+rec.Reason
-		} else if a, ok := rv.answers.take(channel, rec.SignatureID); ok {
+		} else if a, ok, err := rv.answers.take(req.Context(), channel, rec.SignatureID); err != nil {
+			rv.Logger.Error("programmed answers not read", "channel", channel, "err", err)
+			return apiError(http.StatusServiceUnavailable, "the notification could not be stored; send it again")
+		} else if ok {
 			status, delay, hangUp = a.Status, a.Delay, a.HangUp
 		}
 	}
