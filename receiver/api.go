@@ -41,7 +41,7 @@ func (rv *Receiver) routes() *echo.Echo {
 	g := rv.newGuard()
 	e.Pre(g.CheckHost)
 	e.POST("/hooks/:channel", rv.handleHook)
-	e.GET("/healthz", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
+	e.GET("/healthz", rv.handleHealth)
 
 	// The token guards every route but the hooks (and a request that came
 	// through a proxy needs one); calls that change the receiver (and the
@@ -80,6 +80,15 @@ func echoError(c echo.Context, he *echo.HTTPError) *APIError {
 		return apierror.New(he.Code, "not found: "+c.Request().Method+" "+firmakit.ClipRunes(c.Request().URL.Path, 200))
 	}
 	return apierror.New(he.Code, strings.ToLower(http.StatusText(he.Code)))
+}
+
+// handleHealth answers 200 while notifications can be stored, 503 with
+// the reason while the database cannot be reached.
+func (rv *Receiver) handleHealth(c echo.Context) error {
+	if err := rv.store.health(c.Request().Context()); err != nil {
+		return c.JSON(http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "error": err.Error()})
+	}
+	return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
 }
 
 func (rv *Receiver) handleDashboard(c echo.Context) error {

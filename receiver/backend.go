@@ -64,8 +64,17 @@ type backendConfig struct {
 }
 
 // openBackend opens the database dsn names, with the programmed answers
-// that go with it: in memory beside SQLite, whose file one process owns.
+// that go with it: in the database on PostgreSQL, so that every replica
+// answers by the same rules; in memory beside SQLite, whose file one
+// process owns.
 func openBackend(cfg backendConfig) (backend, answerBook, error) {
+	if IsPostgres(cfg.dsn) {
+		pg, err := openPostgres(cfg)
+		if err != nil {
+			return nil, nil, err
+		}
+		return pg, pg.rules(), nil
+	}
 	st, err := openStore(cfg)
 	if err != nil {
 		return nil, nil, err

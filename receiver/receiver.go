@@ -76,8 +76,10 @@ var ErrTimeout = errors.New("no matching notification arrived in time")
 // Receiver takes notifications on /hooks/{channel}, keeps them and serves
 // them. Set its fields, then Open it.
 type Receiver struct {
-	Addr    string            // listen address; "127.0.0.1:0" picks a free port
-	DB      string            // database file, or ":memory:"
+	Addr string // listen address; "127.0.0.1:0" picks a free port
+	// DB is the database: a file, ":memory:", or a PostgreSQL URL
+	// (postgres://…), which several receivers may share as replicas.
+	DB      string
 	Profile *firmakit.Profile // how notifications are signed; default bundled
 	// ChannelProfiles gives a channel a scheme of its own (a preset such
 	// as github, or a profile file), so one receiver serves a Stripe
@@ -290,7 +292,7 @@ func (rv *Receiver) Open() error {
 			rv.Logger.Error("receiver stopped", "err", err)
 		}
 	}()
-	rv.Logger.Info("receiver listening", "url", rv.URL(), "db", rv.DB)
+	rv.Logger.Info("receiver listening", "url", rv.URL(), "db", RedactDB(rv.DB))
 	return nil
 }
 

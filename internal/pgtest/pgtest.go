@@ -40,6 +40,7 @@ var ErrUnavailable = errors.New("PostgreSQL could not be started for the tests; 
 // Server is a PostgreSQL server in a temporary directory.
 type Server struct {
 	dir  string // holds data/, the socket and the log
+	bin  string
 	port int
 	cmd  *exec.Cmd
 	cred *syscall.Credential // nil unless running as root
@@ -83,7 +84,7 @@ func Start() (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{dir: dir, done: make(chan struct{})}
+	s := &Server{dir: dir, bin: bin, done: make(chan struct{})}
 	if os.Geteuid() == 0 {
 		if s.cred, err = nobody(); err != nil {
 			os.RemoveAll(dir)
@@ -105,7 +106,11 @@ func Start() (*Server, error) {
 	}
 	// A port taken between the probe and postgres's bind: try another.
 	for range 3 {
-		if err = s.startOn(bin, data); err == nil {
+		port, perr := freePort()
+		if perr != nil {
+			return nil, perr
+		}
+		if err = s.startOn(port); err == nil {
 			return s, nil
 		}
 	}
@@ -124,13 +129,10 @@ func nobody() (*syscall.Credential, error) {
 	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
 }
 
-func (s *Server) startOn(bin, data string) error {
-	port, err := freePort()
-	if err != nil {
-		return err
-	}
+func (s *Server) startOn(port int) error {
+	bin, data := s.bin, filepath.Join(s.dir, "data")
 	logPath := filepath.Join(s.dir, "postgres.log")
-	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
 	}
@@ -222,6 +224,23 @@ func (s *Server) Stop() {
 	}
 	os.RemoveAll(s.dir)
 }
+
+// Halt stops the server and keeps its data, as a database that went
+// away; Resume starts it again on the same port.
+func (s *Server) Halt() {
+	if s.cmd != nil && s.cmd.Process != nil {
+		_ = s.cmd.Process.Signal(syscall.SIGINT)
+		select {
+		case <-s.done:
+		case <-time.After(10 * time.Second):
+			s.kill()
+		}
+	}
+	s.cmd = nil
+}
+
+// Resume starts a halted server again, on the port it had.
+func (s *Server) Resume() error { return s.startOn(s.port) }
 
 func (s *Server) kill() {
 	if s.cmd != nil && s.cmd.Process != nil {
