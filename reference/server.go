@@ -14,8 +14,8 @@ import (
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/internal/apierror"
 	"github.com/firmakit/firmakit/internal/connlimit"
-	"github.com/firmakit/firmakit/internal/guard"
 	"github.com/firmakit/firmakit/internal/graceful"
+	"github.com/firmakit/firmakit/internal/guard"
 	"github.com/labstack/echo/v4"
 )
 
