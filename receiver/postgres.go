@@ -676,10 +676,11 @@ func (p *pgStore) dropped() int64 { return p.drops.total.Load() }
 func (p *pgStore) last() int64 { return p.lastID.Load() }
 
 // passes runs a retention pass every p.every while there are limits of
-// age or size (count is applied with each commit).
+// age or size. Count is applied with each commit: ids are taken in commit
+// order, so keeping the last maxEvents ids keeps maxEvents records at most.
 func (p *pgStore) passes() {
 	defer p.bg.Done()
-	if p.maxAge <= 0 && p.maxBytes <= 0 && p.maxEvents <= 0 {
+	if p.maxAge <= 0 && p.maxBytes <= 0 {
 		return
 	}
 	tick := time.NewTicker(p.every)
@@ -736,29 +737,11 @@ func (p *pgStore) retain(ctx context.Context, conn *pgxpool.Conn) (int64, error)
 			}
 		}
 	}
-	if p.maxEvents > 0 {
-		// Exact, whatever gaps the ids have.
-		var cut int64
-		err := conn.QueryRow(ctx, `SELECT id FROM records ORDER BY id DESC OFFSET $1 LIMIT 1`, p.maxEvents).Scan(&cut)
-		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-			return dropped, err
-		}
-		if cut > 0 {
-			if err := upTo(cut); err != nil {
-				return dropped, err
-			}
-		}
-	}
 	if p.maxAge > 0 {
-		var cut int64
-		err := conn.QueryRow(ctx, `SELECT COALESCE(MAX(id), 0) FROM records WHERE received_at < $1`, p.now().Add(-p.maxAge).UnixMicro()).Scan(&cut)
-		if err != nil {
-			return dropped, err
-		}
-		for cut > 0 {
-			// Records received out of id order stay until older ones go.
+		before := p.now().Add(-p.maxAge).UnixMicro()
+		for {
 			tag, err := conn.Exec(ctx, `DELETE FROM records WHERE id IN (SELECT id FROM records WHERE received_at < $1 ORDER BY id LIMIT $2)`,
-				p.now().Add(-p.maxAge).UnixMicro(), deleteBatch)
+				before, deleteBatch)
 			if err != nil {
 				return dropped, err
 			}
