@@ -5,8 +5,10 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo deve
 # Debian packages the tests drive: a real browser for the dashboard, a real
 # PDF reader for the demo documents, curl for the printed curl lines,
 # python3 for the README's check of the webhook test vectors, Node and npm
-# for the interop tests against the webhook schemes' own libraries.
-DEBS    := chromium poppler-utils curl python3 nodejs npm
+# for the interop tests against the webhook schemes' own libraries, and
+# PostgreSQL's server for the receiver's tests on PostgreSQL (they start
+# their own, from /usr/lib/postgresql/*/bin, which is not on PATH).
+DEBS    := chromium poppler-utils curl python3 nodejs npm postgresql
 FUZZTIME ?= 30s
 
 .PHONY: build test power deps lint bench bench-verify bench-load bench-demo bench-receiver bench-suite bench-verdict bench-dashboard bench-sandbox bench-abuse fuzz clean
@@ -43,6 +45,7 @@ deps:
 	command -v python3 >/dev/null 2>&1 || missing="$$missing python3"; \
 	command -v node >/dev/null 2>&1 || missing="$$missing nodejs"; \
 	command -v npm >/dev/null 2>&1 || missing="$$missing npm"; \
+	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null 2>&1 || missing="$$missing postgresql"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing Debian packages:$$missing"; \
 		SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \

@@ -41,7 +41,7 @@ func (rv *Receiver) routes() *echo.Echo {
 	g := rv.newGuard()
 	e.Pre(g.CheckHost)
 	e.POST("/hooks/:channel", rv.handleHook)
-	e.GET("/healthz", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
+	e.GET("/healthz", rv.handleHealth)
 
 	// The token guards every route but the hooks (and a request that came
 	// through a proxy needs one); calls that change the receiver (and the
@@ -82,6 +82,15 @@ func echoError(c echo.Context, he *echo.HTTPError) *APIError {
 	return apierror.New(he.Code, strings.ToLower(http.StatusText(he.Code)))
 }
 
+// handleHealth answers 200 while notifications can be stored, 503 with
+// the reason while the database cannot be reached.
+func (rv *Receiver) handleHealth(c echo.Context) error {
+	if err := rv.store.health(c.Request().Context()); err != nil {
+		return c.JSON(http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "error": err.Error()})
+	}
+	return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
+}
+
 func (rv *Receiver) handleDashboard(c echo.Context) error {
 	page, err := dashboardFS.ReadFile("dashboard/index.html")
 	if err != nil {
@@ -102,7 +111,7 @@ func (rv *Receiver) handleInfo(c echo.Context) error {
 		"hooks_url": rv.PublicURL + "/hooks/{channel}", "strict": rv.Strict, "demo": rv.Demo != nil, "forward_to": rv.ForwardTo, "requests": rv.Requests != nil,
 		"channels_with_secrets": channels, "states": firmakit.States, "max_body": rv.MaxBody,
 		"max_events": rv.MaxEvents, "max_bytes": max(rv.MaxBytes, 0), "max_age": rv.MaxAge.String(),
-		"max_conns": rv.MaxConns, "idle_timeout": rv.IdleTimeout.String(), "dropped": rv.store.dropped.Load(),
+		"max_conns": rv.MaxConns, "idle_timeout": rv.IdleTimeout.String(), "dropped": rv.store.dropped(),
 	})
 }
 
@@ -112,7 +121,7 @@ func (rv *Receiver) handleStats(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusOK, map[string]any{"count": n, "last_id": rv.store.last(), "subscribers": rv.hub.count(),
-		"dropped": rv.store.dropped.Load(), "connections": rv.ln.Open(), "connections_evicted": rv.ln.Evicted(),
+		"dropped": rv.store.dropped(), "connections": rv.ln.Open(), "connections_evicted": rv.ln.Evicted(),
 		"slow_bodies_evicted": rv.ln.EvictedSlow()})
 }
 
@@ -503,7 +512,10 @@ func (rv *Receiver) handleReplay(c echo.Context) error {
 }
 
 func (rv *Receiver) handleGetAnswer(c echo.Context) error {
-	all, rules := rv.answers.list(c.Param("channel"))
+	all, rules, err := rv.answers.list(c.Request().Context(), c.Param("channel"))
+	if err != nil {
+		return err
+	}
 	return c.JSON(http.StatusOK, map[string]any{"channel": c.Param("channel"), "rule": all, "rules": rules})
 }
 
@@ -544,17 +556,25 @@ func (rv *Receiver) handleSetAnswer(c echo.Context) error {
 	}
 	rule := a.rule(in.SignatureID, in.Count)
 	rule.Delay = in.Delay
-	if err := rv.answers.set(c.Param("channel"), rule); err != nil {
+	ctx := c.Request().Context()
+	if err := rv.answers.set(ctx, c.Param("channel"), rule); errors.Is(err, ErrTooManyRules) {
 		return apiError(http.StatusConflict, err.Error())
+	} else if err != nil {
+		return err
 	}
-	all, rules := rv.answers.list(c.Param("channel"))
+	all, rules, err := rv.answers.list(ctx, c.Param("channel"))
+	if err != nil {
+		return err
+	}
 	return c.JSON(http.StatusOK, map[string]any{"channel": c.Param("channel"), "rule": all, "rules": rules})
 }
 
 // handleClearAnswer clears a channel's rules, or with ?signature_id= that
 // contract's only.
 func (rv *Receiver) handleClearAnswer(c echo.Context) error {
-	rv.answers.clear(c.Param("channel"), c.QueryParam("signature_id"))
+	if err := rv.answers.clear(c.Request().Context(), c.Param("channel"), c.QueryParam("signature_id")); err != nil {
+		return err
+	}
 	return c.NoContent(http.StatusNoContent)
 }
 

@@ -8,7 +8,7 @@ import (
 
 // RetentionPass runs a retention pass now and returns once it is done, so
 // that tests of retention by age need not wait for the periodic one.
-func RetentionPass(rv *Receiver) { rv.store.passNow() }
+func RetentionPass(rv *Receiver) { rv.store.retentionPass() }
 
 // SetServerTimeouts shortens the server's read and write timeouts for
 // receivers opened after the call; the returned function restores them.
@@ -25,14 +25,4 @@ const MaxContracts = maxContracts
 // before Open.
 func SetLookupIP(rv *Receiver, lookup func(ctx context.Context, host string) ([]net.IP, error)) {
 	rv.lookupIP = lookup
-}
-
-// passNow runs a retention pass on the writer and returns once it is done.
-func (s *store) passNow() {
-	done := make(chan struct{})
-	select {
-	case s.passes <- done:
-		<-done
-	case <-s.done:
-	}
 }

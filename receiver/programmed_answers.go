@@ -55,7 +55,26 @@ func (a Answer) rule(signatureID string, count int) *answerRule {
 	return r
 }
 
-// answers holds the programmed answers of every channel.
+// answerBook holds the programmed answers of every channel: in memory
+// beside SQLite (answers), in the database on PostgreSQL (pgRules), where
+// a rule with a count is used up exactly once across replicas.
+type answerBook interface {
+	// set adds r to channel, in place of the rule for the same contract
+	// (or the channel-wide one); ErrTooManyRules past maxRules.
+	set(ctx context.Context, channel string, r *answerRule) error
+	// clear removes the rule of one contract, or with signatureID "" every
+	// rule of the channel.
+	clear(ctx context.Context, channel, signatureID string) error
+	// take returns the answer for one notification of channel about
+	// contract signatureID, if a rule applies, and counts it. A
+	// contract's own rule wins over the channel's.
+	take(ctx context.Context, channel, signatureID string) (Answer, bool, error)
+	// list returns a channel's rules: the channel-wide one (or nil), and
+	// every rule, the channel-wide one first, then by signature_id.
+	list(ctx context.Context, channel string) (*answerRule, []answerRule, error)
+}
+
+// answers holds the programmed answers of every channel in memory.
 type answers struct {
 	mu sync.Mutex
 	n  int // rules held
@@ -85,7 +104,7 @@ func validRule(channel string, a Answer, count int) error {
 
 // set adds r to channel, in place of the rule for the same contract (or
 // the channel-wide one).
-func (a *answers) set(channel string, r *answerRule) error {
+func (a *answers) set(_ context.Context, channel string, r *answerRule) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.ch == nil {
@@ -113,12 +132,12 @@ func (a *answers) set(channel string, r *answerRule) error {
 
 // clear removes the rule of one contract, or with signatureID "" every
 // rule of the channel.
-func (a *answers) clear(channel, signatureID string) {
+func (a *answers) clear(_ context.Context, channel, signatureID string) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	cr := a.ch[channel]
 	if cr == nil {
-		return
+		return nil
 	}
 	if signatureID != "" {
 		if cr.bySig[signatureID] != nil {
@@ -135,24 +154,25 @@ func (a *answers) clear(channel, signatureID string) {
 	if cr.all == nil && len(cr.bySig) == 0 {
 		delete(a.ch, channel)
 	}
+	return nil
 }
 
 // take returns the programmed answer for one notification of channel
 // about contract signatureID, if a rule applies, and counts it. A
 // contract's own rule wins over the channel's.
-func (a *answers) take(channel, signatureID string) (Answer, bool) {
+func (a *answers) take(_ context.Context, channel, signatureID string) (Answer, bool, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	cr := a.ch[channel]
 	if cr == nil {
-		return Answer{}, false
+		return Answer{}, false, nil
 	}
 	r := cr.all
 	if sr := cr.bySig[signatureID]; signatureID != "" && sr != nil {
 		r = sr
 	}
 	if r == nil {
-		return Answer{}, false
+		return Answer{}, false, nil
 	}
 	if r.Remaining > 0 {
 		r.Remaining--
@@ -168,18 +188,18 @@ func (a *answers) take(channel, signatureID string) (Answer, bool) {
 			}
 		}
 	}
-	return Answer{Status: r.Status, Delay: r.delay, HangUp: r.HangUp}, true
+	return Answer{Status: r.Status, Delay: r.delay, HangUp: r.HangUp}, true, nil
 }
 
 // list returns copies of a channel's rules: the channel-wide one (or nil),
 // and every rule, the channel-wide one first, then by signature_id.
-func (a *answers) list(channel string) (*answerRule, []answerRule) {
+func (a *answers) list(_ context.Context, channel string) (*answerRule, []answerRule, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	rules := []answerRule{}
 	cr := a.ch[channel]
 	if cr == nil {
-		return nil, rules
+		return nil, rules, nil
 	}
 	var all *answerRule
 	if cr.all != nil {
@@ -192,7 +212,7 @@ func (a *answers) list(channel string) (*answerRule, []answerRule) {
 		rules = append(rules, *r)
 	}
 	sort.Slice(rules[start:], func(i, j int) bool { return rules[start+i].SignatureID < rules[start+j].SignatureID })
-	return all, rules
+	return all, rules, nil
 }
 
 // FailNext makes the receiver answer status, instead of 200, to the next
@@ -224,5 +244,5 @@ func (rv *Receiver) AnswerNext(ctx context.Context, channel, signatureID string,
 	if len(signatureID) > 200 {
 		return fmt.Errorf("signature_id must be at most 200 bytes")
 	}
-	return rv.answers.set(channel, a.rule(signatureID, count))
+	return rv.answers.set(ctx, channel, a.rule(signatureID, count))
 }

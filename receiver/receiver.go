@@ -76,8 +76,10 @@ var ErrTimeout = errors.New("no matching notification arrived in time")
 // Receiver takes notifications on /hooks/{channel}, keeps them and serves
 // them. Set its fields, then Open it.
 type Receiver struct {
-	Addr    string            // listen address; "127.0.0.1:0" picks a free port
-	DB      string            // database file, or ":memory:"
+	Addr string // listen address; "127.0.0.1:0" picks a free port
+	// DB is the database: a file, ":memory:", or a PostgreSQL URL
+	// (postgres://…), which several receivers may share as replicas.
+	DB      string
 	Profile *firmakit.Profile // how notifications are signed; default bundled
 	// ChannelProfiles gives a channel a scheme of its own (a preset such
 	// as github, or a profile file), so one receiver serves a Stripe
@@ -152,12 +154,12 @@ type Receiver struct {
 	// sets the reference server's).
 	Requests RequestFeed
 
-	store     *store
+	store     backend
 	hub       *hub
 	ln        *connlimit.Listener
 	srv       *http.Server
 	echo      *echo.Echo
-	answers   answers
+	answers   answerBook
 	closeOnce sync.Once
 	streams   sync.WaitGroup
 	nstreams  atomic.Int64
@@ -245,12 +247,12 @@ func (rv *Receiver) Open() error {
 	rv.large = make(chan struct{}, largeReaders)
 	rv.pages, rv.backlogs = make(chan struct{}, pageReaders), make(chan struct{}, streamReaders)
 	rv.readTimeout, rv.writeTimeout = readTimeout, writeTimeout
-	st, err := openStore(storeConfig{path: rv.DB, maxEvents: rv.MaxEvents, maxAge: rv.MaxAge, maxBytes: max(rv.MaxBytes, 0),
+	st, book, err := openBackend(backendConfig{dsn: rv.DB, maxEvents: rv.MaxEvents, maxAge: rv.MaxAge, maxBytes: max(rv.MaxBytes, 0),
 		now: rv.Now, log: rv.Logger, published: rv.hub.publish})
 	if err != nil {
 		return fmt.Errorf("receiver: %w", err)
 	}
-	rv.store = st
+	rv.store, rv.answers = st, book
 	ln, err := net.Listen("tcp", rv.Addr)
 	if err != nil {
 		st.close()
@@ -290,7 +292,7 @@ func (rv *Receiver) Open() error {
 			rv.Logger.Error("receiver stopped", "err", err)
 		}
 	}()
-	rv.Logger.Info("receiver listening", "url", rv.URL(), "db", rv.DB)
+	rv.Logger.Info("receiver listening", "url", rv.URL(), "db", RedactDB(rv.DB))
 	return nil
 }
 
@@ -516,7 +518,10 @@ func (rv *Receiver) handleHook(c echo.Context) error {
 	if status == http.StatusOK || rec.Forward != nil {
 		if rv.Strict && rec.Check != CheckValid {
 			status, answerErr = http.StatusUnauthorized, "signature "+rec.Check+": "+rec.Reason
-		} else if a, ok := rv.answers.take(channel, rec.SignatureID); ok {
+		} else if a, ok, err := rv.answers.take(req.Context(), channel, rec.SignatureID); err != nil {
+			rv.Logger.Error("programmed answers not read", "channel", channel, "err", err)
+			return apiError(http.StatusServiceUnavailable, "the notification could not be stored; send it again")
+		} else if ok {
 			status, delay, hangUp = a.Status, a.Delay, a.HangUp
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/url"
 	"os"
 	"slices"
@@ -103,7 +102,7 @@ const listBytes = 32 << 20
 // that no limit is exceeded once a notification is answered, and on a
 // periodic pass for records that age while nothing arrives.
 type store struct {
-	storeConfig
+	backendConfig
 	write  *sql.DB
 	read   *sql.DB
 	queue  chan *pending
@@ -132,25 +131,8 @@ type store struct {
 	// floor is an id at or below which no record is left; count
 	// retention skips its delete while nothing is over the limit.
 	floor int64
-	// dropped counts records removed by retention; unlogged counts those
-	// not yet logged, lastLog when the last log line was written.
-	dropped  atomic.Int64
-	unlogged int64
-	lastLog  time.Time
-}
-
-// storeConfig is what a store is opened with.
-type storeConfig struct {
-	path      string
-	maxEvents int64         // records kept at most (0: no limit)
-	maxAge    time.Duration // age kept at most (0: no limit)
-	maxBytes  int64         // bytes the records' pages may take (0: no limit)
-	now       func() time.Time
-	log       *slog.Logger
-	// published is called with each committed batch, in id order.
-	published func([]*Record)
-	// every is how often the periodic retention pass runs.
-	every time.Duration
+	// drops counts records removed by retention.
+	drops dropLog
 }
 
 type pending struct {
@@ -158,11 +140,11 @@ type pending struct {
 	err chan error
 }
 
-// openStore opens (or creates) the database at cfg.path; ":memory:" keeps
+// openStore opens (or creates) the SQLite database at cfg.dsn; ":memory:" keeps
 // it in memory for the life of the process. A new file is created readable
 // by its owner only (SQLite gives its -wal and -shm files the same mode).
-func openStore(cfg storeConfig) (*store, error) {
-	path := cfg.path
+func openStore(cfg backendConfig) (*store, error) {
+	path := cfg.dsn
 	memory := path == ":memory:"
 	pragmas := "_pragma=busy_timeout(10000)&_pragma=foreign_keys(on)"
 	var dsn string
@@ -216,7 +198,7 @@ func openStore(cfg storeConfig) (*store, error) {
 	if cfg.every <= 0 {
 		cfg.every = time.Second
 	}
-	s := &store{storeConfig: cfg, write: w, read: r, queue: make(chan *pending, 4096),
+	s := &store{backendConfig: cfg, write: w, read: r, queue: make(chan *pending, 4096),
 		passes: make(chan chan struct{}), done: make(chan struct{}), pageCost: 1}
 	if memory {
 		s.pageCost = 2
@@ -360,9 +342,9 @@ func (s *store) writer() {
 			}
 			s.commit(batch)
 		case <-tick.C:
-			s.retentionPass()
+			s.pass()
 		case done := <-s.passes:
-			s.retentionPass()
+			s.pass()
 			close(done)
 		}
 	}
@@ -452,7 +434,7 @@ func (s *store) commitRecords(recs []*Record) error {
 	s.mu.Lock()
 	s.lastID = id
 	s.mu.Unlock()
-	s.noteDropped(dropped)
+	s.drops.note(s.backendConfig, dropped)
 	return nil
 }
 
@@ -545,36 +527,31 @@ func oldestWorth(db execer, need int64) (int64, error) {
 	return id, rows.Err()
 }
 
-// retentionPass applies the limits outside a commit: records age while
-// nothing arrives.
-func (s *store) retentionPass() {
+// pass applies the limits outside a commit, on the writer: records age
+// while nothing arrives.
+func (s *store) pass() {
 	last := s.last()
 	dropped, err := s.retain(s.write, last, last+1)
 	if err != nil {
 		s.log.Error("retention pass failed", "err", err)
 	}
-	s.noteDropped(dropped)
+	s.drops.note(s.backendConfig, dropped)
 }
 
-// noteDropped counts records removed by retention and says so in the log:
-// at once the first time, then at most every 10 s, with the count since.
-func (s *store) noteDropped(n int64) {
-	if n > 0 {
-		s.dropped.Add(n)
-		s.unlogged += n
+// retentionPass runs a pass on the writer now and returns once it is done.
+func (s *store) retentionPass() {
+	done := make(chan struct{})
+	select {
+	case s.passes <- done:
+		<-done
+	case <-s.done:
 	}
-	if s.unlogged == 0 {
-		return
-	}
-	now := s.now()
-	if !s.lastLog.IsZero() && now.Sub(s.lastLog) < 10*time.Second && now.After(s.lastLog) {
-		return
-	}
-	s.log.Warn("oldest records dropped to stay within the receiver's limits",
-		"dropped", s.unlogged, "dropped_total", s.dropped.Load(),
-		"max_events", s.maxEvents, "max_bytes", s.maxBytes, "max_age", s.maxAge.String())
-	s.unlogged, s.lastLog = 0, now
 }
+
+func (s *store) dropped() int64 { return s.drops.total.Load() }
+
+// health is always nil: the file is the process's own.
+func (s *store) health(context.Context) error { return nil }
 
 func (s *store) close() {
 	s.mu.Lock()

@@ -17,18 +17,20 @@ import (
 	"time"
 
 	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/internal/pgtest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 // TestMain lets the test binary act as firmakit itself, so that a test can
-// run it as a separate process and kill it.
+// run it as a separate process and kill it; the PostgreSQL server some
+// tests start is stopped at the end.
 func TestMain(m *testing.M) {
 	if os.Getenv("FIRMAKIT_TEST_AS_MAIN") == "1" {
 		main()
 		return
 	}
-	os.Exit(m.Run())
+	os.Exit(pgtest.Main(m))
 }
 
 func startReceiverProcess(t *testing.T, addr, db string) *exec.Cmd {

@@ -17,7 +17,7 @@ import (
 // an unopened receiver.
 func (m *Main) receiverFlags(fs *flag.FlagSet, defaultAddr, defaultDB, publicURLFlag string, sh shared) func() (*receiver.Receiver, error) {
 	addr := fs.String("listen", defaultAddr, "address the receiver listens on")
-	db := fs.String("db", defaultDB, "database file, or :memory:")
+	db := fs.String("db", defaultDB, "database file, :memory:, or a PostgreSQL URL (postgres://user:pass@host/db), which several receivers may share as replicas")
 	secrets := &listFlag{}
 	demo := firmakit.Demo()
 	fs.Var(secrets, "secret", "webhook secret of a channel, as channel=secret (repeatable; '*=secret' for every channel); default "+
@@ -74,13 +74,17 @@ func (m *Main) receiverFlags(fs *flag.FlagSet, defaultAddr, defaultDB, publicURL
 }
 
 // openReceiver opens rv. What stops it is a configuration error (exit
-// 2): a database file that is not the receiver's, a --db it cannot open
-// or create, or an address it cannot listen on (see listenError).
+// 2): a database that is not the receiver's, a --db it cannot open,
+// create or reach, or an address it cannot listen on (see listenError).
 func openReceiver(rv *receiver.Receiver) error {
 	err := rv.Open()
 	switch {
 	case err == nil:
 		return nil
+	case receiver.IsPostgres(rv.DB) && errors.Is(err, receiver.ErrIncompatibleDatabase):
+		return usageError("%v; the receiver leaves that database alone", err)
+	case receiver.IsPostgres(rv.DB):
+		return &exitError{ExitUsage, fmt.Errorf("%w; check the --db URL (postgres://user:password@host:5432/database) and that the server is up", err)}
 	case errors.Is(err, receiver.ErrIncompatibleDatabase):
 		return usageError("%v; the receiver leaves that file alone: move it aside, or start with another --db (or --db :memory:)", err)
 	case errors.As(err, new(*fs.PathError)):
@@ -119,7 +123,7 @@ func redact(s string) string {
 
 func (m *Main) receiveCommand() command {
 	return command{name: "receive", summary: "run the webhook receiver and its live dashboard",
-		usage: "firmakit receive [--listen 127.0.0.1:8090] [--db FILE] [--secret channel=secret] [--profile NAME|FILE] [--channel-profile channel=NAME|FILE] [--strict | --forward-to URL] [--public-url URL] [--token T] [--allow-private-replay]",
+		usage: "firmakit receive [--listen 127.0.0.1:8090] [--db FILE|postgres://…] [--secret channel=secret] [--profile NAME|FILE] [--channel-profile channel=NAME|FILE] [--strict | --forward-to URL] [--public-url URL] [--token T] [--allow-private-replay]",
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			newReceiver := m.receiverFlags(fs, receiver.DefaultAddr, receiver.DefaultDB, "public-url", m.sharedFlags(fs, "info"))
 			return func(ctx context.Context, args []string) error {

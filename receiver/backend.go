@@ -1,0 +1,110 @@
+package receiver
+
+import (
+	"context"
+	"log/slog"
+	"sync/atomic"
+	"time"
+)
+
+// backend is where a receiver keeps its records and contract notes: an
+// SQLite file (or memory) for one process, PostgreSQL for several
+// replicas sharing one store. The HTTP, stream and dashboard code use
+// only this, and the hub that the backend feeds.
+type backend interface {
+	// insert stores rec and returns once it is committed (inserts that
+	// wait together share one transaction), with rec.ID set. Ids come in
+	// commit order and are never given twice, even after deletes and
+	// restarts.
+	insert(ctx context.Context, rec *Record) error
+	// get returns one record, or ErrNotFound.
+	get(ctx context.Context, id int64) (*Record, error)
+	// list returns the records matching f, paging bounds included, up to
+	// f.Limit of them; truncated tells that it stopped early, past
+	// maxBytes of bodies, with more to come.
+	list(ctx context.Context, f Filter, maxBytes int) (recs []*Record, truncated bool, err error)
+	// total counts the records matching f, paging left out.
+	total(ctx context.Context, f Filter) (int64, error)
+	// count returns how many records are stored.
+	count(ctx context.Context) (int64, error)
+	// last returns the greatest id committed that this process knows of.
+	last() int64
+	// deleteOne deletes a record, or returns ErrNotFound.
+	deleteOne(ctx context.Context, id int64) error
+	// deleteAll deletes every record and says how many went.
+	deleteAll(ctx context.Context) (int64, error)
+	// noteContract keeps when a contract was created.
+	noteContract(ctx context.Context, signatureID, createdAt string) error
+	// retentionPass applies the limits now and returns once done; it also
+	// runs on its own, now and then.
+	retentionPass()
+	// dropped counts the records removed by retention since opening.
+	dropped() int64
+	// health says whether the backend can store notifications now: nil,
+	// or why not.
+	health(ctx context.Context) error
+	// close commits what is queued and lets go of the database.
+	close()
+}
+
+// backendConfig is what a backend is opened with.
+type backendConfig struct {
+	dsn       string        // a file, ":memory:", or a postgres:// URL
+	maxEvents int64         // records kept at most (0: no limit)
+	maxAge    time.Duration // age kept at most (0: no limit)
+	maxBytes  int64         // bytes the records may take (0: no limit)
+	now       func() time.Time
+	log       *slog.Logger
+	// published is called with every committed record, in id order, each
+	// once: the hub's feed for waits and streams. With several replicas
+	// it carries the records every replica committed.
+	published func([]*Record)
+	// every is how often the periodic retention pass runs.
+	every time.Duration
+}
+
+// openBackend opens the database dsn names, with the programmed answers
+// that go with it: in the database on PostgreSQL, so that every replica
+// answers by the same rules; in memory beside SQLite, whose file one
+// process owns.
+func openBackend(cfg backendConfig) (backend, answerBook, error) {
+	if IsPostgres(cfg.dsn) {
+		pg, err := openPostgres(cfg)
+		if err != nil {
+			return nil, nil, err
+		}
+		return pg, pg.rules(), nil
+	}
+	st, err := openStore(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, &answers{}, nil
+}
+
+// dropLog counts records removed by retention and says so in the log: at
+// once the first time, then at most every 10 s, with the count since. Its
+// note is called from one goroutine at a time.
+type dropLog struct {
+	total    atomic.Int64
+	unlogged int64
+	lastLog  time.Time
+}
+
+func (d *dropLog) note(cfg backendConfig, n int64) {
+	if n > 0 {
+		d.total.Add(n)
+		d.unlogged += n
+	}
+	if d.unlogged == 0 {
+		return
+	}
+	now := cfg.now()
+	if !d.lastLog.IsZero() && now.Sub(d.lastLog) < 10*time.Second && now.After(d.lastLog) {
+		return
+	}
+	cfg.log.Warn("oldest records dropped to stay within the receiver's limits",
+		"dropped", d.unlogged, "dropped_total", d.total.Load(),
+		"max_events", cfg.maxEvents, "max_bytes", cfg.maxBytes, "max_age", cfg.maxAge.String())
+	d.unlogged, d.lastLog = 0, now
+}
