@@ -520,7 +520,7 @@ func (rv *Receiver) handleHook(c echo.Context) error {
 			status, answerErr = http.StatusUnauthorized, "signature "+rec.Check+": "+rec.Reason
 		} else if a, ok, err := rv.answers.take(req.Context(), channel, rec.SignatureID); err != nil {
 			rv.Logger.Error("programmed answers not read", "channel", channel, "err", err)
-			return apiError(http.StatusServiceUnavailable, "the notification could not be stored; send it again")
+			return apiError(http.StatusServiceUnavailable, msgNotStored)
 		} else if ok {
 			status, delay, hangUp = a.Status, a.Delay, a.HangUp
 		}
