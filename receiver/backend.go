@@ -61,6 +61,9 @@ type backendConfig struct {
 	published func([]*Record)
 	// every is how often the periodic retention pass runs.
 	every time.Duration
+	// noNotify, on PostgreSQL, leaves out the NOTIFY of each batch (see
+	// Receiver.NoNotify).
+	noNotify bool
 }
 
 // openBackend opens the database dsn names, with the programmed answers

@@ -423,8 +423,10 @@ func (p *pgStore) commit(recs []*Record) error {
 	}
 	// One notification per batch, never one per record: NOTIFY takes a
 	// database-wide lock at commit.
-	if _, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, notifyChannel, strconv.FormatInt(newest, 10)); err != nil {
-		return fmt.Errorf("store: %w", err)
+	if !p.noNotify {
+		if _, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, notifyChannel, strconv.FormatInt(newest, 10)); err != nil {
+			return fmt.Errorf("store: %w", err)
+		}
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return fmt.Errorf("store: commit: %w", err)

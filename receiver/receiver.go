@@ -79,8 +79,13 @@ type Receiver struct {
 	Addr string // listen address; "127.0.0.1:0" picks a free port
 	// DB is the database: a file, ":memory:", or a PostgreSQL URL
 	// (postgres://…), which several receivers may share as replicas.
-	DB      string
-	Profile *firmakit.Profile // how notifications are signed; default bundled
+	DB string
+	// NoNotify, on PostgreSQL, sends no NOTIFY after a committed batch:
+	// only for a receiver that is its database's one replica, as the
+	// others' waits and streams would not wake for its records (their
+	// lists still show them).
+	NoNotify bool
+	Profile  *firmakit.Profile // how notifications are signed; default bundled
 	// ChannelProfiles gives a channel a scheme of its own (a preset such
 	// as github, or a profile file), so one receiver serves a Stripe
 	// channel and a GitHub channel side by side. Other channels use Profile.
@@ -248,7 +253,7 @@ func (rv *Receiver) Open() error {
 	rv.pages, rv.backlogs = make(chan struct{}, pageReaders), make(chan struct{}, streamReaders)
 	rv.readTimeout, rv.writeTimeout = readTimeout, writeTimeout
 	st, book, err := openBackend(backendConfig{dsn: rv.DB, maxEvents: rv.MaxEvents, maxAge: rv.MaxAge, maxBytes: max(rv.MaxBytes, 0),
-		now: rv.Now, log: rv.Logger, published: rv.hub.publish})
+		now: rv.Now, log: rv.Logger, published: rv.hub.publish, noNotify: rv.NoNotify})
 	if err != nil {
 		return fmt.Errorf("receiver: %w", err)
 	}

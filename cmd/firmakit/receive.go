@@ -18,6 +18,7 @@ import (
 func (m *Main) receiverFlags(fs *flag.FlagSet, defaultAddr, defaultDB, publicURLFlag string, sh shared) func() (*receiver.Receiver, error) {
 	addr := fs.String("listen", defaultAddr, "address the receiver listens on")
 	db := fs.String("db", defaultDB, "database file, :memory:, or a PostgreSQL URL (postgres://user:pass@host/db), which several receivers may share as replicas")
+	dbNotify := fs.Bool("db-notify", true, "with a PostgreSQL --db, wake the other replicas with one NOTIFY per committed batch; false only for a database's one replica")
 	secrets := &listFlag{}
 	demo := firmakit.Demo()
 	fs.Var(secrets, "secret", "webhook secret of a channel, as channel=secret (repeatable; '*=secret' for every channel); default "+
@@ -67,7 +68,7 @@ func (m *Main) receiverFlags(fs *flag.FlagSet, defaultAddr, defaultDB, publicURL
 				return nil, usageError("--strict and --forward-to exclude each other: with --forward-to, your endpoint's own answer is the answer")
 			}
 		}
-		return &receiver.Receiver{Addr: *addr, DB: *db, Profile: p, ChannelProfiles: chp, Secrets: sec, Strict: *strict, Token: *token,
+		return &receiver.Receiver{Addr: *addr, DB: *db, NoNotify: !*dbNotify, Profile: p, ChannelProfiles: chp, Secrets: sec, Strict: *strict, Token: *token,
 			MaxBody: *maxBody, MaxEvents: *maxEvents, MaxAge: *maxAge, MaxBytes: *maxBytes, MaxConns: *maxConns,
 			PublicURL: *publicURL, ForwardTo: *forwardTo, AllowPrivateReplay: *allowPrivate, Logger: log}, nil
 	}
