@@ -11,7 +11,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo deve
 DEBS    := chromium poppler-utils curl python3 nodejs npm postgresql
 FUZZTIME ?= 30s
 
-.PHONY: build test power deps lint bench bench-verify bench-load bench-demo bench-receiver bench-suite bench-verdict bench-dashboard bench-sandbox bench-abuse fuzz clean
+.PHONY: build test power deps lint bench bench-verify bench-load bench-demo bench-receiver bench-replicas bench-suite bench-verdict bench-dashboard bench-sandbox bench-abuse fuzz clean
 
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/firmakit
@@ -72,6 +72,15 @@ bench-demo: build
 
 bench-receiver: build
 	$(GO) run ./cmd/bench receiver --bin $(BIN)
+
+# The receiver on PostgreSQL (a server of its own, started from Debian's
+# package in a temporary folder): ingest beside SQLite and a bare handler,
+# one and two replicas, with and without NOTIFY; the delay from one
+# replica's 2xx to the other's websocket frame; a kill -9 of one replica
+# under load (no acknowledged notification may be lost). Also part of
+# bench-receiver.
+bench-replicas: build
+	$(GO) run ./cmd/bench receiver --bin $(BIN) --only replicas
 
 # The receiver under an outsider's attacks: pages of bodies JSON escapes
 # sixfold, stream clients that never read, connections that trickle their

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"flag"
@@ -41,7 +40,8 @@ func runReceiver(args []string) error {
 	memSenders := fs.Int("memory-senders", 16, "concurrent senders in the memory round")
 	idleConns := fs.Int("idle-conns", 2000, "idle connections in the idle round")
 	idleWait := fs.Duration("idle-wait", 60*time.Second, "how long the idle round leaves them idle")
-	only := fs.String("only", "", "run one round: ingest, stream, kill, large, memory, idle, presets")
+	replicaRate := fs.Int("replica-rate", 500, "notifications per second in the replicas round's stream delay")
+	only := fs.String("only", "", "run one round: ingest, stream, kill, large, memory, idle, replicas, presets")
 	presets := fs.String("profiles", "", "the presets round: ingest under each named preset (comma-separated, or all) beside bundled")
 	_ = fs.Parse(args)
 	dir, err := os.MkdirTemp("", "firmakit-bench-")
@@ -59,6 +59,7 @@ func runReceiver(args []string) error {
 		{"large", func() error { return benchLarge(*bin, dir, *fill, *workers) }},
 		{"memory", func() error { return benchMemory(*bin, *memFor, *memSenders) }},
 		{"idle", func() error { return benchIdle(*bin, *idleConns, *idleWait) }},
+		{"replicas", func() error { return benchReplicas(*bin, dir, *ingestFor, *workers, *replicaRate, *streamFor) }},
 	}
 	if *presets != "" || *only == "presets" {
 		if *presets == "" {
@@ -346,20 +347,9 @@ func benchKill(bin, dir string, workers int) error {
 		return err
 	}
 	defer p2.stop()
-	resp, err := http.Get(p2.base + "/api/events/export?format=jsonl")
+	stored, err := exportedEvents(p2.base)
 	if err != nil {
 		return err
-	}
-	defer resp.Body.Close()
-	stored := map[string]bool{}
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 1<<20), 4<<20)
-	for sc.Scan() {
-		var r struct {
-			EventID string `json:"event_id"`
-		}
-		_ = json.Unmarshal(sc.Bytes(), &r)
-		stored[r.EventID] = true
 	}
 	lost := 0
 	for _, ev := range acked {
