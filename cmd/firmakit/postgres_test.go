@@ -15,6 +15,7 @@ import (
 
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/internal/pgtest"
+	"github.com/gorilla/websocket"
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -75,7 +76,8 @@ func TestReceiveRefusesAnotherPostgresDatabase(t *testing.T) {
 // TestReplicaKill9LosesNothing: two receiver processes share one
 // database; senders post to both in turn; one is killed with SIGKILL
 // under load; every notification either acknowledged is on the other's
-// list.
+// list, and a client of the dead one's stream resumes on the other from
+// its last id with no gap and no duplicate.
 func TestReplicaKill9LosesNothing(t *testing.T) {
 	db := postgresDB(t)
 	addrs := []string{freeAddr(t), freeAddr(t)}
@@ -83,6 +85,8 @@ func TestReplicaKill9LosesNothing(t *testing.T) {
 	b := startReceiverProcess(t, addrs[1], db)
 	defer func() { b.Process.Signal(os.Interrupt); b.Wait() }()
 	p := firmakit.BundledProfile()
+	// A client of A's stream, which moves to B when A dies.
+	onA := streamIDs(t, addrs[0], 0)
 
 	var mu sync.Mutex
 	var acked []string
@@ -136,6 +140,22 @@ func TestReplicaKill9LosesNothing(t *testing.T) {
 		require.NoError(t, dec.Decode(&r))
 		stored[r.EventID] = true
 	}
+	// The client resumes on B from the last id A gave it: with what it
+	// had, it then holds every record, once each, in id order.
+	before := onA.stop()
+	var last int64
+	if len(before) > 0 {
+		last = before[len(before)-1]
+	}
+	onB := streamIDs(t, addrs[1], last)
+	require.Eventually(t, func() bool { return len(before)+onB.len() >= len(stored) }, 30*time.Second, 20*time.Millisecond,
+		"the stream resumed on B from id %d did not catch up with %d records", last, len(stored))
+	all := append(before, onB.stop()...)
+	assert.Len(t, all, len(stored), "every record streamed once")
+	for i := 1; i < len(all); i++ {
+		require.Greater(t, all[i], all[i-1], "in id order, no duplicate")
+	}
+
 	var lost []string
 	for _, ev := range acked {
 		if !stored[ev] {
@@ -144,4 +164,54 @@ func TestReplicaKill9LosesNothing(t *testing.T) {
 	}
 	assert.Empty(t, lost, "acknowledged but lost: %s", strings.Join(lost, ", "))
 	t.Logf("%d acknowledged by two replicas, one killed with SIGKILL; %d on the survivor's list", len(acked), len(stored))
+}
+
+// idStream is a client of a receiver's websocket stream that keeps the
+// ids of the records it got.
+type idStream struct {
+	conn *websocket.Conn
+	mu   sync.Mutex
+	ids  []int64
+	done chan struct{}
+}
+
+// streamIDs opens the stream of the receiver at addr after an id.
+func streamIDs(t *testing.T, addr string, after int64) *idStream {
+	t.Helper()
+	c, _, err := websocket.DefaultDialer.Dial(fmt.Sprintf("ws://%s/api/stream?after=%d", addr, after), nil)
+	require.NoError(t, err)
+	s := &idStream{conn: c, done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		for {
+			var r struct {
+				ID int64 `json:"id"`
+			}
+			if err := c.ReadJSON(&r); err != nil {
+				return
+			}
+			if r.ID == 0 {
+				continue // not a record
+			}
+			s.mu.Lock()
+			s.ids = append(s.ids, r.ID)
+			s.mu.Unlock()
+		}
+	}()
+	return s
+}
+
+func (s *idStream) len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.ids)
+}
+
+// stop closes the stream and returns the ids it got.
+func (s *idStream) stop() []int64 {
+	s.conn.Close()
+	<-s.done
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ids
 }
