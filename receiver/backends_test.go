@@ -3,6 +3,7 @@ package receiver_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -549,4 +550,56 @@ func execSQL(t testing.TB, db, sql string) {
 	defer c.Close(context.Background())
 	_, err = c.Exec(context.Background(), sql)
 	require.NoError(t, err)
+}
+
+// TestRuleLimitAcrossReplicas: the bound on programmed answers holds over
+// every replica of a database, even when they add rules at once, and on
+// SQLite's one receiver; setting a rule again in place of itself is not
+// one more.
+func TestRuleLimitAcrossReplicas(t *testing.T) {
+	defer receiver.SetMaxRules(10)()
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			db := b.db(t)
+			replicas := []*receiver.Receiver{openOn(t, db, nil)}
+			if b.name == "postgres" {
+				replicas = append(replicas, openOn(t, db, nil))
+			}
+			const n = 30
+			var wg sync.WaitGroup
+			errs := make(chan error, n)
+			for i := range n {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					errs <- replicas[i%len(replicas)].FailNext(context.Background(), "merchant_demo", fmt.Sprint("sig", i), 503, 1)
+				}()
+			}
+			wg.Wait()
+			close(errs)
+			set, refused := 0, 0
+			for err := range errs {
+				switch {
+				case err == nil:
+					set++
+				case errors.Is(err, receiver.ErrTooManyRules):
+					refused++
+				default:
+					t.Fatal(err)
+				}
+			}
+			assert.Equal(t, 10, set, "exactly the limit is set")
+			assert.Equal(t, n-10, refused)
+			var got struct {
+				Rules []struct {
+					SignatureID string `json:"signature_id"`
+				}
+			}
+			getJSON(t, replicas[0].URL()+"/api/channels/merchant_demo/responses", &got)
+			require.Len(t, got.Rules, 10)
+			last := replicas[len(replicas)-1]
+			assert.NoError(t, last.FailNext(context.Background(), "merchant_demo", got.Rules[0].SignatureID, 500, 2), "a rule set again in its own place")
+			assert.ErrorIs(t, last.FailNext(context.Background(), "merchant_demo", "one-more", 500, 1), receiver.ErrTooManyRules)
+		})
+	}
 }

@@ -26,3 +26,11 @@ const MaxContracts = maxContracts
 func SetLookupIP(rv *Receiver, lookup func(ctx context.Context, host string) ([]net.IP, error)) {
 	rv.lookupIP = lookup
 }
+
+// SetMaxRules changes how many programmed answers may be held at once;
+// the returned function restores it.
+func SetMaxRules(n int) (restore func()) {
+	old := maxRules
+	maxRules = n
+	return func() { maxRules = old }
+}

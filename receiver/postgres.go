@@ -108,6 +108,7 @@ const (
 	lockSchema    = 0x666b0001 // creating or migrating the schema
 	lockWrite     = 0x666b0002 // a batch of inserts, from taking ids to commit
 	lockRetention = 0x666b0003 // one replica's retention pass
+	lockRules     = 0x666b0004 // counting the programmed answers and adding one
 )
 
 // notifyChannel is the LISTEN/NOTIFY channel; its payload is the newest
@@ -971,9 +972,19 @@ type pgRules struct {
 const liveRule = `(remaining IS NULL OR remaining > 0)`
 
 func (b *pgRules) set(ctx context.Context, channel string, r *answerRule) error {
+	// Replicas adding rules at once count and insert one at a time, so
+	// that together they stay within maxRules.
+	tx, err := b.pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, lockRules); err != nil {
+		return err
+	}
 	var n int
 	var replaces bool
-	if err := b.pool.QueryRow(ctx, `SELECT COUNT(*), COALESCE(bool_or(channel = $1 AND signature_id = $2), false)
+	if err := tx.QueryRow(ctx, `SELECT COUNT(*), COALESCE(bool_or(channel = $1 AND signature_id = $2), false)
 		FROM answer_rules WHERE `+liveRule, []byte(channel), []byte(r.SignatureID)).Scan(&n, &replaces); err != nil {
 		return err
 	}
@@ -985,12 +996,14 @@ func (b *pgRules) set(ctx context.Context, channel string, r *answerRule) error 
 		v := int32(r.Remaining)
 		remaining = &v
 	}
-	_, err := b.pool.Exec(ctx, `INSERT INTO answer_rules (channel, signature_id, status, delay, delay_us, hang_up, remaining)
+	if _, err := tx.Exec(ctx, `INSERT INTO answer_rules (channel, signature_id, status, delay, delay_us, hang_up, remaining)
 		VALUES ($1, $2, $3, $4, $5, $6, $7)
 		ON CONFLICT (channel, signature_id) DO UPDATE SET status = excluded.status, delay = excluded.delay,
 			delay_us = excluded.delay_us, hang_up = excluded.hang_up, remaining = excluded.remaining`,
-		[]byte(channel), []byte(r.SignatureID), int32(r.Status), r.Delay, r.delay.Microseconds(), r.HangUp, remaining)
-	return err
+		[]byte(channel), []byte(r.SignatureID), int32(r.Status), r.Delay, r.delay.Microseconds(), r.HangUp, remaining); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
 }
 
 func (b *pgRules) clear(ctx context.Context, channel, signatureID string) error {

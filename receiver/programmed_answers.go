@@ -18,7 +18,7 @@ const (
 )
 
 // maxRules bounds the programmed answers held at once, over all channels.
-const maxRules = 10000
+var maxRules = 10000
 
 // ErrTooManyRules is returned when maxRules answer rules are already set.
 var ErrTooManyRules = errors.New("too many programmed answers; clear some with DELETE /api/channels/{channel}/responses")
