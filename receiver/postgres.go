@@ -115,6 +115,10 @@ const (
 // id of a committed batch.
 const notifyChannel = "firmakit_records"
 
+// defaultPoolConns is how many connections a replica opens at most when
+// the DSN does not say (pool_max_conns).
+const defaultPoolConns = 16
+
 // deleteBatch bounds the rows one retention statement deletes, so that a
 // pass never holds many row locks or a long transaction.
 const deleteBatch = 1000
@@ -173,6 +177,12 @@ func openPostgres(cfg backendConfig) (*pgStore, error) {
 	}
 	if pcfg.ConnConfig.ConnectTimeout <= 0 || pcfg.ConnConfig.ConnectTimeout > 5*time.Second {
 		pcfg.ConnConfig.ConnectTimeout = 5 * time.Second
+	}
+	if !strings.Contains(cfg.dsn, "pool_max_conns") {
+		// pgxpool's default is one connection per CPU (at least 4): too
+		// few for the answer rules every notification reads while the
+		// writer holds one for its batch. A DSN's pool_max_conns wins.
+		pcfg.MaxConns = defaultPoolConns
 	}
 	if cfg.every <= 0 {
 		cfg.every = time.Second
