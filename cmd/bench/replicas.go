@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -19,6 +20,7 @@ import (
 	"github.com/firmakit/firmakit/internal/pgtest"
 	"github.com/google/uuid"
 	"github.com/gorilla/websocket"
+	"github.com/jackc/pgx/v5"
 )
 
 // benchReplicas measures the receiver on PostgreSQL next to SQLite in one
@@ -87,6 +89,10 @@ func benchReplicas(bin, dir string, d time.Duration, workers, rate int, streamFo
 	if err := measure("PostgreSQL, one replica", []string{db}); err != nil {
 		return err
 	}
+	perRecord, err := tableBytesPerRecord(db)
+	if err != nil {
+		return err
+	}
 	if db, err = newDB(); err != nil {
 		return err
 	}
@@ -103,6 +109,7 @@ func benchReplicas(bin, dir string, d time.Duration, workers, rate int, streamFo
 	for _, r := range rows {
 		fmt.Printf("  %-50s %8.0f/s  %5.2fx bare  failures %d\n", r.name, r.perS, r.perS/rows[0].perS, r.fails)
 	}
+	fmt.Printf("PostgreSQL table, indexes and TOAST: %.0f bytes per stored 1 KiB notification\n", perRecord)
 
 	if db, err = newDB(); err != nil {
 		return err
@@ -436,4 +443,26 @@ func exportedEvents(base string) (map[string]bool, error) {
 		stored[r.EventID] = true
 	}
 	return stored, sc.Err()
+}
+
+// tableBytesPerRecord is what the records table takes on disk (indexes
+// and TOAST included) per record, after a VACUUM.
+func tableBytesPerRecord(db string) (float64, error) {
+	ctx := context.Background()
+	c, err := pgx.Connect(ctx, db)
+	if err != nil {
+		return 0, err
+	}
+	defer c.Close(ctx)
+	if _, err := c.Exec(ctx, "VACUUM records"); err != nil {
+		return 0, err
+	}
+	var size, n int64
+	if err := c.QueryRow(ctx, "SELECT pg_total_relation_size('records'), COUNT(*) FROM records").Scan(&size, &n); err != nil {
+		return 0, err
+	}
+	if n == 0 {
+		return 0, fmt.Errorf("no records stored")
+	}
+	return float64(size) / float64(n), nil
 }
