@@ -29,6 +29,8 @@ const (
 	msgChannel         = "the channel must be 1 to 200 bytes of UTF-8: /hooks/{channel}"
 	msgBusyReading     = "busy reading other large notifications; send it again"
 	msgBodyUnreadable  = "the body could not be read: "
+	msgBodyTooLarge    = "body too large: the limit is %d bytes"
+	reasonBodyTooLarge = "body over the %d-byte limit, not kept"
 	msgNotStored       = "the notification could not be stored; send it again"
 	msgTooManyStreams  = "too many streams open (%d); close one and reconnect"
 	msgNotFound        = "not found: "

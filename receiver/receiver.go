@@ -468,70 +468,36 @@ func (rv *Receiver) handleHook(c echo.Context) error {
 	if channel == "" || len(channel) > 200 || !utf8.ValidString(channel) {
 		return apiError(http.StatusBadRequest, msgChannel)
 	}
-	// The path exactly as sent: routing saw it decoded.
-	path, _, _ := strings.Cut(firmakit.RequestTarget(req), "?")
-	rec := &Record{
-		Channel: channel, Method: req.Method, Path: path, Query: req.URL.RawQuery,
-		Header: req.Header.Clone(), ReceivedAt: rv.Now().UTC(), RemoteAddr: req.RemoteAddr,
-	}
-	status := http.StatusOK
-	var answerErr string
 	if req.ContentLength < 0 || req.ContentLength >= largeBody && req.ContentLength <= rv.MaxBody {
-		// Large bodies are read a few at a time, so that memory stays
-		// bounded however many senders there are; the others wait.
-		t := time.NewTimer(largeWait)
-		select {
-		case rv.large <- struct{}{}:
-			t.Stop()
-			defer func() { <-rv.large }()
-		case <-t.C:
-			return apiError(http.StatusServiceUnavailable, msgBusyReading)
-		case <-req.Context().Done():
-			t.Stop()
-			return nil
+		release, err := rv.largeSlot(req)
+		if release == nil {
+			return err
 		}
+		defer release()
 	}
-	body, n, tooLarge, err := readLimited(req, rv.MaxBody)
-	switch {
-	case tooLarge:
-		rec.BodyDropped, rec.Size, rec.Body = true, n, []byte{}
-		rec.Check, rec.Reason = CheckInvalid, fmt.Sprintf("body over the %d-byte limit, not kept", rv.MaxBody)
-		status, answerErr = http.StatusRequestEntityTooLarge, fmt.Sprintf("body too large: the limit is %d bytes", rv.MaxBody)
-	case err != nil:
-		return apiError(http.StatusBadRequest, msgBodyUnreadable+err.Error())
-	default:
-		rec.Body, rec.Size = body, int64(len(body))
-		rec.Check, rec.Reason = rv.checkSignature(channel, req.Header, body)
-		if n, _, derr := rv.Profile.DecodeNotification(body); derr == nil {
-			rec.EventID, rec.SignatureID, rec.State, rec.CreatedAt = indexed(n.EventID), indexed(n.SignatureID), indexed(string(n.Status)), indexed(n.CreatedAt)
-		}
+	rec, a, err := rv.readHook(req, channel)
+	if err != nil {
+		return err
 	}
-	var delay time.Duration
-	hangUp := false
 	insertCtx := req.Context()
-	if status == http.StatusOK && rv.ForwardTo != "" {
+	if a.status == http.StatusOK && rv.ForwardTo != "" {
 		// The endpoint's answer is the answer; the record is kept even
 		// when the sender gives up waiting for it.
 		rv.extend(c, rv.Profile.Webhook.Timeout)
-		rec.Forward, status = rv.forward(req.Context(), channel, req.Header, body)
-		answerErr = rec.Forward.Error
+		rec.Forward, a.status = rv.forward(req.Context(), channel, req.Header, rec.Body)
+		a.err = rec.Forward.Error
 		var cancel context.CancelFunc
 		insertCtx, cancel = context.WithTimeout(context.WithoutCancel(req.Context()), 10*time.Second)
 		defer cancel()
 		rv.logForward(channel, rec)
 	}
-	if status == http.StatusOK || rec.Forward != nil {
-		if rv.Strict && rec.Check != CheckValid {
-			status, answerErr = http.StatusUnauthorized, "signature "+rec.Check+": "+rec.Reason
-		} else if a, ok, err := rv.answers.take(req.Context(), channel, rec.SignatureID); err != nil {
-			rv.Logger.Error("programmed answers not read", "channel", channel, "err", err)
-			return apiError(http.StatusServiceUnavailable, msgNotStored)
-		} else if ok {
-			status, delay, hangUp = a.Status, a.Delay, a.HangUp
+	if a.status == http.StatusOK || rec.Forward != nil {
+		if err := rv.judge(req.Context(), rec, &a); err != nil {
+			return err
 		}
 	}
-	rec.Status = status
-	if hangUp {
+	rec.Status = a.status
+	if a.hangUp {
 		rec.Status = 0
 	}
 	rec.headerJSON, _ = json.Marshal(rec.Header)
@@ -542,15 +508,94 @@ func (rv *Receiver) handleHook(c echo.Context) error {
 		rv.Logger.Error("notification not stored", "channel", channel, "err", err)
 		return apiError(http.StatusServiceUnavailable, msgNotStored)
 	}
-	if delay > 0 {
-		rv.extend(c, delay)
+	return rv.answerHook(c, rec, a)
+}
+
+// hookAnswer is what a notification is answered: a status and the error
+// said with it, or a delay first, or no answer at all (hangUp).
+type hookAnswer struct {
+	status int
+	err    string
+	delay  time.Duration
+	hangUp bool
+}
+
+// largeSlot waits for one of the few slots large bodies are read in, so
+// that memory stays bounded however many senders there are. It returns
+// the slot's release, or nil and the answer (none when the sender left).
+func (rv *Receiver) largeSlot(req *http.Request) (func(), error) {
+	t := time.NewTimer(largeWait)
+	defer t.Stop()
+	select {
+	case rv.large <- struct{}{}:
+		return func() { <-rv.large }, nil
+	case <-t.C:
+		return nil, apiError(http.StatusServiceUnavailable, msgBusyReading)
+	case <-req.Context().Done():
+		return nil, nil
+	}
+}
+
+// readHook reads a notification into its record: the request as sent, its
+// body (or why it was not kept), the signature's check under the
+// channel's scheme and the fields the API filters by.
+func (rv *Receiver) readHook(req *http.Request, channel string) (*Record, hookAnswer, error) {
+	// The path exactly as sent: routing saw it decoded.
+	path, _, _ := strings.Cut(firmakit.RequestTarget(req), "?")
+	rec := &Record{
+		Channel: channel, Method: req.Method, Path: path, Query: req.URL.RawQuery,
+		Header: req.Header.Clone(), ReceivedAt: rv.Now().UTC(), RemoteAddr: req.RemoteAddr,
+	}
+	a := hookAnswer{status: http.StatusOK}
+	body, n, tooLarge, err := readLimited(req, rv.MaxBody)
+	switch {
+	case tooLarge:
+		rec.BodyDropped, rec.Size, rec.Body = true, n, []byte{}
+		rec.Check, rec.Reason = CheckInvalid, fmt.Sprintf(reasonBodyTooLarge, rv.MaxBody)
+		a.status, a.err = http.StatusRequestEntityTooLarge, fmt.Sprintf(msgBodyTooLarge, rv.MaxBody)
+	case err != nil:
+		return nil, a, apiError(http.StatusBadRequest, msgBodyUnreadable+err.Error())
+	default:
+		rec.Body, rec.Size = body, int64(len(body))
+		rec.Check, rec.Reason = rv.checkSignature(channel, req.Header, body)
+		if n, _, derr := rv.Profile.DecodeNotification(body); derr == nil {
+			rec.EventID, rec.SignatureID, rec.State, rec.CreatedAt = indexed(n.EventID), indexed(n.SignatureID), indexed(string(n.Status)), indexed(n.CreatedAt)
+		}
+	}
+	return rec, a, nil
+}
+
+// judge sets the answer of a notification otherwise taken: 401 for a bad
+// signature under --strict, else the channel's programmed answer if one
+// applies (a rule that cannot be read is a 503: never a 2xx it may not be).
+func (rv *Receiver) judge(ctx context.Context, rec *Record, a *hookAnswer) error {
+	if rv.Strict && rec.Check != CheckValid {
+		a.status, a.err = http.StatusUnauthorized, "signature "+rec.Check+": "+rec.Reason
+		return nil
+	}
+	p, ok, err := rv.answers.take(ctx, rec.Channel, rec.SignatureID)
+	if err != nil {
+		rv.Logger.Error("programmed answers not read", "channel", rec.Channel, "err", err)
+		return apiError(http.StatusServiceUnavailable, msgNotStored)
+	}
+	if ok {
+		a.status, a.delay, a.hangUp = p.Status, p.Delay, p.HangUp
+	}
+	return nil
+}
+
+// answerHook answers a stored notification: after its delay, with its
+// status and {"received": id}, or by closing the connection.
+func (rv *Receiver) answerHook(c echo.Context, rec *Record, a hookAnswer) error {
+	if a.delay > 0 {
+		rv.extend(c, a.delay)
 		select {
-		case <-time.After(delay):
-		case <-req.Context().Done():
+		case <-time.After(a.delay):
+		case <-c.Request().Context().Done():
 			return nil
 		}
 	}
-	if hangUp {
+	if a.hangUp {
 		// No answer at all: the sender sees the connection close.
 		if conn, _, err := http.NewResponseController(c.Response()).Hijack(); err == nil {
 			conn.Close()
@@ -559,16 +604,16 @@ func (rv *Receiver) handleHook(c echo.Context) error {
 		panic(http.ErrAbortHandler)
 	}
 	out := map[string]any{"received": rec.ID}
-	if answerErr != "" {
-		out["error"] = answerErr
+	if a.err != "" {
+		out["error"] = a.err
 	}
 	if rec.Forward != nil {
 		out["forward"] = rec.Forward
 	}
-	if !bodyAllowed(status) {
-		return c.NoContent(status)
+	if !bodyAllowed(a.status) {
+		return c.NoContent(a.status)
 	}
-	return c.JSON(status, out)
+	return c.JSON(a.status, out)
 }
 
 // bodyAllowed tells whether an answer of status may carry a body.
