@@ -193,6 +193,57 @@ type Receiver struct {
 
 // Open opens the database, listens synchronously and serves in a goroutine.
 func (rv *Receiver) Open() error {
+	if err := rv.setDefaults(); err != nil {
+		return err
+	}
+	rv.hub = newHub()
+	rv.stop = make(chan struct{})
+	rv.large = make(chan struct{}, largeReaders)
+	rv.pages, rv.backlogs = make(chan struct{}, pageReaders), make(chan struct{}, streamReaders)
+	rv.readTimeout, rv.writeTimeout = readTimeout, writeTimeout
+	st, book, err := openBackend(backendConfig{dsn: rv.DB, maxEvents: rv.MaxEvents, maxAge: rv.MaxAge, maxBytes: max(rv.MaxBytes, 0),
+		now: rv.Now, log: rv.Logger, published: rv.hub.publish, noNotify: rv.NoNotify})
+	if err != nil {
+		return fmt.Errorf("receiver: %w", err)
+	}
+	rv.store, rv.answers = st, book
+	ln, err := net.Listen("tcp", rv.Addr)
+	if err != nil {
+		st.close()
+		return fmt.Errorf("receiver: %w", err)
+	}
+	// net/http answers some malformed requests before any handler: the
+	// inner listener rewrites those answers in the API's shape.
+	rv.ln = connlimit.Listen(apierror.Listen(ln, errorBody, maxHeaderBytes), rv.MaxConns)
+	if rv.Token == "" && (!guard.IsLoopback(ln.Addr()) || rv.publicURL != "") {
+		rv.Token = guard.NewToken()
+	}
+	// Where the receiver sends: a replay only where its policy allows,
+	// forwarding where the command line said (never to itself).
+	rv.replays = &destinations{allowPrivate: rv.AllowPrivateReplay, self: rv.selfAddrs, lookupIP: rv.lookupIP}
+	rv.replayer = rv.replays.client(10 * time.Second)
+	if rv.ForwardTo != "" {
+		forwards := &destinations{allowPrivate: true, self: rv.selfAddrs, lookupIP: rv.lookupIP}
+		if err := forwards.checkURL(context.Background(), rv.ForwardTo); errors.Is(err, ErrSelfDestination) {
+			ln.Close()
+			st.close()
+			return fmt.Errorf("receiver: forward URL %q is the receiver itself: each notification would be forwarded to itself again and again", rv.ForwardTo)
+		}
+		rv.forwarder = forwards.client(0)
+		rv.forwarder.Transport.(*http.Transport).MaxIdleConnsPerHost = 16
+	}
+	if rv.PublicURL == "" {
+		rv.PublicURL = rv.URL()
+	}
+	rv.PublicURL = strings.TrimRight(rv.PublicURL, "/")
+	rv.serve()
+	rv.Logger.Info("receiver listening", "url", rv.URL(), "db", RedactDB(rv.DB))
+	return nil
+}
+
+// setDefaults fills what was left unset with its documented default and
+// checks the URLs given.
+func (rv *Receiver) setDefaults() error {
 	if rv.Addr == "" {
 		rv.Addr = DefaultAddr
 	}
@@ -247,46 +298,12 @@ func (rv *Receiver) Open() error {
 			return net.DefaultResolver.LookupIP(ctx, "ip", host)
 		}
 	}
-	rv.hub = newHub()
-	rv.stop = make(chan struct{})
-	rv.large = make(chan struct{}, largeReaders)
-	rv.pages, rv.backlogs = make(chan struct{}, pageReaders), make(chan struct{}, streamReaders)
-	rv.readTimeout, rv.writeTimeout = readTimeout, writeTimeout
-	st, book, err := openBackend(backendConfig{dsn: rv.DB, maxEvents: rv.MaxEvents, maxAge: rv.MaxAge, maxBytes: max(rv.MaxBytes, 0),
-		now: rv.Now, log: rv.Logger, published: rv.hub.publish, noNotify: rv.NoNotify})
-	if err != nil {
-		return fmt.Errorf("receiver: %w", err)
-	}
-	rv.store, rv.answers = st, book
-	ln, err := net.Listen("tcp", rv.Addr)
-	if err != nil {
-		st.close()
-		return fmt.Errorf("receiver: %w", err)
-	}
-	// net/http answers some malformed requests before any handler: the
-	// inner listener rewrites those answers in the API's shape.
-	rv.ln = connlimit.Listen(apierror.Listen(ln, errorBody, maxHeaderBytes), rv.MaxConns)
-	if rv.Token == "" && (!guard.IsLoopback(ln.Addr()) || rv.publicURL != "") {
-		rv.Token = guard.NewToken()
-	}
-	// Where the receiver sends: a replay only where its policy allows,
-	// forwarding where the command line said (never to itself).
-	rv.replays = &destinations{allowPrivate: rv.AllowPrivateReplay, self: rv.selfAddrs, lookupIP: rv.lookupIP}
-	rv.replayer = rv.replays.client(10 * time.Second)
-	if rv.ForwardTo != "" {
-		forwards := &destinations{allowPrivate: true, self: rv.selfAddrs, lookupIP: rv.lookupIP}
-		if err := forwards.checkURL(context.Background(), rv.ForwardTo); errors.Is(err, ErrSelfDestination) {
-			ln.Close()
-			st.close()
-			return fmt.Errorf("receiver: forward URL %q is the receiver itself: each notification would be forwarded to itself again and again", rv.ForwardTo)
-		}
-		rv.forwarder = forwards.client(0)
-		rv.forwarder.Transport.(*http.Transport).MaxIdleConnsPerHost = 16
-	}
-	if rv.PublicURL == "" {
-		rv.PublicURL = rv.URL()
-	}
-	rv.PublicURL = strings.TrimRight(rv.PublicURL, "/")
+	return nil
+}
+
+// serve starts serving the routes on the receiver's listener, with its
+// timeouts and connection bounds.
+func (rv *Receiver) serve() {
 	rv.echo = rv.routes()
 	rv.srv = &http.Server{Handler: rv.ln.WatchBodies(apierror.DecodePaths(rv.echo, errorBody)), ConnContext: rv.ln.ConnContext,
 		ReadHeaderTimeout: min(readHeaderTimeout, rv.IdleTimeout), ReadTimeout: rv.readTimeout,
@@ -297,8 +314,6 @@ func (rv *Receiver) Open() error {
 			rv.Logger.Error("receiver stopped", "err", err)
 		}
 	}()
-	rv.Logger.Info("receiver listening", "url", rv.URL(), "db", RedactDB(rv.DB))
-	return nil
 }
 
 // selfAddrs are the receiver's own listen address and public URL, which
