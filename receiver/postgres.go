@@ -355,67 +355,11 @@ func (p *pgStore) commit(recs []*Record) error {
 	if err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
-	var events, sigs [][]byte
-	for _, r := range recs {
-		if r.EventID != "" {
-			events = append(events, []byte(r.EventID))
-		}
-		if r.SignatureID != "" {
-			sigs = append(sigs, []byte(r.SignatureID))
-		}
+	stored, created, err := knownEventsAndContracts(ctx, tx, recs)
+	if err != nil {
+		return fmt.Errorf("store: %w", err)
 	}
-	stored := map[string]bool{}
-	if len(events) > 0 {
-		rows, _ := tx.Query(ctx, `SELECT DISTINCT event_id FROM records WHERE event_id = ANY($1)`, events)
-		if err := eachRow(rows, func(r pgx.Rows) error {
-			var e []byte
-			err := r.Scan(&e)
-			stored[string(e)] = true
-			return err
-		}); err != nil {
-			return fmt.Errorf("store: %w", err)
-		}
-	}
-	created := map[string]string{}
-	if len(sigs) > 0 {
-		rows, _ := tx.Query(ctx, `SELECT signature_id, created_at FROM contracts WHERE signature_id = ANY($1)`, sigs)
-		if err := eachRow(rows, func(r pgx.Rows) error {
-			var s []byte
-			var c string
-			err := r.Scan(&s, &c)
-			created[string(s)] = c
-			return err
-		}); err != nil {
-			return fmt.Errorf("store: %w", err)
-		}
-	}
-	rows := make([][]any, len(recs))
-	for i, r := range recs {
-		r.ID = ids[i]
-		if r.EventID != "" {
-			r.Duplicate = stored[r.EventID]
-			stored[r.EventID] = true
-		}
-		if r.SignatureID != "" {
-			r.ContractCreatedAt = created[r.SignatureID]
-		}
-		h := r.headerJSON
-		if h == nil {
-			h, _ = json.Marshal(r.Header)
-		}
-		fwd := ""
-		if r.Forward != nil {
-			b, _ := json.Marshal(r.Forward)
-			fwd = string(b)
-		}
-		body := r.Body
-		if body == nil {
-			body = []byte{}
-		}
-		rows[i] = []any{r.ID, []byte(r.Channel), r.Method, []byte(r.Path), []byte(r.Query), string(h), body, r.Size,
-			r.BodyDropped, r.ReceivedAt.UnixMicro(), r.RemoteAddr, r.Check, []byte(r.Reason), []byte(r.EventID),
-			[]byte(r.SignatureID), []byte(r.State), []byte(r.CreatedAt), r.Duplicate, int32(r.Status), fwd}
-	}
+	rows := recordRows(recs, ids, stored, created)
 	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"records"}, recordColumns, pgx.CopyFromRows(rows)); err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
@@ -452,6 +396,80 @@ func (p *pgStore) commit(recs []*Record) error {
 	p.poke()
 	p.noteDropped(dropped)
 	return nil
+}
+
+// knownEventsAndContracts reads which event ids of recs are stored already
+// (their records are duplicates) and when the contracts they name were
+// created.
+func knownEventsAndContracts(ctx context.Context, tx pgx.Tx, recs []*Record) (stored map[string]bool, created map[string]string, err error) {
+	var events, sigs [][]byte
+	for _, r := range recs {
+		if r.EventID != "" {
+			events = append(events, []byte(r.EventID))
+		}
+		if r.SignatureID != "" {
+			sigs = append(sigs, []byte(r.SignatureID))
+		}
+	}
+	stored = map[string]bool{}
+	if len(events) > 0 {
+		rows, _ := tx.Query(ctx, `SELECT DISTINCT event_id FROM records WHERE event_id = ANY($1)`, events)
+		if err := eachRow(rows, func(r pgx.Rows) error {
+			var e []byte
+			err := r.Scan(&e)
+			stored[string(e)] = true
+			return err
+		}); err != nil {
+			return nil, nil, err
+		}
+	}
+	created = map[string]string{}
+	if len(sigs) > 0 {
+		rows, _ := tx.Query(ctx, `SELECT signature_id, created_at FROM contracts WHERE signature_id = ANY($1)`, sigs)
+		if err := eachRow(rows, func(r pgx.Rows) error {
+			var s []byte
+			var c string
+			err := r.Scan(&s, &c)
+			created[string(s)] = c
+			return err
+		}); err != nil {
+			return nil, nil, err
+		}
+	}
+	return stored, created, nil
+}
+
+// recordRows gives recs their ids, duplicate flags and contracts' creation
+// times, and returns them as the rows COPY writes.
+func recordRows(recs []*Record, ids []int64, stored map[string]bool, created map[string]string) [][]any {
+	rows := make([][]any, len(recs))
+	for i, r := range recs {
+		r.ID = ids[i]
+		if r.EventID != "" {
+			r.Duplicate = stored[r.EventID]
+			stored[r.EventID] = true
+		}
+		if r.SignatureID != "" {
+			r.ContractCreatedAt = created[r.SignatureID]
+		}
+		h := r.headerJSON
+		if h == nil {
+			h, _ = json.Marshal(r.Header)
+		}
+		fwd := ""
+		if r.Forward != nil {
+			b, _ := json.Marshal(r.Forward)
+			fwd = string(b)
+		}
+		body := r.Body
+		if body == nil {
+			body = []byte{}
+		}
+		rows[i] = []any{r.ID, []byte(r.Channel), r.Method, []byte(r.Path), []byte(r.Query), string(h), body, r.Size,
+			r.BodyDropped, r.ReceivedAt.UnixMicro(), r.RemoteAddr, r.Check, []byte(r.Reason), []byte(r.EventID),
+			[]byte(r.SignatureID), []byte(r.State), []byte(r.CreatedAt), r.Duplicate, int32(r.Status), fwd}
+	}
+	return rows
 }
 
 // pgIDs takes n ids from the records sequence, in ascending order.
