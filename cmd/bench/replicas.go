@@ -371,38 +371,10 @@ func killReplica(bin, db string, workers int) error {
 	wg.Wait()
 
 	// The client resumes on B from the last id A gave it.
-	var last int64
-	if len(before) > 0 {
-		last = before[len(before)-1]
-	}
-	resumed, err := startWatch(b.base, last)
+	r, err := resume(b.base, before)
 	if err != nil {
 		return err
 	}
-	total, err := stats(b.base)
-	if err != nil {
-		return err
-	}
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		resumed.mu.Lock()
-		n := len(resumed.ids)
-		resumed.mu.Unlock()
-		if int64(len(before)+n) >= total {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	after := resumed.stop()
-	streamed := map[int64]int{}
-	for _, id := range append(before, after...) {
-		streamed[id]++
-	}
-	gaps, dups := int(total)-len(streamed), 0
-	for _, c := range streamed {
-		dups += c - 1
-	}
-
 	stored, err := exportedEvents(b.base)
 	if err != nil {
 		return err
@@ -416,11 +388,56 @@ func killReplica(bin, db string, workers int) error {
 	fmt.Printf("kill -9 of one of two replicas after 3s of load (%d senders): %d notifications got a 2xx, %d stored, %d of the 2xx lost (target 0)\n",
 		workers, len(acked), len(stored), lost)
 	fmt.Printf("a stream client of the killed replica had %d records, resumed on the other from id %d: %d more, %d of %d missing, %d duplicates\n",
-		len(before), last, len(after), gaps, total, dups)
-	if lost > 0 || gaps > 0 || dups > 0 {
-		return fmt.Errorf("%d acknowledged notifications lost, %d missing from the stream, %d duplicates", lost, gaps, dups)
+		len(before), r.last, len(r.after), r.gaps, r.total, r.dups)
+	if lost > 0 || r.gaps > 0 || r.dups > 0 {
+		return fmt.Errorf("%d acknowledged notifications lost, %d missing from the stream, %d duplicates", lost, r.gaps, r.dups)
 	}
 	return nil
+}
+
+// resumption is how a stream client fared moving to another replica.
+type resumption struct {
+	last       int64   // the id it resumed after
+	after      []int64 // the ids the new stream gave
+	gaps, dups int     // stored records it never got, and those it got twice
+	total      int64   // records stored
+}
+
+// resume opens a stream on base from the last of the ids a client had
+// from another replica, reads until it holds as many records as are
+// stored, and says how many it missed and got twice.
+func resume(base string, before []int64) (resumption, error) {
+	var r resumption
+	if len(before) > 0 {
+		r.last = before[len(before)-1]
+	}
+	w, err := startWatch(base, r.last)
+	if err != nil {
+		return r, err
+	}
+	if r.total, err = stats(base); err != nil {
+		return r, err
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		w.mu.Lock()
+		n := len(w.ids)
+		w.mu.Unlock()
+		if int64(len(before)+n) >= r.total {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	r.after = w.stop()
+	streamed := map[int64]int{}
+	for _, id := range append(append([]int64{}, before...), r.after...) {
+		streamed[id]++
+	}
+	r.gaps = int(r.total) - len(streamed)
+	for _, c := range streamed {
+		r.dups += c - 1
+	}
+	return r, nil
 }
 
 // exportedEvents reads the event ids of every stored record.
