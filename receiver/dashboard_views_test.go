@@ -179,6 +179,9 @@ func TestDashboardShowsWhatTheReceiverDid(t *testing.T) {
 	eval[chromedp.Void](ctx, t, `(() => { const s = document.getElementById("lang"); s.value = "es"; s.dispatchEvent(new Event("change")); })()`)
 	assert.Equal(t, "intento 2 de 2", text(ctx, t, `#rows tr[data-id="2"] .attempt`))
 	assert.Contains(t, text(ctx, t, "#d-answer"), "200: aceptada.")
+	// The attempts are asked for again in the new language; "Cargando…"
+	// shows until they come.
+	poll(ctx, t, `document.querySelector("#d-attempts").textContent.includes("respuesta 503")`, "the attempts listed again, in Spanish")
 	assert.Contains(t, text(ctx, t, "#d-attempts"), "respuesta 503")
 	options := eval[[]string](ctx, t, `[...document.querySelectorAll("#filters option, #filters label > span")].map(o => o.textContent)`)
 	verdicts := eval[[]string](ctx, t, `[...document.querySelectorAll("#rows .verdict")].map(o => o.textContent)`)
