@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	gherkin "github.com/cucumber/gherkin/go/v26"
 	messages "github.com/cucumber/messages/go/v21"
@@ -658,3 +659,23 @@ func uniq(s []string) []string {
 }
 
 func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+var (
+	itemsOnce sync.Once
+	itemText  map[string]string
+)
+
+// ItemText returns the text of the item of the embedded documents (the
+// interface's, then the bundled profile's) whose ref is ref: the sentence
+// a failing assertion cites (see steps' breaches).
+func ItemText(ref string) (string, bool) {
+	itemsOnce.Do(func() {
+		itemText = map[string]string{}
+		all, _ := AllItems(FS)
+		for _, it := range all {
+			itemText[it.Ref] = it.Text
+		}
+	})
+	t, ok := itemText[ref]
+	return t, ok
+}

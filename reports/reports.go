@@ -40,6 +40,11 @@ const (
 	// yet it is not Passed, so that a reader of the certificate who looks
 	// at its result alone cannot take declared deviations for conformance.
 	PassedWithExpectedFailures = "passed with expected failures"
+	// PassedWithWarnings is a run's verdict when every selected scenario
+	// passed and some noted warnings: what a careful certifier wants to
+	// see but the documents do not require (see Warning). The run does
+	// not fail; --strict turns each warning into a failure (Strict).
+	PassedWithWarnings = "passed with warnings"
 	// Incomplete is a run's verdict when no scenario failed or was
 	// inconclusive but some were not run.
 	Incomplete = "incomplete"
@@ -139,6 +144,14 @@ type ScenarioResult struct {
 	// ExpectedReason is, for an ExpectedFailure, the reason its
 	// expected-failures entry gives; Error is still the failure's own.
 	ExpectedReason string `json:"expected_reason,omitempty"`
+	// Breaks is, for a failure, the item of the documents whose sentence
+	// the failing assertion enforces: a ref of features.Items, e.g.
+	// "defaults §A check 2" (Quote gives its text).
+	Breaks string `json:"breaks,omitempty"`
+	// Warnings are what the scenario's steps saw that the documents do not
+	// require but a careful certifier wants to see; the scenario still
+	// passes (Strict makes it fail).
+	Warnings []Warning `json:"warnings,omitempty"`
 	// Exchange is what was sent and what came back, for a suite that
 	// records it (the webhook set's), passed or not.
 	Exchange string        `json:"exchange,omitempty"`
@@ -168,6 +181,10 @@ type Summary struct {
 	// ExpectedFailures counts the failures an expected-failures entry
 	// declared, apart from Failed.
 	ExpectedFailures int `json:"expected_failures"`
+	// Warned counts the scenarios that passed with warnings (they count
+	// in Passed too), Warnings their warnings.
+	Warned   int `json:"warned"`
+	Warnings int `json:"warnings"`
 }
 
 // RequirementResult sums up the scenarios of one requirement tag.

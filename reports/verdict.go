@@ -13,7 +13,8 @@ import (
 // scenario failed; else Inconclusive if any was inconclusive; else
 // Incomplete if any was not run, or if there are no results at all (a run
 // that checked nothing proves nothing); else PassedWithExpectedFailures
-// if any was an expected failure; else Passed. The command line, the
+// if any was an expected failure; else PassedWithWarnings if any passed
+// with warnings; else Passed. The command line, the
 // certificate, the HTML report and the JUnit XML all take it from here.
 func Verdict(results []ScenarioResult) string {
 	s := Summarize(results)
@@ -26,6 +27,8 @@ func Verdict(results []ScenarioResult) string {
 		return Incomplete
 	case s.ExpectedFailures > 0:
 		return PassedWithExpectedFailures
+	case s.Warned > 0:
+		return PassedWithWarnings
 	}
 	return Passed
 }
@@ -38,6 +41,10 @@ func Summarize(results []ScenarioResult) Summary {
 		switch r.Status {
 		case Passed:
 			s.Passed++
+			if len(r.Warnings) > 0 {
+				s.Warned++
+				s.Warnings += len(r.Warnings)
+			}
 		case Failed:
 			s.Failed++
 		case Inconclusive:
@@ -52,7 +59,8 @@ func Summarize(results []ScenarioResult) Summary {
 }
 
 // String counts in a line: "N scenarios: N passed, N failed, N not run",
-// then ", N expected failures" and ", N inconclusive" when there are any.
+// then ", N expected failures", ", N inconclusive" and ", N with warnings"
+// when there are any.
 func (s Summary) String() string {
 	line := fmt.Sprintf("%d scenarios: %d passed, %d failed, %d not run", s.Scenarios, s.Passed, s.Failed, s.NotRun)
 	if s.ExpectedFailures > 0 {
@@ -60,6 +68,9 @@ func (s Summary) String() string {
 	}
 	if s.Inconclusive > 0 {
 		line += fmt.Sprintf(", %d inconclusive", s.Inconclusive)
+	}
+	if s.Warned > 0 {
+		line += fmt.Sprintf(", %d with warnings", s.Warned)
 	}
 	return line
 }
@@ -177,6 +188,9 @@ func ExplainIn(lang, tags string, results []ScenarioResult) string {
 	if s.ExpectedFailures > 0 && v != PassedWithExpectedFailures {
 		also = append(also, expectedIn(lang, s.ExpectedFailures))
 	}
+	if s.Warnings > 0 && v != PassedWithWarnings {
+		also = append(also, tr(lang, "explain.n.warnings", s.Warnings, s.Warned))
+	}
 	more := ""
 	if len(also) > 0 {
 		more = tr(lang, "explain.also", strings.Join(also, ", "))
@@ -184,6 +198,8 @@ func ExplainIn(lang, tags string, results []ScenarioResult) string {
 	switch v {
 	case Passed:
 		return tr(lang, "explain.passed", s.Passed, s.Scenarios)
+	case PassedWithWarnings:
+		return tr(lang, "explain.passed.warnings", s.Warnings, s.Passed, s.Scenarios, s.Warned, tagList(results, "warned"))
 	case PassedWithExpectedFailures:
 		return tr(lang, "explain.passed.expected", expectedIn(lang, s.ExpectedFailures), tagList(results, ExpectedFailure), s.Passed, s.Scenarios)
 	case Failed:
@@ -213,11 +229,13 @@ func ExplainIn(lang, tags string, results []ScenarioResult) string {
 	return tr(lang, "explain.incomplete", s.NotRun, scenariosIn(lang, s.Scenarios), todo, LeaveOut(tags, leave...))
 }
 
-// tagList names the requirement tags of the results with status.
+// tagList names the requirement tags of the results with status, or,
+// for "warned", of those that passed with warnings.
 func tagList(results []ScenarioResult, status string) string {
 	var tags []string
 	for _, r := range results {
-		if r.Status == status && !slices.Contains(tags, "@"+r.Requirement) {
+		match := r.Status == status || (status == "warned" && r.Status == Passed && len(r.Warnings) > 0)
+		if match && !slices.Contains(tags, "@"+r.Requirement) {
 			tags = append(tags, "@"+r.Requirement)
 		}
 	}

@@ -78,6 +78,7 @@ type scenario struct {
 	earlierNote *receiver.Record
 
 	// Outcome.
+	warnings         []reports.Warning
 	notRun           string // why the scenario could not run
 	inconclusive     string // why a timing check could not be judged
 	inconclusiveStep string
@@ -121,7 +122,7 @@ func outcome(ctx context.Context, p *godog.Scenario, err error) reports.Scenario
 	case sc != nil && sc.inconclusive != "" && (err == nil || errors.Is(err, godog.ErrSkip)):
 		r.Status, r.Error, r.FailedStep = reports.Inconclusive, sc.inconclusive, sc.inconclusiveStep
 	case err != nil && !errors.Is(err, godog.ErrSkip):
-		r.Status, r.Error = reports.Failed, err.Error()
+		r.Status, r.Error, r.Breaks = reports.Failed, err.Error(), breachOf(err)
 		if sc != nil {
 			r.FailedStep = sc.failedStep
 		}
@@ -130,6 +131,9 @@ func outcome(ctx context.Context, p *godog.Scenario, err error) reports.Scenario
 		if sc != nil {
 			r.Error = sc.notRun
 		}
+	}
+	if sc != nil {
+		r.Warnings = sc.warnings
 	}
 	return r
 }

@@ -33,6 +33,13 @@ func (s *Steps) InitializeScenario(sc *godog.ScenarioContext) {
 	})
 	sc.StepContext().After(func(ctx context.Context, st *godog.Step, status godog.StepResultStatus, err error) (context.Context, error) {
 		sc, ok := ctx.Value(scenarioKey{}).(*scenario)
+		if ok {
+			for i := range sc.warnings {
+				if sc.warnings[i].Step == "" {
+					sc.warnings[i].Step = st.Text
+				}
+			}
+		}
 		switch {
 		case !ok || err == nil:
 		case !errors.Is(err, godog.ErrSkip) && sc.failedStep == "":
