@@ -37,6 +37,9 @@ func TestDependenciesPointOneWay(t *testing.T) {
 		assert.NotContains(t, deps(t, pkg), "reference", "%s must not depend on the reference server", pkg)
 	}
 	assert.NotContains(t, deps(t, "./reference"), "receiver", "the reference must not depend on the receiver")
+	// The independent service measures the suite's precision only if it
+	// shares no code with what it is measured against.
+	assert.Empty(t, deps(t, "./internal/stdservice"), "internal/stdservice imports only the standard library")
 }
 
 // The README's layout table names every package of the module (and the

@@ -224,7 +224,7 @@ func TestWebhookItems(t *testing.T) {
 	}
 	scs, err := features.WebhookSet.Scenarios(features.FS, "es")
 	require.NoError(t, err)
-	assert.Len(t, scs, 19)
+	assert.Len(t, scs, 20)
 }
 
 // TestDigestsAreBySet: changing a webhook feature changes the webhook

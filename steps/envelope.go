@@ -76,7 +76,47 @@ func (s *Steps) theBodyFieldIsRemoved(ctx context.Context, path string) error {
 	if why != "" {
 		return s.notRun(ctx, why)
 	}
-	return edit(get(ctx).body, path, nil, true)
+	sc := get(ctx)
+	field, _, _ := strings.Cut(path, ".")
+	field, _, _ = strings.Cut(field, "[")
+	sc.removedFields = append(sc.removedFields, field)
+	sc.removedKeys = append(sc.removedKeys, s.keysOf(sc.body, path)...)
+	return edit(sc.body, path, nil, true)
+}
+
+// keysOf are the template keys a part of the body holds: the signer keys
+// of a signer or of the whole list, the data keys of data, the template
+// names of documents; a refusal of the part left out may name them.
+func (s *Steps) keysOf(body any, path string) []string {
+	b, _ := body.(map[string]any)
+	var out []string
+	switch {
+	case path == "signers" || strings.HasPrefix(path, "signers["):
+		list, _ := b["signers"].([]any)
+		for i, sg := range list {
+			if path == "signers" || path == fmt.Sprintf("signers[%d]", i) {
+				m, _ := sg.(map[string]any)
+				if k, ok := m["key"].(string); ok {
+					out = append(out, k)
+				}
+			}
+		}
+	case path == "data":
+		d, _ := b["data"].(map[string]any)
+		for k := range d {
+			out = append(out, k)
+		}
+	case strings.HasPrefix(path, "data."):
+		out = append(out, strings.TrimPrefix(path, "data."))
+	case path == "documents":
+		list, _ := b["documents"].([]any)
+		for _, d := range list {
+			if n, ok := d.(string); ok {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
 }
 
 func (s *Steps) theBodyFieldIsSetTo(ctx context.Context, path, value string) error {
@@ -112,10 +152,10 @@ func (s *Steps) theContractIsCreated(ctx context.Context) error {
 		return err
 	}
 	if sc.status != http.StatusCreated {
-		return fmt.Errorf("expected 201 for the contract %q, %s", clip(sc.titleSent, 80), sc.got())
+		return breaks(refCreate, "expected 201 for the contract %q, %s", clip(sc.titleSent, 80), sc.got())
 	}
 	if sc.created == "" {
-		return fmt.Errorf("expected data.signature_id in the 201, %s", sc.got())
+		return breaks("§2.2 signature_id", "expected data.signature_id in the 201, %s", sc.got())
 	}
 	if sc.answerCount > 0 {
 		return s.programAnswer(ctx, sc)
@@ -135,14 +175,14 @@ var envelopeKeys = []string{"signature_id", "status", "title", "routing", "sende
 func (s *Steps) theResponseIsACreatedSignatureEnvelope(ctx context.Context) error {
 	sc := get(ctx)
 	if sc.status != http.StatusCreated {
-		return fmt.Errorf("expected 201, %s", sc.got())
+		return breaks(refCreate, "expected 201, %s", sc.got())
 	}
-	if _, err := sc.answerShape(false, []string{"status_code", "message", "data"}); err != nil {
+	if _, err := sc.apiShape(ctx, refCreate, "status_code", "message", "data"); err != nil {
 		return err
 	}
 	env := envelope(sc)
 	if env == nil {
-		return fmt.Errorf("expected data to be the signature envelope object, %s", sc.got())
+		return breaks(refCreate, "expected data to be the signature envelope object, %s", sc.got())
 	}
 	var problems []string
 	for _, k := range []string{"signature_id", "status", "title", "routing", "created_at"} {
@@ -182,7 +222,7 @@ func (s *Steps) theResponseIsACreatedSignatureEnvelope(ctx context.Context) erro
 		}
 	}
 	if len(problems) > 0 {
-		return fmt.Errorf("expected the envelope of the interface: %s; %s", strings.Join(problems, ", "), sc.got())
+		return breaks(refCreate, "expected the envelope of the interface: %s; %s", strings.Join(problems, ", "), sc.got())
 	}
 	return nil
 }
@@ -192,25 +232,25 @@ func (s *Steps) theResponseIsACreatedSignatureEnvelope(ctx context.Context) erro
 func (s *Steps) theAnswerAndItsEnvelopeHoldExactlyTheFields(ctx context.Context) error {
 	sc := get(ctx)
 	if sc.status != http.StatusCreated {
-		return fmt.Errorf("expected 201, %s", sc.got())
+		return breaks(refCreate, "expected 201, %s", sc.got())
 	}
-	if _, err := sc.apiShape("status_code", "message", "data"); err != nil {
+	if _, err := sc.apiShape(ctx, refCreateBody, "status_code", "message", "data"); err != nil {
 		return err
 	}
 	top, _ := object(sc.raw)
 	env, err := object(top["data"])
 	if err != nil {
-		return fmt.Errorf("expected data to be an object, %s", sc.got())
+		return breaks(refCreateBody, "expected data to be an object, %s", sc.got())
 	}
 	if err := exactKeys("data", env, envelopeKeys); err != nil {
-		return fmt.Errorf("%v; %s", err, sc.got())
+		return breaks(refCreateBody, "%v; %s", err, sc.got())
 	}
 	sender, err := object(env["sender"])
 	if err != nil {
-		return fmt.Errorf("expected data.sender to be an object, %s", sc.got())
+		return breaks(refCreateBody, "expected data.sender to be an object, %s", sc.got())
 	}
 	if err := exactKeys("data.sender", sender, []string{"name", "email"}); err != nil {
-		return fmt.Errorf("%v; %s", err, sc.got())
+		return breaks(refCreateBody, "%v; %s", err, sc.got())
 	}
 	for _, list := range []struct {
 		name string
@@ -218,15 +258,15 @@ func (s *Steps) theAnswerAndItsEnvelopeHoldExactlyTheFields(ctx context.Context)
 	}{{"documents", []string{"key", "title"}}, {"recipients", []string{"key", "name", "email", "status"}}} {
 		var items []json.RawMessage
 		if err := json.Unmarshal(env[list.name], &items); err != nil || items == nil {
-			return fmt.Errorf("expected data.%s to be an array, %s", list.name, sc.got())
+			return breaks(refCreateBody, "expected data.%s to be an array, %s", list.name, sc.got())
 		}
 		for i, it := range items {
 			m, err := object(it)
 			if err != nil {
-				return fmt.Errorf("expected data.%s[%d] to be an object, %s", list.name, i, sc.got())
+				return breaks(refCreateBody, "expected data.%s[%d] to be an object, %s", list.name, i, sc.got())
 			}
 			if err := exactKeys(fmt.Sprintf("data.%s[%d]", list.name, i), m, list.keys); err != nil {
-				return fmt.Errorf("%v; %s", err, sc.got())
+				return breaks(refCreateBody, "%v; %s", err, sc.got())
 			}
 		}
 	}
@@ -238,7 +278,7 @@ var uuidPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]
 func (s *Steps) field(sc *scenario, name string) (string, error) {
 	v, ok := envelope(sc)[name].(string)
 	if !ok {
-		return "", fmt.Errorf("expected data.%s to be a string, %s", name, sc.got())
+		return "", breaks("§2.2 "+name, "expected data.%s to be a string, %s", name, sc.got())
 	}
 	return v, nil
 }
@@ -250,7 +290,7 @@ func (s *Steps) signatureIDIsAUUID(ctx context.Context) error {
 		return err
 	}
 	if !uuidPattern.MatchString(v) {
-		return fmt.Errorf("expected signature_id to be a UUID, got %q", v)
+		return breaks("§2.2 signature_id", "expected signature_id to be a UUID, got %q", clip(v, 100))
 	}
 	return nil
 }
@@ -260,10 +300,10 @@ func (s *Steps) itsSignatureIDDiffersFromTheEarlierContracts(ctx context.Context
 	d, _ := sc.previous["data"].(map[string]any)
 	earlier, _ := d["signature_id"].(string)
 	if earlier == "" || sc.created == "" {
-		return fmt.Errorf("expected two created contracts, got %q and %q", earlier, sc.created)
+		return breaks("§2.2 signature_id", "expected two created contracts, got %q and %q", clip(earlier, 100), clip(sc.created, 100))
 	}
 	if earlier == sc.created {
-		return fmt.Errorf("expected a new signature_id for the second contract, both got %q", sc.created)
+		return breaks(refCreateBody, "expected a new signature_id for the second contract, both got %q", clip(sc.created, 100))
 	}
 	return nil
 }
@@ -275,10 +315,17 @@ func (s *Steps) fieldIs(ctx context.Context, name, want string) error {
 		return err
 	}
 	if v != want {
-		return fmt.Errorf("expected data.%s %q, got %q", name, clip(want, 200), clip(v, 200))
+		return breaks(fieldRef(name), "expected data.%s %q, got %q", name, clip(want, 200), clip(v, 200))
 	}
 	return nil
 }
+
+// fieldRef is the item of interface §2.2 that states an envelope field.
+func fieldRef(name string) string { return "§2.2 " + name }
+
+// foreign renders a value that came from the target for a message, on one
+// line, clipped, its control characters escaped (see clip).
+func foreign(v any) string { return clip(fmt.Sprint(v), 300) }
 
 func (s *Steps) theEnvelopeStatusIs(ctx context.Context, want string) error {
 	return s.fieldIs(ctx, "status", want)
@@ -303,10 +350,10 @@ func (s *Steps) theSenderHasANameAndAValidEmail(ctx context.Context) error {
 	name, _ := sender["name"].(string)
 	email, _ := sender["email"].(string)
 	if strings.TrimSpace(name) == "" {
-		return fmt.Errorf("expected data.sender.name, %s", sc.got())
+		return breaks("§2.2 sender", "expected data.sender.name, %s", sc.got())
 	}
 	if !validEmail(email) {
-		return fmt.Errorf("expected data.sender.email to be an e-mail address, got %q", email)
+		return breaks("§2.2 sender", "expected data.sender.email to be an e-mail address, got %q", clip(email, 100))
 	}
 	return nil
 }
@@ -317,14 +364,14 @@ func (s *Steps) thereIsOneDocumentPerTemplateSent(ctx context.Context) error {
 	body, _ := sc.body.(map[string]any)
 	sent, _ := body["documents"].([]any)
 	if len(docs) != len(sent) {
-		return fmt.Errorf("expected %d documents, got %d: %s", len(sent), len(docs), sc.got())
+		return breaks("§2.2 documents", "expected %d documents, got %d: %s", len(sent), len(docs), sc.got())
 	}
 	for i, d := range docs {
 		doc, _ := d.(map[string]any)
 		key, _ := doc["key"].(string)
 		title, _ := doc["title"].(string)
 		if key != "document_"+strconv.Itoa(i) || strings.TrimSpace(title) == "" {
-			return fmt.Errorf("expected documents[%d] to have key document_%d and a title, got %v", i, i, d)
+			return breaks("§2.2 documents", "expected documents[%d] to have key document_%d and a title, got %s", i, i, foreign(d))
 		}
 	}
 	return nil
@@ -350,14 +397,18 @@ func (s *Steps) thereIsOneRecipientPerSigner(ctx context.Context, status string)
 		byKey[k] = m
 	}
 	if len(recs) != len(signers) {
-		return fmt.Errorf("expected %d recipients, got %d: %s", len(signers), len(recs), sc.got())
+		return breaks("§2.2 recipients", "expected %d recipients, got %d: %s", len(signers), len(recs), sc.got())
 	}
 	for i, r := range recs {
 		rec, _ := r.(map[string]any)
 		want := "signer_" + strconv.Itoa(i+1)
 		sg := byKey[want]
 		if rec["key"] != want || sg == nil || rec["name"] != sg["name"] || rec["email"] != sg["email"] || rec["status"] != status {
-			return fmt.Errorf("expected recipients[%d] to be %s with the name and e-mail sent and status %q, got %v", i, want, status, r)
+			ref := "§2.2 recipients"
+			if rec["key"] != want {
+				ref = refCreateBody // ordered signer_1, signer_2, …
+			}
+			return breaks(ref, "expected recipients[%d] to be %s with the name and e-mail sent and status %q, got %s", i, want, status, foreign(r))
 		}
 	}
 	return nil
@@ -370,12 +421,12 @@ var millisUTC = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`)
 func (s *Steps) plausible(what, v string, from, to time.Time) error {
 	t, err := time.Parse(time.RFC3339Nano, v)
 	if !millisUTC.MatchString(v) || err != nil {
-		return fmt.Errorf("expected %s to be UTC with milliseconds, like 2026-11-22T10:00:00.512Z, got %q", what, v)
+		return breaks("§2.2 created_at", "expected %s to be UTC with milliseconds, like 2026-11-22T10:00:00.512Z, got %q", what, clip(v, 100))
 	}
 	allow := s.T.clockAllowance()
 	if t.Before(from.Add(-allow)) || t.After(to.Add(allow)) {
-		return fmt.Errorf("expected %s between %s and %s (the suite's clock, ±%s), got %q",
-			what, from.UTC().Format(time.RFC3339), to.UTC().Format(time.RFC3339), allow, v)
+		return breaks("§2.2 created_at", "expected %s between %s and %s (the suite's clock, ±%s), got %q",
+			what, from.UTC().Format(time.RFC3339), to.UTC().Format(time.RFC3339), allow, clip(v, 100))
 	}
 	return nil
 }
@@ -393,7 +444,7 @@ func (s *Steps) theSenderIs(ctx context.Context, name, email string) error {
 	sc := get(ctx)
 	sender, _ := envelope(sc)["sender"].(map[string]any)
 	if sender["name"] != name || sender["email"] != email {
-		return fmt.Errorf("expected sender %q <%s>, got %v", name, email, sender)
+		return breaks(refCreateBody, "expected sender %q <%s>, got %s", name, email, foreign(sender))
 	}
 	return nil
 }
@@ -412,11 +463,11 @@ func (s *Steps) theDocumentsAreTitled(ctx context.Context, title string) error {
 	sc := get(ctx)
 	docs, _ := envelope(sc)["documents"].([]any)
 	if len(docs) == 0 {
-		return fmt.Errorf("expected documents, %s", sc.got())
+		return breaks("§2.2 documents", "expected documents, %s", sc.got())
 	}
 	for _, d := range docs {
 		if doc, _ := d.(map[string]any); doc["title"] != title {
-			return fmt.Errorf("expected every document titled %q, got %v", title, d)
+			return breaks("defaults §C bullet 1", "expected every document titled %q, got %s", title, foreign(d))
 		}
 	}
 	return nil
@@ -437,7 +488,7 @@ func (s *Steps) theResponseMatchesTheEarlierOne(ctx context.Context) error {
 		return string(out)
 	}
 	if a, b := strip(sc.previous), strip(sc.resp); a != b || sc.previous == nil {
-		return fmt.Errorf("expected the same response but for signature_id, title and created_at:\n  earlier: %s\n  now:     %s", a, b)
+		return breaks(refDemoSame, "expected the same response but for signature_id, title and created_at:\n  earlier: %s\n  now:     %s", clip(a, 600), clip(b, 600))
 	}
 	return nil
 }

@@ -76,9 +76,11 @@ const (
 // is wrong"). The step goes on: a warning never fails a scenario but
 // under --strict.
 func warn(ctx context.Context, basis, practice, format string, a ...any) {
-	sc, ok := ctx.Value(scenarioKey{}).(*scenario)
-	if !ok {
-		return
+	w := reports.Warning{Message: fmt.Sprintf(format, a...), Basis: basis, Practice: practice}
+	if sc, ok := ctx.Value(scenarioKey{}).(*scenario); ok {
+		sc.warnings = append(sc.warnings, w)
 	}
-	sc.warnings = append(sc.warnings, reports.Warning{Message: fmt.Sprintf(format, a...), Basis: basis, Practice: practice})
+	if ws, ok := ctx.Value(webhookKey{}).(*webhookScenario); ok {
+		ws.warnings = append(ws.warnings, w)
+	}
 }

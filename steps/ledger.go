@@ -136,7 +136,7 @@ func (l *Ledger) Check(ctx context.Context, t *Target, lag *LagMonitor, strays b
 	// A lateness this process's own lag explains is no verdict either way;
 	// the scenario that waited for it judged it (and ran again alone).
 	if len(f.problems) > 0 {
-		res.Status = reports.Failed
+		res.Status, res.Breaks = reports.Failed, f.breaks
 		res.Error = fmt.Sprintf("%d contract(s), %d notification(s) received: %s", len(l.contracts), len(recs), strings.Join(f.problems, "; "))
 		if len(f.excusedLate) > 0 {
 			res.Error += "; not judged: " + strings.Join(f.excusedLate, "; ")
@@ -151,7 +151,19 @@ func (l *Ledger) Check(ctx context.Context, t *Target, lag *LagMonitor, strays b
 // ledgerFindings are what the ledger's check found: problems fail it;
 // lateness this process's lag explains, and notifications of contracts a
 // lost answer may have created, are said but not judged.
-type ledgerFindings struct{ problems, excusedLate, unknown []string }
+type ledgerFindings struct {
+	problems, excusedLate, unknown []string
+	// breaks is the item of the documents the first problem breaks.
+	breaks string
+}
+
+// problem notes a problem that breaks the item at ref.
+func (f *ledgerFindings) problem(ref, format string, a ...any) {
+	if f.breaks == "" {
+		f.breaks = ref
+	}
+	f.problems = append(f.problems, fmt.Sprintf(format, a...))
+}
 
 // ledgerEvent is one event of a contract, with each of its deliveries.
 type ledgerEvent struct{ deliveries []*receiver.Record }
@@ -209,12 +221,12 @@ func (l *Ledger) group(f *ledgerFindings, t *Target, recs []*receiver.Record, st
 				f.unknown = append(f.unknown, fmt.Sprintf("%s %q", r.SignatureID, clip(title, 60)))
 			}
 			if !excused[r.SignatureID] && strays {
-				f.problems = append(f.problems, fmt.Sprintf("stray notification #%d (%s, event %q, signature_id %q): no contract of this run", r.ID, r.State, r.EventID, r.SignatureID))
+				f.problem(refNotDemo, "stray notification #%d (%s, event %q, signature_id %q): no contract of this run", r.ID, clip(r.State, 60), clip(r.EventID, 100), clip(r.SignatureID, 100))
 			}
 			continue
 		}
 		if owner, ok := eventOwner[r.EventID]; ok && owner != r.SignatureID {
-			f.problems = append(f.problems, fmt.Sprintf("event_id %q is used by two contracts, %s and %s", r.EventID, owner, r.SignatureID))
+			f.problem(refEventID, "event_id %q is used by two contracts, %s and %s", clip(r.EventID, 100), clip(owner, 100), clip(r.SignatureID, 100))
 		}
 		eventOwner[r.EventID] = r.SignatureID
 		if byContract[r.SignatureID] == nil {
@@ -240,17 +252,17 @@ func (l *Ledger) judgeContract(f *ledgerFindings, t *Target, lag *LagMonitor, id
 	state, demo := firmakit.DemoState(entry.title)
 	if !demo {
 		if len(events) > 0 {
-			f.problems = append(f.problems, fmt.Sprintf("contract %s %q is not a demo title but got %d notification event(s)", id, title, len(events)))
+			f.problem(refNotDemo, "contract %s %q is not a demo title but got %d notification event(s)", clip(id, 100), title, len(events))
 		}
 		return
 	}
 	if len(events) != 1 {
-		f.problems = append(f.problems, fmt.Sprintf("contract %s %q expected exactly one %s event, got %d", id, title, state, len(events)))
+		f.problem(refDemo, "contract %s %q expected exactly one %s event, got %d", clip(id, 100), title, state, len(events))
 	}
 	for eid, ev := range events {
 		first := ev.deliveries[0]
 		if first.State != string(state) {
-			f.problems = append(f.problems, fmt.Sprintf("contract %s %q: event %q is %q, expected %s", id, title, eid, first.State, state))
+			f.problem(refDemo, "contract %s %q: event %q is %q, expected %s", clip(id, 100), title, clip(eid, 100), clip(first.State, 60), state)
 		}
 		for i := 1; i < len(ev.deliveries); i++ {
 			prev, next := ev.deliveries[i-1], ev.deliveries[i]
@@ -267,16 +279,16 @@ func (l *Ledger) judgeContract(f *ledgerFindings, t *Target, lag *LagMonitor, id
 					continue
 				}
 			}
-			f.problems = append(f.problems, fmt.Sprintf("contract %s %q: event %q delivered again (#%d) after a %d answer (#%d)", id, title, eid, next.ID, prev.Status, prev.ID))
+			f.problem(refDelivery, "contract %s %q: event %q delivered again (#%d) after a %d answer (#%d)", clip(id, 100), title, clip(eid, 100), next.ID, prev.Status, prev.ID)
 		}
 		if !t.SharedClock || entry.timed {
 			continue
 		}
 		if late := first.ReceivedAt.Sub(entry.answered); late > 1500*time.Millisecond {
 			if lg := lag.Max(entry.sent, first.ReceivedAt); excusedBy(lg, late-1500*time.Millisecond, t.SenderInProcess) {
-				f.excusedLate = append(f.excusedLate, fmt.Sprintf("contract %s arrived %s ms after the 201 while this process ran %s ms late", id, ms(late), ms(lg)))
+				f.excusedLate = append(f.excusedLate, fmt.Sprintf("contract %s arrived %s ms after the 201 while this process ran %s ms late", clip(id, 100), ms(late), ms(lg)))
 			} else {
-				f.problems = append(f.problems, fmt.Sprintf("contract %s %q: its %s notification arrived %s ms after the 201, outside 300–1500 ms", id, title, state, ms(late)))
+				f.problem(refDemo, "contract %s %q: its %s notification arrived %s ms after the 201, outside 300–1500 ms", clip(id, 100), title, state, ms(late))
 			}
 		}
 	}

@@ -145,6 +145,7 @@ func (s *Steps) signedRequest(ctx context.Context, sc *scenario, now time.Time, 
 	if sc.stamp != nil {
 		ts = sc.stamp(now)
 	}
+	sc.stampText = ts
 	parts := firmakit.RequestParts{Timestamp: ts, Method: sc.method(), RequestTarget: target, KeyID: sc.cred.KeyID, Body: body}
 	if sc.signBody != nil {
 		parts.Body = sc.signBody

@@ -30,6 +30,7 @@ type scenario struct {
 	offset    time.Duration
 	stamp     func(now time.Time) string // the timestamp sent as is, made anew for each attempt
 	stampSent int64                      // the timestamp sent, when made from offset
+	stampText string                     // the timestamp header sent, as written
 	missing   map[string]bool
 	empty     map[string]bool
 	noAuth    bool
@@ -38,9 +39,13 @@ type scenario struct {
 	signVerb  string
 	signStamp func(now time.Time) string // the timestamp the signature covers, when not the one sent
 	signQuery *string                    // the query the signature covers, when not the one sent
-	badSig    string
-	upperSig  bool
-	alterSig  string
+	// removedFields are the body's fields a step left out, removedKeys
+	// the template keys they held: a refusal may name either.
+	removedFields []string
+	removedKeys   []string
+	badSig        string
+	upperSig      bool
+	alterSig      string
 	// answer is what the receiver gives the contract's first answerCount
 	// notifications; programmedAt is when it was told.
 	answer       receiver.Answer

@@ -179,13 +179,16 @@ func (s *Steps) theTimestampIsSecondsOff(ctx context.Context, secs int) error {
 
 // theTimestampIsTheCurrentTimeWrittenAs sends the current time in a form
 // written another way than firmakit's own client writes it, valid or not:
-// {now} is the Unix time in seconds, {now-ms} in milliseconds, {now-hex}
+// {old} is the Unix time in seconds 100 s before the profile's
+// tolerance, {now} is the Unix time in seconds, {now-ms} in milliseconds, {now-hex}
 // in hexadecimal, {now-spaced} in seconds with a space after the fifth
 // digit. The timestamp is signed as sent.
 func (s *Steps) theTimestampIsTheCurrentTimeWrittenAs(ctx context.Context, form string) error {
 	get(ctx).stamp = func(now time.Time) string {
 		sec := strconv.FormatInt(now.Unix(), 10)
+		old := now.Add(-s.T.Profile.Request.Tolerance - 100*time.Second).Unix()
 		return strings.NewReplacer(
+			"{old}", strconv.FormatInt(old, 10),
 			"{now}", sec,
 			"{now-ms}", strconv.FormatInt(now.UnixMilli(), 10),
 			"{now-hex}", strconv.FormatInt(now.Unix(), 16),

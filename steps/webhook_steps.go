@@ -54,6 +54,9 @@ type observation struct {
 	// be refused: the stuff of test vectors (WebhookVectors).
 	sent []*delivery
 	why  string
+	// Lenient tells that accepting a delivery the scenario wanted
+	// refused is only a warning (theEndpointRefusesItOrWarns).
+	Lenient bool
 }
 
 // webhookKey holds a webhook scenario's state in its context.
@@ -77,11 +80,14 @@ type webhookScenario struct {
 	httpForm    string        // how the request is written otherwise than Go writes it
 	window      bool          // a valid t away from now: judged with the suite's lateness
 	why         string        // why the endpoint must refuse, for messages
+	ref         string        // the item of the documents that requires the refusal
+	lenient     bool          // accepting the refused delivery is a warning, not a failure
 	deliveries  []*delivery
 	expect      string
 	failedStep  string
 	inconcl     string
 	inconclStep string
+	warnings    []reports.Warning
 	// inapplicable says why the profile's scheme cannot run the
 	// scenario; "" when it can.
 	inapplicable string
@@ -134,6 +140,13 @@ func (w *webhookSteps) InitializeScenario(sc *godog.ScenarioContext) {
 	})
 	sc.StepContext().After(func(ctx context.Context, st *godog.Step, _ godog.StepResultStatus, err error) (context.Context, error) {
 		ws, ok := ctx.Value(webhookKey{}).(*webhookScenario)
+		if ok {
+			for i := range ws.warnings {
+				if ws.warnings[i].Step == "" {
+					ws.warnings[i].Step = st.Text
+				}
+			}
+		}
 		switch {
 		case !ok || err == nil:
 		case !errors.Is(err, godog.ErrSkip) && ws.failedStep == "":
@@ -249,19 +262,19 @@ func (w *webhookSteps) itIsSignedWithTheWebhookSecretAndARetiredOne(ctx context.
 
 func (w *webhookSteps) itIsSignedWithAnotherSecret(ctx context.Context) error {
 	ws := getWebhook(ctx)
-	ws.sign, ws.why = "other", "it was signed with another secret than the endpoint's"
+	ws.sign, ws.why, ws.ref = "other", "it was signed with another secret than the endpoint's", refWebhookSig
 	return nil
 }
 
 func (w *webhookSteps) itIsSentWithoutTheSignatureHeader(ctx context.Context) error {
 	ws := getWebhook(ctx)
-	ws.sign, ws.why = "none", "it carried no "+w.E.profile().Webhook.SignatureHeader+" header"
+	ws.sign, ws.why, ws.ref = "none", "it carried no "+w.E.profile().Webhook.SignatureHeader+" header", refWebhookSig
 	return nil
 }
 
 func (w *webhookSteps) itsBodyIsChangedAfterSigning(ctx context.Context) error {
 	ws := getWebhook(ctx)
-	ws.changeBody, ws.why = true, "its body was changed after signing (the title's 42 became 43)"
+	ws.changeBody, ws.why, ws.ref = true, "its body was changed after signing (the title's 42 became 43)", refWebhookSig
 	return nil
 }
 
@@ -273,7 +286,7 @@ func (w *webhookSteps) theSignatureHeaderIsMalformed(ctx context.Context, form s
 		return w.notApplicable(ctx, "the "+w.E.profile().Name+" scheme writes a signature with no key or prefix, so one without is the valid form")
 	}
 	ws := getWebhook(ctx)
-	ws.malformed, ws.why = form, "its signature header was malformed ("+form+")"
+	ws.malformed, ws.why, ws.ref = form, "its signature header was malformed ("+form+")", refWebhookSig
 	return nil
 }
 
@@ -284,7 +297,7 @@ func (w *webhookSteps) itsTimestampIsOlderThanTheToleranceAllows(ctx context.Con
 	ws := getWebhook(ctx)
 	tol := w.E.profile().Webhook.Tolerance
 	ws.offset = -(tol + time.Duration(seconds)*time.Second)
-	ws.why = fmt.Sprintf("its t was %d s old, past the tolerance of %d s", int64(-ws.offset/time.Second), int64(tol/time.Second))
+	ws.why, ws.ref = fmt.Sprintf("its t was %d s old, past the tolerance of %d s", int64(-ws.offset/time.Second), int64(tol/time.Second)), refReplay
 	return nil
 }
 
@@ -295,7 +308,7 @@ func (w *webhookSteps) itsTimestampIsFurtherAheadThanTheToleranceAllows(ctx cont
 	ws := getWebhook(ctx)
 	tol := w.E.profile().Webhook.Tolerance
 	ws.offset = tol + time.Duration(seconds)*time.Second
-	ws.why = fmt.Sprintf("its t was %d s ahead, past the tolerance of %d s", int64(ws.offset/time.Second), int64(tol/time.Second))
+	ws.why, ws.ref = fmt.Sprintf("its t was %d s ahead, past the tolerance of %d s", int64(ws.offset/time.Second), int64(tol/time.Second)), refReplay
 	return nil
 }
 
@@ -305,7 +318,7 @@ func (w *webhookSteps) itsTimestampIsChangedAfterSigning(ctx context.Context, se
 	}
 	ws := getWebhook(ctx)
 	ws.shiftAfter = seconds
-	ws.why = fmt.Sprintf("its t was changed by %d s after signing, the signature kept", seconds)
+	ws.why, ws.ref = fmt.Sprintf("its t was changed by %d s after signing, the signature kept", seconds), refWebhookSig
 	return nil
 }
 
@@ -347,7 +360,7 @@ func (w *webhookSteps) itIsSignedOtherwise(ctx context.Context, form string) err
 		}
 	}
 	ws := getWebhook(ctx)
-	ws.forged, ws.why = form, forgedWhy[form]
+	ws.forged, ws.why, ws.ref = form, forgedWhy[form], refWebhookSig
 	return nil
 }
 
@@ -356,7 +369,7 @@ func (w *webhookSteps) itsTIsWritten(ctx context.Context, form string) error {
 		return err
 	}
 	ws := getWebhook(ctx)
-	ws.tsForm, ws.why = form, "its t was not whole Unix seconds in base-10 digits ("+form+"), though signed as written"
+	ws.tsForm, ws.why, ws.ref = form, "its t was not whole Unix seconds in base-10 digits ("+form+"), though signed as written", refWebhookSig
 	return nil
 }
 
@@ -457,6 +470,8 @@ func timestampText(t int64, form string) string {
 		return "NaN"
 	case "plus-sign":
 		return "+" + strconv.FormatInt(t, 10)
+	case "word":
+		return "now"
 	}
 	return strconv.FormatInt(t, 10)
 }
@@ -472,13 +487,6 @@ func (w *webhookSteps) headers(ws *webhookScenario, id string, body []byte, t in
 	wp := p.Webhook
 	fields := wp.SignatureFormat != "entries"
 	ts := timestampText(t, ws.tsForm)
-	if ws.malformed == "timestamp-not-a-number" {
-		// Signed over that very text: only its form is wrong. An
-		// endpoint that reads it as a number gets NaN, which passes
-		// every comparison of an age check written as "refuse when
-		// older than".
-		ts = "now"
-	}
 	label := wp.SignatureKey
 	if !fields {
 		label = wp.SignaturePrefix
@@ -720,17 +728,17 @@ func (w *webhookSteps) judgeAccepted(ctx context.Context, ws *webhookScenario, i
 	}
 	switch {
 	case d.err != nil && timedOut(d.err):
-		return fmt.Errorf("expected a 2xx answer%s within the %s delivery timeout; none came within %s\n%s",
+		return breaks(refDelivery, "expected a 2xx answer%s within the %s delivery timeout; none came within %s\n%s",
 			which, timeout, timeout+DeliveryGrace, w.exchange(ws))
 	case d.err != nil:
-		return fmt.Errorf("expected a 2xx answer%s within the %s delivery timeout; the endpoint could not be reached: %v\n%s",
-			which, timeout, d.err, w.exchange(ws))
+		return breaks(refDelivery, "expected a 2xx answer%s within the %s delivery timeout; the endpoint could not be reached: %s\n%s",
+			which, timeout, clip(d.err.Error(), 300), w.exchange(ws))
 	case !is2xx(d.status) && ws.window && w.straddles(d, true):
 		ws.inconcl = fmt.Sprintf("the endpoint refused a t %+d s from now, but between signing and its answer (%s ms) t came to lie up to %d s from now, past the %s tolerance: it may have judged it outside",
 			int64(ws.offset/time.Second), ms(d.sentAt.Add(d.latency).Sub(d.signedAt)), w.farthest(d), w.E.profile().Webhook.Tolerance)
 		return godog.ErrSkip
 	case !is2xx(d.status):
-		return fmt.Errorf("expected a 2xx answer%s within the %s delivery timeout, got %d in %s ms: the service would take this valid notification as not delivered and retry it\n%s",
+		return breaks(refRotation, "expected a 2xx answer%s within the %s delivery timeout, got %d in %s ms: the service would take this valid notification as not delivered and retry it\n%s",
 			which, timeout, d.status, ms(d.latency), w.exchange(ws))
 	case d.latency > timeout:
 		// The answer waits for this process's scheduler as a
@@ -741,7 +749,7 @@ func (w *webhookSteps) judgeAccepted(ctx context.Context, ws *webhookScenario, i
 				d.status, which, ms(d.latency), timeout, ms(lag))
 			return godog.ErrSkip
 		}
-		return fmt.Errorf("expected a 2xx answer%s within the %s delivery timeout; it came after %s ms: the service would have given up and retried\n%s",
+		return breaks(refDelivery, "expected a 2xx answer%s within the %s delivery timeout; it came after %s ms: the service would have given up and retried\n%s",
 			which, timeout, ms(d.latency), w.exchange(ws))
 	}
 	return nil
@@ -779,25 +787,47 @@ func (w *webhookSteps) straddles(d *delivery, inside bool) bool {
 // theEndpointRefusesIt wants any status but 2xx, within the delivery
 // timeout: an endpoint that never answers is not refusing, it is down.
 func (w *webhookSteps) theEndpointRefusesIt(ctx context.Context) error {
+	return w.refused(ctx, false)
+}
+
+// theEndpointRefusesItOrWarns is theEndpointRefusesIt for a delivery
+// whose acceptance lets nobody in: a t written otherwise than the service
+// writes it but naming the current time, signed as written. Accepting it
+// is a warning; an endpoint that refuses it, or that never answers, is
+// judged as theEndpointRefusesIt judges.
+func (w *webhookSteps) theEndpointRefusesItOrWarns(ctx context.Context) error {
+	getWebhook(ctx).lenient = true
+	return w.refused(ctx, true)
+}
+
+func (w *webhookSteps) refused(ctx context.Context, lenient bool) error {
 	ws := getWebhook(ctx)
 	ws.expect = "refuse"
 	if len(ws.deliveries) == 0 {
 		return fmt.Errorf("nothing was posted")
 	}
+	ref := ws.ref
+	if ref == "" {
+		ref = refWebhookSig
+	}
 	d := ws.deliveries[len(ws.deliveries)-1]
 	timeout := w.E.timeout()
 	switch {
 	case d.err != nil && timedOut(d.err):
-		return fmt.Errorf("expected a status other than 2xx within the %s delivery timeout, since %s; none came within %s\n%s",
+		return breaks(refDelivery, "expected a status other than 2xx within the %s delivery timeout, since %s; none came within %s\n%s",
 			timeout, ws.why, timeout+DeliveryGrace, w.exchange(ws))
 	case d.err != nil:
-		return fmt.Errorf("expected a status other than 2xx, since %s; the endpoint could not be reached: %v\n%s", ws.why, d.err, w.exchange(ws))
+		return breaks(refDelivery, "expected a status other than 2xx, since %s; the endpoint could not be reached: %s\n%s", ws.why, clip(d.err.Error(), 300), w.exchange(ws))
 	case is2xx(d.status) && ws.offset != 0 && ws.sign == "webhook" && ws.shiftAfter == 0 && ws.forged == "" && ws.malformed == "" && w.straddles(d, false):
 		ws.inconcl = fmt.Sprintf("the endpoint accepted a t %+d s from now, but between signing and its answer (%s ms) t came within the %s tolerance: it may have judged it inside",
 			int64(ws.offset/time.Second), ms(d.sentAt.Add(d.latency).Sub(d.signedAt)), w.E.profile().Webhook.Tolerance)
 		return godog.ErrSkip
+	case is2xx(d.status) && lenient:
+		warn(ctx, refWebhookSig, "the service never writes t so, and it was signed as written and names the current time, so no forgery or replay follows; a strict parser (digits only) is safer",
+			"accepted a t written %q (%s), answering %d", ws.tsForm, clip(timestampText(d.t, ws.tsForm), 40), d.status)
+		return nil
 	case is2xx(d.status):
-		return fmt.Errorf("expected a status other than 2xx, since %s; got %d in %s ms: the endpoint took a notification the service did not send\n%s",
+		return breaks(ref, "expected a status other than 2xx, since %s; got %d in %s ms: the endpoint took a notification the service did not send\n%s",
 			ws.why, d.status, ms(d.latency), w.exchange(ws))
 	}
 	return nil
@@ -830,11 +860,11 @@ func (w *webhookSteps) exchange(ws *webhookScenario) string {
 		fmt.Fprintf(&b, "  %s\n", excerpt(d.body, 1024))
 		switch {
 		case d.err != nil:
-			fmt.Fprintf(&b, "answered: nothing after %s ms: %v", ms(d.latency), d.err)
+			fmt.Fprintf(&b, "answered: nothing after %s ms: %s", ms(d.latency), clip(d.err.Error(), 300))
 		default:
 			fmt.Fprintf(&b, "answered: %d in %s ms: %s", d.status, ms(d.latency), excerpt(d.answer, 512))
 			if d.location != "" {
-				fmt.Fprintf(&b, "\n  (a redirect to %s, not followed: the service posts to the configured URL only)", d.location)
+				fmt.Fprintf(&b, "\n  (a redirect to %s, not followed: the service posts to the configured URL only)", clip(d.location, 300))
 			}
 		}
 		if i < len(ws.deliveries)-1 {
@@ -888,9 +918,11 @@ func excerpt(b []byte, n int) string {
 	}
 	if len(b) > n {
 		cut := strings.ToValidUTF8(string(b[:n]), "")
-		return fmt.Sprintf("%s… (%d bytes)", cut, len(b))
+		return fmt.Sprintf("%s… (%d bytes)", firmakit.EscapeText(cut), len(b))
 	}
-	return strings.TrimRight(strings.ToValidUTF8(string(b), "\uFFFD"), "\r\n")
+	// Escaped: what an endpoint answers must never start a line of its
+	// own in firmakit's output.
+	return firmakit.EscapeText(strings.TrimRight(strings.ToValidUTF8(string(b), "\uFFFD"), "\r\n"))
 }
 
 // outcome is what a webhook scenario came to, with the exchange.
@@ -910,7 +942,7 @@ func (w *webhookSteps) outcome(ctx context.Context, p *godog.Scenario, err error
 	var obs observation
 	ws, _ := ctx.Value(webhookKey{}).(*webhookScenario)
 	if ws != nil {
-		obs.Expect, obs.sent, obs.why = ws.expect, ws.deliveries, ws.why
+		obs.Expect, obs.sent, obs.why, obs.Lenient = ws.expect, ws.deliveries, ws.why, ws.lenient
 		for _, d := range ws.deliveries {
 			obs.Statuses = append(obs.Statuses, d.status)
 			switch {
@@ -931,12 +963,15 @@ func (w *webhookSteps) outcome(ctx context.Context, p *godog.Scenario, err error
 	case ws != nil && ws.inconcl != "" && (err == nil || errors.Is(err, godog.ErrSkip)):
 		r.Status, r.Error, r.FailedStep = reports.Inconclusive, ws.inconcl, ws.inconclStep
 	case err != nil && !errors.Is(err, godog.ErrSkip):
-		r.Status, r.Error = reports.Failed, err.Error()
+		r.Status, r.Error, r.Breaks = reports.Failed, err.Error(), breachOf(err)
 		if ws != nil {
 			r.FailedStep = ws.failedStep
 		}
 	case errors.Is(err, godog.ErrSkip):
 		r.Status = reports.NotRun
+	}
+	if ws != nil {
+		r.Warnings = ws.warnings
 	}
 	return r, obs
 }
@@ -953,8 +988,8 @@ func (w *webhookSteps) bindSentences(sc registrar) {
 	sc.Step(`^su texto libre es "(long-title|long-reason|scripts-title|scripts-reason)"$`, w.itsFreeTextIs)
 	sc.Step(`^its body is written "(keys-reversed|indented|escaped-unicode|escaped-slash|crlf)"$`, w.itsBodyIsWritten)
 	sc.Step(`^su cuerpo se escribe "(keys-reversed|indented|escaped-unicode|escaped-slash|crlf)"$`, w.itsBodyIsWritten)
-	sc.Step(`^its t is written "(fraction|exponent|nan|plus-sign)", signed as written$`, w.itsTIsWritten)
-	sc.Step(`^su t se escribe "(fraction|exponent|nan|plus-sign)", firmada tal como se escribe$`, w.itsTIsWritten)
+	sc.Step(`^its t is written "(fraction|exponent|nan|plus-sign|word)", signed as written$`, w.itsTIsWritten)
+	sc.Step(`^su t se escribe "(fraction|exponent|nan|plus-sign|word)", firmada tal como se escribe$`, w.itsTIsWritten)
 	sc.Step(`^its timestamp is (-?\d+) seconds from now$`, w.itsTimestampIsSecondsFromNow)
 	sc.Step(`^su marca de tiempo está a (-?\d+) segundos de ahora$`, w.itsTimestampIsSecondsFromNow)
 	sc.Step(`^it is sent with "(lower-case-header-name|content-type-charset)"$`, w.itIsSentWith)
@@ -985,6 +1020,8 @@ func (w *webhookSteps) bindSentences(sc registrar) {
 	sc.Step(`^el endpoint responde 2xx a ambas entregas dentro del plazo de entrega$`, w.theEndpointAnswers2xxToBothDeliveries)
 	sc.Step(`^the endpoint refuses it with a status other than 2xx$`, w.theEndpointRefusesIt)
 	sc.Step(`^el endpoint la rechaza con un estado distinto de 2xx$`, w.theEndpointRefusesIt)
+	sc.Step(`^the endpoint refuses it, or its acceptance is only a warning$`, w.theEndpointRefusesItOrWarns)
+	sc.Step(`^el endpoint la rechaza, o su aceptación solo es una advertencia$`, w.theEndpointRefusesItOrWarns)
 	sc.Step(`^it is signed otherwise: "(v0-only|v2-only|v1-empty|v1-shortened|v1-lengthened|body-only|no-dot|body-then-t|no-t-body-only)"$`, w.itIsSignedOtherwise)
 	sc.Step(`^se firma de otra manera: "(v0-only|v2-only|v1-empty|v1-shortened|v1-lengthened|body-only|no-dot|body-then-t|no-t-body-only)"$`, w.itIsSignedOtherwise)
 	sc.Step(`^it is signed with the webhook secret and with a retired one, the valid signature being number (1|2)$`, w.itIsSignedWithTheWebhookSecretAndARetiredOne)

@@ -42,7 +42,12 @@ type WebhookVector struct {
 	Scenario string `json:"scenario"`
 	// Expect is "accept" (answer 2xx) or "refuse" (anything else).
 	Expect string `json:"expect"`
-	Why    string `json:"why,omitempty"`
+	// Lenient, with Expect "refuse", tells that accepting the case is
+	// only a warning: a t written otherwise than the service writes it,
+	// naming the reference time and signed as written, lets nobody in.
+	// A verifier may accept it; refusing it is the profile's letter.
+	Lenient bool   `json:"lenient,omitempty"`
+	Why     string `json:"why,omitempty"`
 	// Headers are the request's headers as sent, names as written.
 	Headers map[string]string `json:"headers"`
 	// Body is the raw body, byte for byte (always UTF-8).
@@ -94,7 +99,7 @@ func MakeWebhookVectors(p *firmakit.Profile, secret, merchantID string, at time.
 			code += "/" + strings.ReplaceAll(r.Row, ", ", ",")
 		}
 		for n, d := range o.sent {
-			c := WebhookVector{Code: code, Scenario: r.Name, Expect: o.Expect, Why: o.why, Body: string(d.body),
+			c := WebhookVector{Code: code, Scenario: r.Name, Expect: o.Expect, Lenient: o.Lenient, Why: o.why, Body: string(d.body),
 				Headers: map[string]string{"Content-Type": d.contentType}}
 			if len(o.sent) > 1 {
 				c.Code = fmt.Sprintf("%s#%d", code, n+1)

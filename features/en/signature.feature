@@ -106,11 +106,22 @@ Feature: Create a signature request
       | "SEQUENTIAL"  |
       | " parallel"   |
       | "sequential " |
-      | ""            |
       | "paralelo"    |
       | 1             |
       | true          |
       | ["parallel"]  |
+
+  @SIG-ROUTING-EMPTY @profile
+  Scenario Outline: a routing sent empty or null is refused with a 400 naming the field, or taken as absent, parallel, with a warning
+    Given a contract titled "Contrato de arriendo 42"
+    And the body field "routing" is set to <value>
+    When the request is sent
+    Then the response is a 400 naming the field "routing", or a contract routed "parallel" with a warning
+
+    Examples:
+      | value |
+      | ""    |
+      | null  |
 
   @SIG-REFUSED-MISSING @profile
   Scenario Outline: a request without a required part is refused with a 400
@@ -213,7 +224,7 @@ Feature: Create a signature request
     Given a contract titled "DEMO_SIGNED sent to version <segment>"
     And the version segment of the path is "<segment>"
     When the request is sent
-    Then the response is a refusal in the API's error shape
+    Then the request is refused (a 4xx, best in the API's error shape)
     And no notification carrying the title sent arrives within 3000 ms of the answer
 
     Examples:

@@ -108,11 +108,22 @@ Característica: Crear una solicitud de firma
       | "SEQUENTIAL"  |
       | " parallel"   |
       | "sequential " |
-      | ""            |
       | "paralelo"    |
       | 1             |
       | true          |
       | ["parallel"]  |
+
+  @SIG-ROUTING-EMPTY @profile
+  Esquema del escenario: un enrutamiento enviado vacío o null se rechaza con un 400 que nombra el campo, o se toma como ausente, parallel, con una advertencia
+    Dado un contrato titulado "Contrato de arriendo 42"
+    Y el campo "routing" del cuerpo vale <value>
+    Cuando se envía la solicitud
+    Entonces la respuesta es un 400 que nombra el campo "routing", o un contrato con enrutamiento "parallel" con una advertencia
+
+    Ejemplos:
+      | value |
+      | ""    |
+      | null  |
 
   @SIG-REFUSED-MISSING @profile
   Esquema del escenario: se rechaza con un 400 una solicitud a la que le falta una parte obligatoria
@@ -215,7 +226,7 @@ Característica: Crear una solicitud de firma
     Dado un contrato titulado "DEMO_SIGNED enviado a la version <segment>"
     Y el segmento de versión de la ruta es "<segment>"
     Cuando se envía la solicitud
-    Entonces la respuesta es un rechazo con la forma de error de la API
+    Entonces la solicitud se rechaza (un 4xx, mejor con la forma de error de la API)
     Y no llega ninguna notificación con el título enviado dentro de 3000 ms después de la respuesta
 
     Ejemplos:

@@ -5,11 +5,13 @@ Característica: Autenticación de solicitudes
   comercio se autentican igual: "check" es POST /{api_version}/check/{merchant_id},
   "signature" es POST /v1/signature/{merchant_id}.
   Cada respuesta se juzga por su forma completa: el estado HTTP, un tipo de
-  contenido JSON y un cuerpo que trae exactamente status_code (igual al estado
-  HTTP) y message, con la etiqueta exacta de la interfaz para cada rechazo.
+  contenido JSON y un cuerpo que trae status_code (igual al estado HTTP) y
+  message, con la etiqueta exacta de la interfaz para cada rechazo; una clave
+  de más es una advertencia, pues los documentos no dicen "exactamente".
   Donde los documentos dicen qué se acepta pero no qué estado recibe el resto
-  (otro método, otro segmento de versión), cualquier 4xx de esa forma es un
-  rechazo, y un 2xx o un 5xx no lo es.
+  (otro método, otro segmento de versión), cualquier 4xx es un rechazo, y un
+  2xx o un 5xx no lo es; un 4xx fuera de la forma de error de la API, o una
+  redirección, no acepta nada y es una advertencia.
   Con el perfil incluido las comprobaciones siguen este orden, y la primera que
   falla decide la respuesta: cabeceras, marca de tiempo, credenciales, firma,
   cuerpo.
@@ -112,14 +114,28 @@ Característica: Autenticación de solicitudes
       | endpoint  | form         |
       | check     | yesterday    |
       | check     | {now}.5      |
-      | check     | +{now}       |
+      | check     | +{old}       |
       | check     | {now}.0      |
       | check     | {now-ms}     |
       | signature | 0x{now-hex}  |
       | signature | -{now}       |
       | signature | {now}{now}   |
       | check     | {now-spaced} |
-      | signature | +0{now}      |
+      | signature | +0{old}      |
+
+  @AUTH-TIMESTAMP-SIGN @profile
+  Esquema del escenario: una marca de tiempo con signo más no son dígitos decimales; si nombra la hora actual y se firmó tal como se envía, aceptarla no deja entrar a nadie y solo es una advertencia
+    Dada una solicitud firmada al endpoint "<endpoint>"
+    Y la marca de tiempo es la hora actual escrita como "<form>"
+    Cuando se envía la solicitud
+    Entonces la respuesta es 401 "Request expired", o una aceptación que solo es una advertencia
+
+    # {old} en las filas de arriba es una hora más antigua que la tolerancia:
+    # escrita con signo también, debe rechazarse sea cual sea el lector.
+    Ejemplos:
+      | endpoint  | form    |
+      | check     | +{now}  |
+      | signature | +0{now} |
 
   @AUTH-TIMESTAMP-LEADING-ZEROS @profile
   Esquema del escenario: una marca de tiempo con ceros a la izquierda sigue siendo dígitos decimales, se firma tal como se envía y se acepta
@@ -431,7 +447,7 @@ Característica: Autenticación de solicitudes
     Dada una solicitud firmada al endpoint "<endpoint>"
     Y el método es "<method>"
     Cuando se envía la solicitud
-    Entonces la respuesta es un rechazo con la forma de error de la API
+    Entonces la solicitud se rechaza (un 4xx, mejor con la forma de error de la API)
 
     Ejemplos:
       | endpoint  | method |
@@ -449,7 +465,7 @@ Característica: Autenticación de solicitudes
     Dada una solicitud firmada al endpoint "check"
     Y el segmento de versión de la ruta es "<segment>"
     Cuando se envía la solicitud
-    Entonces la respuesta es un rechazo con la forma de error de la API
+    Entonces la solicitud se rechaza (un 4xx, mejor con la forma de error de la API)
 
     # {version} es la api_version que acepta el servicio (v1 con el perfil
     # incluido), {VERSION} la misma en mayúsculas, {next} la versión siguiente.

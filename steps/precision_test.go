@@ -1,0 +1,46 @@
+package steps_test
+
+import (
+	"net/http/httptest"
+	"testing"
+
+	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/internal/stdservice"
+	"github.com/firmakit/firmakit/receiver"
+	"github.com/firmakit/firmakit/reports"
+	"github.com/firmakit/firmakit/steps"
+	"github.com/stretchr/testify/require"
+)
+
+// TestAnIndependentServicePasses runs the suite, as certify runs it
+// against a --target (leaving @reference out), against a service written
+// from the two documents alone on Go's standard library
+// (internal/stdservice): ServeMux's own 404, 405 and redirects, strconv,
+// encoding/json, refusals in its own words. It is correct on every rule
+// the documents state, so the suite must pass it, with warnings at most:
+// a failure here is a check that fails a correct service.
+func TestAnIndependentServicePasses(t *testing.T) {
+	rv := &receiver.Receiver{Addr: "127.0.0.1:0", DB: ":memory:"}
+	require.NoError(t, rv.Open())
+	t.Cleanup(func() { rv.Close() })
+	cfg := stdservice.DemoConfig()
+	cfg.WebhookURL = func(string) string { return rv.HookURL("merchant_demo") }
+	svc := stdservice.New(cfg)
+	srv := httptest.NewServer(svc)
+	t.Cleanup(func() { srv.Close(); svc.Close() })
+
+	target := steps.DemoTarget(srv.URL, rv, true)
+	target.SenderInProcess = true
+	d := firmakit.Demo()
+	target.Sender, target.Template.Title = d.Sender, d.Template.Title
+	s := &steps.Suite{Target: target, Lang: "all", Tags: "~@reference", Randomize: -1}
+	_, err := s.Run()
+	require.NoError(t, err)
+	v := s.Verdict()
+	require.Contains(t, []string{reports.Passed, reports.PassedWithWarnings}, v, "against an independent, correct service:\n%s", unpassed(s))
+	for _, r := range s.Results() {
+		for _, w := range r.Warnings {
+			t.Logf("warning %s @%s: %s", r.Lang, r.Requirement, w)
+		}
+	}
+}
