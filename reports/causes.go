@@ -199,10 +199,7 @@ func causesOf(lang string, results []ScenarioResult, withDiagnoses bool) []Cause
 			continue
 		}
 		k := fmt.Sprintf("%s\x00%s\x00%s\x00%d", r.Status, keys[i].requirement, keys[i].row, keys[i].nth)
-		w := r.Feature
-		if r.Line > 0 {
-			w += ":" + strconv.Itoa(r.Line)
-		}
+		w := where(r)
 		rw := byKey[k]
 		if rw == nil {
 			rw = &row{CauseRow: CauseRow{Requirement: r.Requirement, Name: r.Name, Row: r.Row, Example: r.Example}, status: r.Status, first: r}

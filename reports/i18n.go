@@ -18,9 +18,11 @@ var (
 		"banner.inconclusive":                  "Inconclusive: a timing check could not be judged",
 		"banner.incomplete":                    "Incomplete: not every selected scenario was run",
 		"banner.passed with expected failures": "Passed, but for the expected failures declared",
+		"banner.passed with warnings":          "Passed, with warnings",
 		"counts":                               "%d passed, %d failed, %d not run",
 		"counts.expected":                      ", expected failures: %d",
 		"counts.inconclusive":                  ", %d inconclusive",
+		"counts.warned":                        ", %d with warnings",
 		"counts.of":                            ", of %d scenarios",
 
 		"target":             "Target",
@@ -60,6 +62,17 @@ var (
 		"col.entry":          "entry",
 		"col.reason":         "reason",
 		"col.expected":       "expected failures",
+		"col.warnings":       "warnings",
+		"warnings.title":     "Warnings",
+		"warnings.help":      "What the target does that the documents do not require, or that departs from the profile's letter without consequence: nobody gets in, nothing is lost or duplicated, no correct peer breaks. A warning does not fail its scenario; --strict makes it fail. Each group names the practice, and the sentence of the documents or the practice it rests on.",
+		"warnings.summary":   "%d warnings, in %d scenarios that passed.",
+		"warnings.one":       "1 warning",
+		"warnings.n":         "%d warnings",
+		"warnings.basis":     "Rests on",
+		"warnings.practice":  "a practice: no sentence of the documents requires it",
+		"warnings.mark":      "passed with a warning",
+		"warnings.step":      "Step",
+		"cause.breaks":       "Breaks",
 		"cause.failed":       "%d failed",
 		"cause.inconclusive": "%d inconclusive",
 		"cause.rows":         "%d rows, languages merged",
@@ -124,6 +137,7 @@ var (
 		"status.passed, partly not selected":   "passed, partly not selected",
 		"status.expected failure":              "expected failure",
 		"status.passed with expected failures": "passed with expected failures",
+		"status.passed with warnings":          "passed with warnings",
 		"status.stale":                         "stale: remove the entry",
 
 		"explain.passed":          "passed: every selected scenario passed, %d of %d",
@@ -137,7 +151,7 @@ var (
 		"explain.also":            "; also %s",
 		"explain.n.inconclusive":  "%d inconclusive",
 		"explain.n.warnings":      "%d warnings in %d scenarios (passed with warnings)",
-		"explain.passed.warnings": "passed with %d warnings: every selected scenario passed, %d of %d; %d of them with warnings (%s), on what the documents do not require: see the warnings above; --strict makes them fail",
+		"explain.passed.warnings": "passed with %d warnings: every selected scenario passed, %d of %d; %d of them with warnings (%s), on what the documents do not require: each warning names the practice or the sentence behind it; --strict makes them fail",
 		"explain.n.notrun":        "%d not run",
 		"scenario":                "1 scenario",
 		"scenarios":               "%d scenarios",
@@ -210,9 +224,11 @@ var (
 		"banner.inconclusive":                  "No concluyente: una comprobación de tiempos no se pudo juzgar",
 		"banner.incomplete":                    "Incompleto: no se ejecutaron todos los escenarios seleccionados",
 		"banner.passed with expected failures": "Aprobado, salvo los fallos esperados declarados",
+		"banner.passed with warnings":          "Aprobado, con advertencias",
 		"counts":                               "%d aprobados, %d fallidos, %d sin ejecutar",
 		"counts.expected":                      ", fallos esperados: %d",
 		"counts.inconclusive":                  ", %d no concluyentes",
+		"counts.warned":                        ", %d con advertencias",
 		"counts.of":                            ", de %d escenarios",
 
 		"target":             "Objetivo",
@@ -252,6 +268,17 @@ var (
 		"col.entry":          "entrada",
 		"col.reason":         "motivo",
 		"col.expected":       "fallos esperados",
+		"col.warnings":       "advertencias",
+		"warnings.title":     "Advertencias",
+		"warnings.help":      "Lo que hace el objetivo que los documentos no exigen, o que se aparta de la letra del perfil sin consecuencias: nadie entra, nada se pierde ni se duplica, ningún par correcto se rompe. Una advertencia no hace fallar su escenario; --strict la hace fallar. Cada grupo nombra la práctica, y la frase de los documentos o la práctica en que se apoya.",
+		"warnings.summary":   "%d advertencias, en %d escenarios aprobados.",
+		"warnings.one":       "1 advertencia",
+		"warnings.n":         "%d advertencias",
+		"warnings.basis":     "Se apoya en",
+		"warnings.practice":  "una práctica: ninguna frase de los documentos lo exige",
+		"warnings.mark":      "aprobado con una advertencia",
+		"warnings.step":      "Paso",
+		"cause.breaks":       "Incumple",
 		"cause.failed":       "%d fallidos",
 		"cause.inconclusive": "%d no concluyentes",
 		"cause.rows":         "%d filas, con los idiomas unidos",
@@ -316,6 +343,7 @@ var (
 		"status.passed, partly not selected":   "aprobado, en parte no seleccionado",
 		"status.expected failure":              "fallo esperado",
 		"status.passed with expected failures": "aprobado con fallos esperados",
+		"status.passed with warnings":          "aprobado con advertencias",
 		"status.stale":                         "obsoleta: quite la entrada",
 
 		"explain.passed":          "aprobado: todos los escenarios seleccionados pasaron, %d de %d",
@@ -329,7 +357,7 @@ var (
 		"explain.also":            "; además %s",
 		"explain.n.inconclusive":  "%d no concluyentes",
 		"explain.n.warnings":      "%d advertencias en %d escenarios (aprobados con advertencias)",
-		"explain.passed.warnings": "aprobado con %d advertencias: todos los escenarios seleccionados pasaron, %d de %d; %d de ellos con advertencias (%s), sobre lo que los documentos no exigen: vea las advertencias más arriba; --strict las hace fallar",
+		"explain.passed.warnings": "aprobado con %d advertencias: todos los escenarios seleccionados pasaron, %d de %d; %d de ellos con advertencias (%s), sobre lo que los documentos no exigen: cada advertencia nombra la práctica o la frase en que se apoya; --strict las hace fallar",
 		"explain.n.notrun":        "%d sin ejecutar",
 		"scenario":                "1 escenario",
 		"scenarios":               "%d escenarios",
@@ -465,6 +493,14 @@ func expectedIn(lang string, n int) string {
 		return tr(lang, "expected.one")
 	}
 	return tr(lang, "expected.n", n)
+}
+
+// warningsIn says "N warnings" in lang.
+func warningsIn(lang string, n int) string {
+	if n == 1 {
+		return tr(lang, "warnings.one")
+	}
+	return tr(lang, "warnings.n", n)
 }
 
 // scenariosIn says "N scenarios" in lang.

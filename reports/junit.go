@@ -41,13 +41,24 @@ type junitProperty struct {
 	Value string `xml:"value,attr"`
 }
 
+// junitCase is a testcase. Properties and system-out carry its warnings:
+// Ant's schema has no properties under a testcase, but Jenkins, pytest
+// and most readers take them there, and a reader that does not ignores
+// them.
 type junitCase struct {
-	Name      string        `xml:"name,attr"`
-	Classname string        `xml:"classname,attr"`
-	Time      string        `xml:"time,attr"`
-	Failure   *junitProblem `xml:"failure"`
-	Error     *junitProblem `xml:"error"`
-	Skipped   *junitProblem `xml:"skipped"`
+	Name       string           `xml:"name,attr"`
+	Classname  string           `xml:"classname,attr"`
+	Time       string           `xml:"time,attr"`
+	Properties *junitProperties `xml:"properties"`
+	Failure    *junitProblem    `xml:"failure"`
+	Error      *junitProblem    `xml:"error"`
+	Skipped    *junitProblem    `xml:"skipped"`
+	SystemOut  string           `xml:"system-out,omitempty"`
+}
+
+// junitProperties is a testcase's properties element, absent when nil.
+type junitProperties struct {
+	Property []junitProperty `xml:"property"`
 }
 
 type junitProblem struct {
@@ -58,11 +69,14 @@ type junitProblem struct {
 
 // WriteJUnit writes the run as JUnit XML: a testsuite per feature file, a
 // testcase per scenario or outline row (named with the row's values), a
-// failure with the failed step and the error for a failed scenario, a
-// skipped with the reason for one not run, a skipped whose message begins
-// "expected failure: " for an expected failure, and an error of type
-// "inconclusive" for an inconclusive one. Each testsuite carries the
-// run's verdict as the property firmakit.verdict. It returns w's errors.
+// failure with the failed step, the sentence it breaks and the error for a
+// failed scenario, a skipped with the reason for one not run, a skipped
+// whose message begins "expected failure: " for an expected failure, and
+// an error of type "inconclusive" for an inconclusive one. A testcase
+// whose scenario noted warnings (one that passed, most often) carries
+// each as a property firmakit.warning and all of them in its system-out.
+// Each testsuite carries the run's verdict as the property
+// firmakit.verdict. It returns w's errors.
 func WriteJUnit(w io.Writer, run Run, results []ScenarioResult) error {
 	sorted := append([]ScenarioResult(nil), results...)
 	sort.SliceStable(sorted, func(i, j int) bool {
@@ -96,6 +110,13 @@ func WriteJUnit(w io.Writer, run Run, results []ScenarioResult) error {
 			suite, suiteTime, names = &doc.Suites[len(doc.Suites)-1], 0, map[string]int{}
 		}
 		c := junitCase{Name: caseName(r), Classname: classname(r.Feature), Time: seconds(r.Duration)}
+		if len(r.Warnings) > 0 {
+			c.Properties = &junitProperties{}
+			for _, w := range r.Warnings {
+				c.Properties.Property = append(c.Properties.Property, junitProperty{"firmakit.warning", w.String()})
+			}
+		}
+		c.SystemOut = warningsOut(r)
 		if names[c.Name]++; names[c.Name] > 1 {
 			c.Name += fmt.Sprintf(" #%d", names[c.Name])
 		}
@@ -181,22 +202,72 @@ func classname(feature string) string {
 	return strings.ReplaceAll(strings.TrimSuffix(feature, ".feature"), "/", ".")
 }
 
+// problem is a failure's message: the failed step, the first line of the
+// error, and the item of the documents it breaks.
 func problem(r ScenarioResult) string {
 	first, _, _ := strings.Cut(r.Error, "\n")
-	if r.FailedStep == "" {
-		return first
+	if r.FailedStep != "" {
+		first = fmt.Sprintf(`step "%s": %s`, r.FailedStep, first)
 	}
-	return fmt.Sprintf(`step "%s": %s`, r.FailedStep, first)
+	if r.Breaks != "" {
+		first += " (breaks " + r.Breaks + ")"
+	}
+	return first
 }
 
+// details is a failure's text: the requirement and the feature file, the
+// failed step, the sentence it breaks, whole, and the error.
 func details(r ScenarioResult) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "@%s %s\n", r.Requirement, r.Feature)
 	if r.FailedStep != "" {
 		fmt.Fprintf(&b, "step: %s\n", r.FailedStep)
 	}
+	if r.Breaks != "" {
+		fmt.Fprintf(&b, "breaks: %s\n", cited(r.Breaks))
+	}
 	b.WriteString(r.Error)
 	return b.String()
+}
+
+// warningsOut is a testcase's system-out: its scenario's warnings, each
+// with its step, what it rests on and the practice; "" for none.
+func warningsOut(r ScenarioResult) string {
+	if len(r.Warnings) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "@%s %s: %s\n", r.Requirement, r.Feature, count(len(r.Warnings), "warning"))
+	for _, w := range r.Warnings {
+		fmt.Fprintf(&b, "warning: %s\n", w.Message)
+		if w.Step != "" {
+			fmt.Fprintf(&b, "  step: %s\n", w.Step)
+		}
+		fmt.Fprintf(&b, "  why only a warning: %s\n", w.Practice)
+		if w.Basis == BasisPractice {
+			b.WriteString("  rests on: a practice; no sentence of the documents requires it\n")
+		} else {
+			fmt.Fprintf(&b, "  rests on: %s\n", cited(w.Basis))
+		}
+	}
+	return b.String()
+}
+
+// cited is a ref of the documents' items with its sentence, whole:
+// `defaults §A check 2: "…"`; an unknown ref as is.
+func cited(ref string) string {
+	if text := Quote(ref); text != "" {
+		return fmt.Sprintf("%s: %q", ref, text)
+	}
+	return ref
+}
+
+// count says "1 thing" or "N things".
+func count(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 func seconds(d time.Duration) string {

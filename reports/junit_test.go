@@ -50,7 +50,7 @@ var junitShape = map[string]struct {
 }{
 	"testsuites": {nil, []string{"name", "tests", "failures", "errors", "time"}, []string{"skipped", "disabled"}},
 	"testsuite":  {[]string{"testsuites"}, []string{"name", "tests", "failures", "errors", "time", "timestamp"}, []string{"skipped", "hostname", "id", "package", "disabled"}},
-	"properties": {[]string{"testsuite"}, nil, nil},
+	"properties": {[]string{"testsuite", "testcase"}, nil, nil},
 	"property":   {[]string{"properties"}, []string{"name", "value"}, nil},
 	"testcase":   {[]string{"testsuite"}, []string{"name", "classname", "time"}, []string{"assertions", "status"}},
 	"failure":    {[]string{"testcase"}, []string{"message"}, []string{"type"}},

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/firmakit/firmakit/features"
@@ -48,6 +50,25 @@ type pageData struct {
 	// column of them.
 	Expected    []expectedView
 	HasExpected bool
+	// Warnings are the run's warnings grouped by what they rest on and
+	// the practice; HasWarnings tells whether any scenario that passed
+	// noted one, for the requirements' column of them.
+	Warnings       []warningView
+	WarningSummary string
+	HasWarnings    bool
+}
+
+// warningView is a group of warnings sharing a basis and a practice: what
+// they rest on (a sentence of the documents, or a practice) and each
+// scenario that noted one.
+type warningView struct {
+	Basis, Practice string
+	Requirements    []string
+	Count           string
+	// Ref and Citation are the item of the documents it rests on and its
+	// sentence; both empty for a practice.
+	Ref, Citation string
+	Scenarios     []WarningResult
 }
 
 type expectedView struct {
@@ -70,17 +91,20 @@ type notRunView struct {
 }
 
 type causeView struct {
-	Status        string
-	Heading       string
-	Diagnosis     string
-	Count         string
-	Error         string
-	Requirements  []string
-	Steps         []string
-	Example       ScenarioResult
-	ExampleWhere  string
-	Others        []causeRowView
-	OthersSummary string
+	Status string
+	// Breaks and Citation are the item of the documents the example's
+	// failure breaks and its sentence; empty when it names none.
+	Breaks, Citation string
+	Heading          string
+	Diagnosis        string
+	Count            string
+	Error            string
+	Requirements     []string
+	Steps            []string
+	Example          ScenarioResult
+	ExampleWhere     string
+	Others           []causeRowView
+	OthersSummary    string
 }
 
 type causeRowView struct {
@@ -122,7 +146,12 @@ func WriteHTML(w io.Writer, run Run, c *Certificate, results []ScenarioResult) e
 	if s.Inconclusive > 0 {
 		d.Counts += tr(lang, "counts.inconclusive", s.Inconclusive)
 	}
+	if s.Warned > 0 {
+		d.Counts += tr(lang, "counts.warned", s.Warned)
+	}
 	d.Counts += tr(lang, "counts.of", s.Scenarios)
+	d.Warnings, d.HasWarnings = warningViews(lang, c.Warnings), s.Warnings > 0
+	d.WarningSummary = tr(lang, "warnings.summary", s.Warnings, s.Warned)
 
 	// A scenario of each requirement, in the page's language when run.
 	names := map[string]ScenarioResult{}
@@ -133,7 +162,12 @@ func WriteHTML(w io.Writer, run Run, c *Certificate, results []ScenarioResult) e
 	}
 	for _, r := range c.Requirements {
 		title := fmt.Sprintf("@%s: %s", r.Tag, trStatus(lang, r.Status))
-		d.Grid = append(d.Grid, gridCell{Tag: r.Tag, Class: strings.ReplaceAll(strings.Split(r.Status, ",")[0], " ", "-"), Title: title})
+		class := strings.ReplaceAll(strings.Split(r.Status, ",")[0], " ", "-")
+		if r.Warnings > 0 {
+			title += ", " + warningsIn(lang, r.Warnings)
+			class += " warned"
+		}
+		d.Grid = append(d.Grid, gridCell{Tag: r.Tag, Class: class, Title: title})
 		d.Requirements = append(d.Requirements, reqView{RequirementResult: r, Name: names[r.Tag].Name})
 	}
 	for _, g := range c.NotRun {
@@ -143,7 +177,7 @@ func WriteHTML(w io.Writer, run Run, c *Certificate, results []ScenarioResult) e
 	failedRows, failedRuns, failedCauses := 0, 0, 0
 	for _, cause := range causesOf(lang, results, d.Service) {
 		v := causeView{Status: cause.Status, Diagnosis: cause.ExplainIn(lang), Error: cause.Error, Requirements: cause.Requirements,
-			Steps: cause.Steps, Example: cause.Example}
+			Steps: cause.Steps, Example: cause.Example, Breaks: cause.Example.Breaks, Citation: Quote(cause.Example.Breaks)}
 		v.Heading = v.Diagnosis
 		if v.Heading == "" {
 			v.Heading = cause.Error
@@ -192,4 +226,37 @@ func WriteHTML(w io.Writer, run Run, c *Certificate, results []ScenarioResult) e
 		"status": func(s string) string { return trStatus(lang, s) },
 	})
 	return t.Execute(w, d)
+}
+
+// warningViews groups the warnings of the certificate (those of the
+// scenarios that passed) by basis and practice, in the order of
+// WarningGroups, each group with every warning of it.
+func warningViews(lang string, list []WarningResult) []warningView {
+	by := map[string]*warningView{}
+	var keys []string
+	for _, w := range list {
+		k := w.Basis + "\x00" + w.Practice
+		v := by[k]
+		if v == nil {
+			v = &warningView{Basis: w.Basis, Practice: w.Practice}
+			if w.Basis != BasisPractice {
+				v.Ref, v.Citation = w.Basis, w.Citation
+			}
+			by[k] = v
+			keys = append(keys, k)
+		}
+		if !slices.Contains(v.Requirements, w.Requirement) {
+			v.Requirements = append(v.Requirements, w.Requirement)
+		}
+		v.Scenarios = append(v.Scenarios, w)
+	}
+	sort.Strings(keys)
+	out := make([]warningView, 0, len(keys))
+	for _, k := range keys {
+		v := by[k]
+		sort.Strings(v.Requirements)
+		v.Count = warningsIn(lang, len(v.Scenarios))
+		out = append(out, *v)
+	}
+	return out
 }

@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -197,8 +198,10 @@ type RequirementResult struct {
 	NotRun       int    `json:"not_run"`
 	Inconclusive int    `json:"inconclusive"`
 	// ExpectedFailures is absent when none of its scenarios was an
-	// expected failure.
+	// expected failure; Warnings, the warnings of its scenarios that
+	// passed, when they noted none.
 	ExpectedFailures int    `json:"expected_failures,omitempty"`
+	Warnings         int    `json:"warnings,omitempty"`
 	Example          string `json:"example"` // a scenario name, English when run
 	// Exchange is what one of its scenarios sent and got back: the first
 	// that failed, else the first in English (see ScenarioResult.Exchange).
@@ -246,10 +249,10 @@ type Certificate struct {
 		Set string `json:"set,omitempty"`
 	} `json:"suite"`
 	// Result is the run's verdict: passed, failed, inconclusive,
-	// incomplete, or "passed with expected failures" (never plain passed
+	// incomplete, "passed with expected failures" (never plain passed
 	// when an expected-failures entry covered a failure: see
-	// PassedWithExpectedFailures); Verdict says it in a sentence, with
-	// what to do.
+	// PassedWithExpectedFailures) or "passed with warnings"; Verdict says
+	// it in a sentence, with what to do.
 	Result    string  `json:"result"`
 	Verdict   string  `json:"verdict"`
 	Summary   Summary `json:"summary"`
@@ -261,8 +264,15 @@ type Certificate struct {
 	NotRunReasons []string            `json:"not_run_reasons"`
 	Interface     []ItemResult        `json:"interface"`
 	Requirements  []RequirementResult `json:"requirements"`
-	Failures      []ScenarioResult    `json:"failures"`
-	Inconclusive  []ScenarioResult    `json:"inconclusive"`
+	// Failures are the failed scenarios, each with the sentence it breaks
+	// (Failure.Citation).
+	Failures     []Failure        `json:"failures"`
+	Inconclusive []ScenarioResult `json:"inconclusive"`
+	// Warnings are the warnings of the scenarios that passed, one entry
+	// each (Summary.Warnings counts them): what the target does that the
+	// documents do not require, with the sentence or the practice behind
+	// it. Under --strict they are failures instead.
+	Warnings []WarningResult `json:"warnings"`
 	// ExpectedFailures are the entries of the run's expected-failures
 	// file (Run.Expected) with their reasons, what became of each, and
 	// the failures each covered; the failures are counted apart from
@@ -286,6 +296,68 @@ type Certificate struct {
 	Digest Digest `json:"digest"`
 }
 
+// Failure is a failed scenario as the certificate lists it: its result,
+// whose Breaks names the item of the documents it breaks, and that item's
+// sentence.
+type Failure struct {
+	ScenarioResult
+	// Citation is the sentence of the item Breaks names, whole (Quote);
+	// empty when the failure names none.
+	Citation string `json:"citation,omitempty"`
+}
+
+// WarningResult is one warning of a scenario that passed, as the
+// certificate lists it.
+type WarningResult struct {
+	// Scenario is the scenario's name, with its outline row; Where its
+	// feature file and line.
+	Scenario    string `json:"scenario"`
+	Where       string `json:"where"`
+	Lang        string `json:"lang"`
+	Requirement string `json:"requirement"`
+	Step        string `json:"step,omitempty"`
+	Message     string `json:"message"`
+	// Basis is a ref of the documents' items, or BasisPractice; Citation
+	// is that item's sentence, whole, empty for a practice.
+	Basis    string `json:"basis"`
+	Citation string `json:"citation,omitempty"`
+	Practice string `json:"practice"`
+}
+
+// WarningList lists the warnings of the results that passed, in their
+// order: those of a scenario that failed or was not run are not counted
+// (Summary.Warnings), since its verdict says more; under --strict (Strict)
+// they are failures.
+func WarningList(results []ScenarioResult) []WarningResult {
+	out := []WarningResult{}
+	for _, r := range results {
+		if r.Status != Passed {
+			continue
+		}
+		for _, w := range r.Warnings {
+			out = append(out, WarningResult{Scenario: caseName(r), Where: where(r), Lang: r.Lang, Requirement: r.Requirement,
+				Step: w.Step, Message: w.Message, Basis: w.Basis, Citation: Quote(w.Basis), Practice: w.Practice})
+		}
+	}
+	return out
+}
+
+// Quote is the sentence of the item of the documents whose ref is ref,
+// whole; "" for an unknown ref and for BasisPractice. Cite says it with
+// its ref, cut short, on one line.
+func Quote(ref string) string {
+	text, _ := features.ItemText(ref)
+	return text
+}
+
+// where is a result's feature file and line: "en/webhook.feature:42".
+func where(r ScenarioResult) string {
+	if r.Line > 0 {
+		return fmt.Sprintf("%s:%d", r.Feature, r.Line)
+	}
+	return r.Feature
+}
+
 // Build makes the certificate of a run from its scenario results: the
 // verdict (see Verdict), the counts, what was not run and why, and the
 // status of every requirement and interface item. It returns the errors of
@@ -301,7 +373,8 @@ func Build(run Run, scenarios []ScenarioResult) (*Certificate, error) {
 	for _, g := range c.NotRun {
 		c.NotRunReasons = append(c.NotRunReasons, g.String())
 	}
-	c.Failures, c.Inconclusive, c.ExpectedFailures = []ScenarioResult{}, []ScenarioResult{}, []ExpectationResult{}
+	c.Failures, c.Inconclusive, c.ExpectedFailures = []Failure{}, []ScenarioResult{}, []ExpectationResult{}
+	c.Warnings = WarningList(scenarios)
 	for _, e := range run.Expected {
 		c.ExpectedFailures = append(c.ExpectedFailures, judgeExpectation(e, scenarios))
 	}
@@ -394,9 +467,10 @@ func (c *Certificate) requirements(scenarios []ScenarioResult) map[string]*Requi
 		switch s.Status {
 		case Passed:
 			r.Passed++
+			r.Warnings += len(s.Warnings)
 		case Failed:
 			r.Failed++
-			c.Failures = append(c.Failures, s)
+			c.Failures = append(c.Failures, Failure{ScenarioResult: s, Citation: Quote(s.Breaks)})
 		case Inconclusive:
 			r.Inconclusive++
 			c.Inconclusive = append(c.Inconclusive, s)

@@ -27,20 +27,25 @@ func fixtureRun() (reports.Run, []reports.ScenarioResult) {
 	disabled := "no disabled credential given (--disabled-key, --disabled-secret)"
 	res := []reports.ScenarioResult{
 		{Feature: "en/verification.feature", Line: 8, Name: "a signed request is accepted whatever JSON object it holds", Lang: "en", Requirement: "AUTH-OK", Kind: "spec",
-			Status: reports.Passed, Duration: 12 * time.Millisecond},
+			Status: reports.Passed, Duration: 12 * time.Millisecond, Warnings: []reports.Warning{{Step: "the response status should be 200",
+				Message: `the answer carries a key the profile does not name: "<b>request_id</b>"`, Basis: reports.BasisPractice,
+				Practice: "the documents do not say \"exactly\" of this body, so a client that reads the keys it knows is not affected"}}},
 		{Feature: "en/verification.feature", Line: 131, Name: "a disabled key is refused", Row: "endpoint=signature", Lang: "en", Requirement: "AUTH-DISABLED-KEY", Kind: "spec",
 			Needs: []string{"needs-disabled-credential"}, Status: reports.NotRun, Error: disabled, Duration: time.Millisecond},
 		{Feature: "en/verification.feature", Line: 130, Name: "a disabled key is refused", Row: "endpoint=check", Lang: "en", Requirement: "AUTH-DISABLED-KEY", Kind: "spec",
 			Needs: []string{"needs-disabled-credential"}, Status: reports.NotRun, Error: disabled, Duration: time.Millisecond},
 		{Feature: "en/demo.feature", Line: 18, Name: "each reserved prefix gets exactly one signed notification of its state", Row: "title=DEMO_CREATED contract, state=CREATED",
 			Lang: "en", Requirement: "DEMO-NOTIFICATION", Kind: "spec", Status: reports.Passed, Duration: 510 * time.Millisecond,
+			Warnings: []reports.Warning{{Step: "its signature is valid for the webhook secret", Message: `the signature header has a space after its comma: "t=1763805600, v1=5d1e…"`,
+				Basis: "defaults §B paragraph 1", Practice: "a receiver that trims each entry reads it; one that splits on \",\" alone is safer with the profile's own form"}},
 			Timings:      []reports.Timing{{Label: "CREATED", After201: 502300 * time.Microsecond}},
 			SignatureIDs: []string{"0f8fad5b-d9cb-469f-a165-70867728950e"}, EventIDs: []string{"evt_7c9e6679"}},
 		{Feature: "en/demo.feature", Line: 22, Name: "each reserved prefix gets exactly one signed notification of its state", Row: "title=DEMO_SIGNED contract, state=SIGNED",
 			Lang: "en", Requirement: "DEMO-NOTIFICATION", Kind: "spec", Duration: 520 * time.Millisecond,
 			Timings:      []reports.Timing{{Label: "SIGNED", After201: 1730 * time.Millisecond}},
 			SignatureIDs: []string{"1d9c1f6a-2b1e-4c8a-9d1e-5f1a2b3c4d5e"}, EventIDs: []string{"evt_0b1c2d3e", "evt_7c9e6679"},
-			Status: reports.Failed, FailedStep: `its signature is valid for the webhook secret`, Error: `expected a valid X-Service-Signature header, got "<script>alert(1)</script>"`},
+			Status: reports.Failed, FailedStep: `its signature is valid for the webhook secret`, Error: `expected a valid X-Service-Signature header, got "<script>alert(1)</script>"`,
+			Breaks: "defaults §B paragraph 1"},
 		{Feature: "en/demo.feature", Line: 23, Name: "a SIGNED notification carries the signed document", Lang: "en", Requirement: "DEMO-SIGNED-DOCUMENT-URL", Kind: "spec",
 			Duration: 1600 * time.Millisecond, Status: reports.Inconclusive, FailedStep: `exactly one "SIGNED" notification arrives between 300 and 1500 ms after the 201`,
 			Error: "the suite's process was paused 900 ms between the 201 and reading the notification\nthe delay cannot be judged"},
@@ -73,7 +78,7 @@ func TestCertificateGolden(t *testing.T) {
 	assert.Equal(t, string(want), got, "run go test ./reports -update after an intended change")
 
 	assert.Equal(t, reports.Failed, c.Result)
-	assert.Equal(t, reports.Summary{Scenarios: 6, Passed: 2, Failed: 1, NotRun: 2, Inconclusive: 1}, c.Summary)
+	assert.Equal(t, reports.Summary{Scenarios: 6, Passed: 2, Failed: 1, NotRun: 2, Inconclusive: 1, Warned: 2, Warnings: 2}, c.Summary)
 	require.Len(t, c.NotRun, 1)
 	assert.Equal(t, reports.NotRunGroup{Reason: "no disabled credential given (--disabled-key, --disabled-secret)", Scenarios: 2,
 		Requirements: []string{"AUTH-DISABLED-KEY"}, Needs: []string{"needs-disabled-credential"},
@@ -128,7 +133,7 @@ func TestReportHTML(t *testing.T) {
 	require.NoError(t, err)
 	html := string(page)
 	assert.Contains(t, html, `<div class="banner failed">The suite failed`)
-	assert.Contains(t, html, "2 passed, 1 failed, 2 not run, 1 inconclusive, of 6 scenarios")
+	assert.Contains(t, html, "2 passed, 1 failed, 2 not run, 1 inconclusive, 2 with warnings, of 6 scenarios")
 	assert.Contains(t, html, "&lt;script&gt;alert(1)&lt;/script&gt;", "error messages are escaped")
 	assert.NotContains(t, html, "<script>alert(1)")
 	assert.Contains(t, html, "What passing does not prove")
@@ -151,7 +156,7 @@ func TestReportHTML(t *testing.T) {
 func passing() []reports.ScenarioResult {
 	_, res := fixtureRun()
 	for i := range res {
-		res[i].Status, res[i].FailedStep, res[i].Error = reports.Passed, "", ""
+		res[i].Status, res[i].FailedStep, res[i].Error, res[i].Breaks, res[i].Warnings = reports.Passed, "", "", "", nil
 	}
 	return res
 }
