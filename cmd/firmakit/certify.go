@@ -25,7 +25,7 @@ import (
 
 func (m *Main) certifyCommand() command {
 	return command{name: "certify", summary: "run the conformance suite against the bundled reference server or a target",
-		usage: "firmakit certify [--target URL --key K --secret S [--receiver URL | --listen ADDR --public-url URL]] [--lang es|en|all] [--tags EXPR] [--expected-failures FILE] [--report DIR [--report-lang es|en]]",
+		usage: "firmakit certify [--target URL --key K --secret S [--receiver URL | --listen ADDR --public-url URL]] [--lang es|en|all] [--tags EXPR] [--strict] [--expected-failures FILE] [--report DIR [--report-lang es|en]]",
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			f := m.bindCertifyFlags(fs)
 			return func(ctx context.Context, args []string) error {
@@ -44,6 +44,7 @@ type certifyFlags struct {
 	lang, tags, format, reportDir, reportLang, expectedFile string
 	concurrency                                             int
 	seed                                                    int64
+	strict                                                  bool
 	net                                                     *netFlags
 	profile                                                 func() (*firmakit.Profile, error)
 	logger                                                  func() (*slog.Logger, error)
@@ -84,6 +85,7 @@ func (m *Main) bindCertifyFlags(fs *flag.FlagSet) *certifyFlags {
 	fs.BoolVar(&t.skipPreflight, "skip-preflight", false, "against a --target, run the suite even if the signed check request before it fails")
 	f.net = networkFlags(fs)
 	fs.StringVar(&f.expectedFile, "expected-failures", "", expectedFailuresUsage)
+	fs.BoolVar(&f.strict, "strict", false, strictUsage)
 	f.profile = profileFlag(fs)
 	f.logger = m.logFlags(fs, "warn")
 	return f
@@ -235,13 +237,10 @@ func (m *Main) runCertify(f *certifyFlags, plan *certifyPlan, t *steps.Target) e
 	bundled := f.foreign.target == ""
 	run := reports.Run{Tool: "firmakit", Version: Version(), Target: t.URL, Bundled: bundled, MerchantID: t.MerchantID,
 		Profile: plan.profile, Lang: f.lang, Tags: plan.selection, ReportLang: f.reportLang, Started: start, Elapsed: elapsed, Expected: plan.expected}
-	results := suite.Results()
-	if m.judge != nil {
-		results = m.judge(results)
-	}
-	results, status = expectFailures(results, plan.expected, status)
+	results, status := judged(m.judge, suite.Results(), f.strict, plan.expected, status)
 	return m.finishRun(ending{run: run, results: results, godogStatus: status, junitTo: plan.junitTo, reportDir: f.reportDir,
-		width: shown.Width, causes: func(w io.Writer) { likelyCauses(w, results) }, network: networkLine(t, !bundled)})
+		cucumber: cucumberFiles(formats), width: shown.Width, causes: func(w io.Writer) { likelyCauses(w, results) },
+		network: networkLine(t, !bundled)})
 }
 
 // ending is what a suite's run ends with on standard output: see
@@ -254,6 +253,9 @@ type ending struct {
 	// junitTo is where --format sends JUnit XML: "" nowhere, "-"
 	// standard output, else a file (splitJUnit); reportDir is --report.
 	junitTo, reportDir string
+	// cucumber are the files godog wrote Cucumber JSON to, which the
+	// results' warnings and breaches are added to (cucumberFiles).
+	cucumber []string
 	// width bounds the recap's lines on a terminal (0: no bound).
 	width int
 	// causes says, after the recap, what the failures probably come from.
@@ -265,9 +267,10 @@ type ending struct {
 
 // finishRun ends the output of certify and certify-webhook, in this
 // order: the JUnit XML when --format asked for it, a recap of what did not
-// pass and its likely causes, the scenarios not run and why, the wall
-// time, where the reports are, then the verdict and the counts, last. It
-// returns the run's exit (verdictError), or the error of writing a report.
+// pass, of the warnings, and the likely causes, the scenarios not run and
+// why, the wall time, where the reports are, then the verdict and the
+// counts, last. It returns the run's exit (verdictError), or the error of
+// writing a report.
 func (m *Main) finishRun(e ending) error {
 	run, results := e.run, e.results
 	switch e.junitTo {
@@ -292,6 +295,11 @@ func (m *Main) finishRun(e ending) error {
 		fmt.Fprintln(m.Stdout, e.network)
 	}
 	fmt.Fprintf(m.Stdout, "wall time %s\n", run.Elapsed.Round(time.Millisecond))
+	for _, f := range e.cucumber {
+		if err := reports.AnnotateCucumberFile(f, results); err != nil {
+			return fmt.Errorf("cucumber: %w", err)
+		}
+	}
 	if e.reportDir != "" {
 		if err := reports.WriteAll(e.reportDir, run, results); err != nil {
 			return fmt.Errorf("report: %w", err)
@@ -303,6 +311,39 @@ func (m *Main) finishRun(e ending) error {
 	fmt.Fprintln(m.Stdout, "verdict: "+reports.Explain(run.Tags, results))
 	fmt.Fprintln(m.Stdout, "firmakit: "+reports.Summarize(results).String())
 	return verdictError(reports.Verdict(results), e.godogStatus)
+}
+
+// strictUsage is the help of --strict, shared by certify and
+// certify-webhook.
+const strictUsage = "make every warning fail its scenario (exit 1), for teams that want the profile's letter: " +
+	"a warning is what the documents do not require, or a departure from the profile without consequence"
+
+// judged is what a run's results come to: rewritten by judge when set (a
+// test's stand-in for the steps), each warning a failure under --strict
+// (reports.Strict), then the expected failures applied, so that an
+// expected-failures entry can cover a scenario --strict failed. It returns
+// the results and godog's status as expectFailures leaves it.
+func judged(judge func([]reports.ScenarioResult) []reports.ScenarioResult, results []reports.ScenarioResult, strict bool,
+	expected []reports.Expectation, status int) ([]reports.ScenarioResult, int) {
+	if judge != nil {
+		results = judge(results)
+	}
+	if strict {
+		results = reports.Strict(results)
+	}
+	return expectFailures(results, expected, status)
+}
+
+// cucumberFiles are the files a format list sends godog's Cucumber JSON
+// to ("cucumber:FILE"); one to standard output cannot be rewritten.
+func cucumberFiles(formats string) []string {
+	var files []string
+	for _, f := range strings.Split(formats, ",") {
+		if name, file, ok := strings.Cut(f, ":"); ok && strings.TrimSpace(name) == "cucumber" && file != "" {
+			files = append(files, file)
+		}
+	}
+	return files
 }
 
 // withCucumber adds godog's Cucumber JSON in --report's folder to a
@@ -340,7 +381,8 @@ type verdictExit struct {
 func (e *verdictExit) Error() string { return e.verdict }
 
 // verdictError maps a run's verdict (and godog's status) to the exit code
-// of certify: nil only when every selected scenario passed.
+// of certify: nil only when every selected scenario passed, some with
+// warnings (reports.PassedWithWarnings) or as expected failures.
 func verdictError(verdict string, godogStatus int) error {
 	switch {
 	case verdict == reports.Failed:

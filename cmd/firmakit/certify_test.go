@@ -215,6 +215,9 @@ func TestCertifyExitCodes(t *testing.T) {
 		verdict string // start of the line before the last; "" when nothing ran
 	}{
 		{"every scenario passed", nil, nil, ExitOK, "verdict: passed: every selected scenario passed, 3 of 3"},
+		{"one passed with a warning", nil, warning("AUTH-OK", "", nil), ExitOK, "verdict: passed with 1 warnings: every selected scenario passed, 3 of 3"},
+		{"one passed with a warning, under --strict", append(append([]string{}, base...), "--strict"), warning("AUTH-OK", "", nil), ExitFailed,
+			"verdict: failed: 1 of 3 scenarios failed (@AUTH-OK)"},
 		{"one failed", nil, mark(reports.Failed, 1), ExitFailed, "verdict: failed: 1 of 3 scenarios failed (@AUTH-OK)"},
 		{"a tag no scenario carries", []string{"certify", "--lang", "en", "--tags", "@NOPE"}, nil, ExitUsage, ""},
 		{"an unreachable target", []string{"certify", "--target", "http://127.0.0.1:9", "--key", "k", "--secret", "s", "--webhook-secret", "w",
@@ -378,6 +381,8 @@ func TestVerdictError(t *testing.T) {
 		{reports.Inconclusive, 0, ExitInconclusive},
 		{reports.Inconclusive, 1, ExitFailed},
 		{reports.Incomplete, 0, ExitIncomplete},
+		{reports.PassedWithWarnings, 0, ExitOK},
+		{reports.PassedWithExpectedFailures, 0, ExitOK},
 	} {
 		err := verdictError(tc.verdict, tc.status)
 		if tc.code == ExitOK {

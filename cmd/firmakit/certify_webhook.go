@@ -20,7 +20,7 @@ import (
 
 func (m *Main) certifyWebhookCommand() command {
 	return command{name: "certify-webhook", summary: "play the service and check a merchant's webhook endpoint",
-		usage: "firmakit certify-webhook --endpoint URL --webhook-secret S [--merchant ID] [--signature-id ID ... | --signature-ids FILE] [--lang es|en|all] [--tags EXPR] [--expected-failures FILE] [--report DIR [--report-lang es|en]]",
+		usage: "firmakit certify-webhook --endpoint URL --webhook-secret S [--merchant ID] [--signature-id ID ... | --signature-ids FILE] [--lang es|en|all] [--tags EXPR] [--strict] [--expected-failures FILE] [--report DIR [--report-lang es|en]]",
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			f := bindWebhookFlags(fs)
 			return func(ctx context.Context, args []string) error {
@@ -47,6 +47,7 @@ type webhookFlags struct {
 	ids                                                                                          []string
 	concurrency                                                                                  int
 	seed                                                                                         int64
+	strict                                                                                       bool
 	profile                                                                                      func() (*firmakit.Profile, error)
 }
 
@@ -65,6 +66,7 @@ func bindWebhookFlags(fs *flag.FlagSet) *webhookFlags {
 	fs.StringVar(&f.reportDir, "report", "", "write junit.xml, cucumber.json, report.html and certificate.json to this folder")
 	fs.StringVar(&f.reportLang, "report-lang", "", "language of report.html: es or en (default: --lang, or en for all)")
 	fs.StringVar(&f.expectedFile, "expected-failures", "", expectedFailuresUsage)
+	fs.BoolVar(&f.strict, "strict", false, strictUsage)
 	f.profile = profileFlag(fs)
 	return f
 }
@@ -156,15 +158,15 @@ func (m *Main) runCertifyWebhook(f *webhookFlags, plan *webhookPlan) error {
 	if shown.Own() {
 		fmt.Fprintln(m.Stdout)
 	}
-	results, hints := suite.Results(), suite.Hints()
-	results, status = expectFailures(results, plan.expected, status)
+	hints := suite.Hints()
+	results, status := judged(m.judge, suite.Results(), f.strict, plan.expected, status)
 	run := reports.Run{Tool: "firmakit", Version: Version(), Target: f.endpoint, MerchantID: f.merchant, TargetLabel: reports.WebhookTarget,
 		Set: features.WebhookSet, Hints: hints, Profile: p, Lang: f.lang, Tags: f.tags, ReportLang: f.reportLang, Started: start, Elapsed: elapsed,
 		Expected: plan.expected, SignatureIDs: contracts}
 	// The hints are this set's likely causes: the service's
 	// (reports.Causes) speak of a --target.
 	return m.finishRun(ending{run: run, results: results, godogStatus: status, junitTo: plan.junitTo, reportDir: f.reportDir,
-		width: shown.Width, causes: func(w io.Writer) {
+		cucumber: cucumberFiles(formats), width: shown.Width, causes: func(w io.Writer) {
 			for _, h := range hints {
 				fmt.Fprintln(w, "hint: "+h.String())
 			}

@@ -53,9 +53,9 @@ type Main struct {
 	// listen, with the URLs they serve; tests use it to wait.
 	Ready func(urls map[string]string)
 
-	// judge, when set, rewrites certify's scenario results before they
-	// are reported: tests use it to stand in for a verdict of the steps
-	// that a healthy run against the bundled reference never gives.
+	// judge, when set, rewrites the scenario results of certify and
+	// certify-webhook before they are reported: tests use it to stand in
+	// for a verdict of the steps that a healthy run never gives.
 	judge func([]reports.ScenarioResult) []reports.ScenarioResult
 	// isTerminal, when set, stands in for terminalOf: tests use it to see
 	// what a terminal shows.

@@ -199,7 +199,9 @@ func (p *progress) Stop() {
 
 // recapFailures is recap without the likely causes: per requirement that
 // did not pass, its count and first error; per requirement whose failures
-// were expected, its count and the reason given.
+// were expected, its count and the reason given; then the warnings of the
+// scenarios that passed (recapWarnings). Every line is one line of output,
+// whatever a target sent: reports.Clip escapes what would break it.
 func recapFailures(w io.Writer, results []reports.ScenarioResult, width int) {
 	clip := func(s string) string {
 		if width > 0 {
@@ -250,6 +252,43 @@ func recapFailures(w io.Writer, results []reports.ScenarioResult, width int) {
 				why = "expected: " + q.first.ExpectedReason
 			}
 			fmt.Fprintln(w, clip(fmt.Sprintf("  %-*s %4d  %s", pad, "@"+q.tag, q.n, why)))
+		}
+	}
+	recapWarnings(w, results, clip)
+}
+
+// recapWarnings sums up the warnings of the scenarios that passed,
+// grouped by what they rest on and the practice (reports.WarningGroups):
+// per group, its requirements, how many scenarios noted it and the first
+// one's message, why it is only a warning, and the sentence of the
+// documents or the practice behind it. Under --strict there are none: they
+// are failures, recapped above.
+func recapWarnings(w io.Writer, results []reports.ScenarioResult, clip func(string) string) {
+	var passed []reports.ScenarioResult
+	for _, r := range results {
+		if r.Status == reports.Passed && len(r.Warnings) > 0 {
+			passed = append(passed, r)
+		}
+	}
+	if len(passed) == 0 {
+		return
+	}
+	s := reports.Summarize(results)
+	fmt.Fprintf(w, "warnings: %d in %s; they do not fail the run (--strict makes them fail)\n", s.Warnings, count(s.Warned, "scenario"))
+	groups := reports.WarningGroups(passed)
+	tags := make([]string, len(groups))
+	pad := 0
+	for i, g := range groups {
+		tags[i] = "@" + strings.Join(g.Requirements, ",@")
+		pad = min(max(pad, len(tags[i])), 32)
+	}
+	for i, g := range groups {
+		fmt.Fprintln(w, clip(fmt.Sprintf("  %-*s %4d  %s", pad, tags[i], g.Scenarios, g.First)))
+		fmt.Fprintln(w, clip("      why only a warning: "+g.Practice))
+		if g.Basis == reports.BasisPractice {
+			fmt.Fprintln(w, clip("      rests on: a practice; no sentence of the documents requires it"))
+		} else {
+			fmt.Fprintln(w, clip("      rests on: "+reports.Cite(g.Basis)))
 		}
 	}
 }
