@@ -189,7 +189,7 @@ func ExplainIn(lang, tags string, results []ScenarioResult) string {
 		also = append(also, expectedIn(lang, s.ExpectedFailures))
 	}
 	if s.Warnings > 0 && v != PassedWithWarnings {
-		also = append(also, tr(lang, "explain.n.warnings", s.Warnings, s.Warned))
+		also = append(also, tr(lang, "explain.n.warnings", warningsIn(lang, s.Warnings), s.Warned))
 	}
 	more := ""
 	if len(also) > 0 {
@@ -199,7 +199,7 @@ func ExplainIn(lang, tags string, results []ScenarioResult) string {
 	case Passed:
 		return tr(lang, "explain.passed", s.Passed, s.Scenarios)
 	case PassedWithWarnings:
-		return tr(lang, "explain.passed.warnings", s.Warnings, s.Passed, s.Scenarios, s.Warned, tagList(results, "warned"))
+		return tr(lang, "explain.passed.warnings", warningsIn(lang, s.Warnings), s.Passed, s.Scenarios, s.Warned, tagList(results, "warned"))
 	case PassedWithExpectedFailures:
 		return tr(lang, "explain.passed.expected", expectedIn(lang, s.ExpectedFailures), tagList(results, ExpectedFailure), s.Passed, s.Scenarios)
 	case Failed:

@@ -296,6 +296,9 @@ func (s *Suite) noteResult(r reports.ScenarioResult) {
 	if mark == "" {
 		mark = r.Status
 	}
+	if r.Status == reports.Passed && len(r.Warnings) > 0 {
+		mark = "WARN"
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-7s %s  @%-38s %s\n", mark, r.Lang, r.Requirement, r.Name)
 	if r.Example != "" {
@@ -307,6 +310,10 @@ func (s *Suite) noteResult(r reports.ScenarioResult) {
 	case reports.NotRun:
 		if r.Error != "" {
 			fmt.Fprintf(&b, "        %s\n", r.Error)
+		}
+	case reports.Passed:
+		for _, w := range r.Warnings {
+			fmt.Fprintf(&b, "        warning: %s\n", firmakit.EscapeText(w.String()))
 		}
 	}
 	// The excerpts in the error are escaped already; this escapes what

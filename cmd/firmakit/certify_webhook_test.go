@@ -55,7 +55,7 @@ func TestCertifyWebhookPassesTheStrictReceiver(t *testing.T) {
 	code, out, errOut := run(t, map[string]string{"FIRMAKIT_WEBHOOK_SECRET": "whsec_shop"},
 		"certify-webhook", "--endpoint", rv.HookURL("shop"), "--merchant", "shop", "--report", dir)
 	require.Equal(t, ExitOK, code, out+errOut)
-	assert.Equal(t, []string{"verdict: passed: every selected scenario passed, 112 of 112", "firmakit: 112 scenarios: 112 passed, 0 failed, 0 not run"},
+	assert.Equal(t, []string{"verdict: passed: every selected scenario passed, 118 of 118", "firmakit: 118 scenarios: 118 passed, 0 failed, 0 not run"},
 		lastLines(out, 2))
 	assert.NotContains(t, out, "hint:")
 	assert.Contains(t, out, "firmakit certify-webhook: playing the service for the endpoint "+rv.HookURL("shop"))
@@ -69,12 +69,12 @@ func TestCertifyWebhookPassesTheStrictReceiver(t *testing.T) {
 	assert.Equal(t, "merchant webhook endpoint", c.Target.Label)
 	assert.Equal(t, "shop", c.Target.MerchantID)
 	assert.Equal(t, "webhook", c.Suite.Set)
-	assert.Len(t, c.Requirements, 19)
+	assert.Len(t, c.Requirements, 20)
 	for _, r := range c.Requirements {
 		assert.Contains(t, r.Exchange, "sent: POST "+rv.HookURL("shop"), r.Tag)
 	}
 	doc := readJUnit(t, filepath.Join(dir, "junit.xml"))
-	assert.Equal(t, 112, doc.Tests)
+	assert.Equal(t, 118, doc.Tests)
 	assert.Len(t, doc.Suites, 4, "a testsuite per feature file")
 }
 
@@ -105,7 +105,7 @@ func TestCertifyWebhookFailsWrongEndpoints(t *testing.T) {
 		hint   string
 	}{
 		{"answers 200 to everything", naive.URL, []string{"WH-BODY-CHANGED", "WH-HEADER-MALFORMED", "WH-HEADER-MISSING", "WH-SIGNATURE-FORM",
-			"WH-TIMESTAMP-AHEAD", "WH-TIMESTAMP-CHANGED", "WH-TIMESTAMP-FORM", "WH-TIMESTAMP-OLD", "WH-WRONG-SECRET"}, "hint: Everything was accepted, the forged notifications too"},
+			"WH-TIMESTAMP-AHEAD", "WH-TIMESTAMP-CHANGED", "WH-TIMESTAMP-FORM-OLD", "WH-TIMESTAMP-OLD", "WH-WRONG-SECRET"}, "hint: Everything was accepted, the forged notifications too"},
 		{"verifies a re-serialised body", reserialising.URL, []string{"WH-BODY-TEXT", "WH-DUPLICATE", "WH-DUPLICATE-EXACT", "WH-HTTP-FORM", "WH-RAW-BYTES",
 			"WH-REAL-CONTRACT", "WH-ROTATION", "WH-SAME-CONTRACT", "WH-STATE", "WH-TIME-WINDOW"},
 			"hint: Everything was refused, the valid notifications too (answered 401)"},
@@ -117,7 +117,7 @@ func TestCertifyWebhookFailsWrongEndpoints(t *testing.T) {
 			got := failedTags(out)
 			assert.ElementsMatch(t, tc.failed, got)
 			last := lastLines(out, 2)
-			assert.Regexp(t, `^verdict: failed: \d+ of 56 scenarios failed \(@WH-`, last[0])
+			assert.Regexp(t, `^verdict: failed: \d+ of 59 scenarios failed \(@WH-`, last[0])
 			for _, tag := range tc.failed {
 				assert.Contains(t, last[0], "@"+tag, "the verdict names each failed requirement")
 			}
@@ -295,7 +295,7 @@ func TestVectorsCommand(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "vectors.json")
 	code, out, errOut := run(t, nil, "vectors", "--webhook-secret", "whsec_shop", "--at", "1795000000", "--out", file)
 	require.Equal(t, ExitOK, code, out+errOut)
-	assert.Contains(t, out, "firmakit vectors: 60 cases (profile \"bundled\", reference time 1795000000) written to "+file)
+	assert.Contains(t, out, "firmakit vectors: 63 cases (profile \"bundled\", reference time 1795000000) written to "+file)
 	b, err := os.ReadFile(file)
 	require.NoError(t, err)
 	var v struct {

@@ -14,6 +14,7 @@ import (
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/reference"
 	"github.com/firmakit/firmakit/reference/faults"
+	"github.com/firmakit/firmakit/reference/liberties"
 )
 
 // profileFlag adds --profile and returns a loader.
@@ -163,11 +164,13 @@ func (f webhooksFlag) apply(cfg *reference.Config) (map[string]bool, error) {
 
 func (m *Main) serveCommand() command {
 	return command{name: "serve", summary: "run the reference server of the merchant API",
-		usage: "firmakit serve [--addr 127.0.0.1:8080] [--merchants FILE] [--webhook-url [MERCHANT=]URL ...] [--max-deliveries 256] [--explain] [--sandbox-token T] [--profile NAME|FILE] [--fault NAME,... | --fault list]",
+		usage: "firmakit serve [--addr 127.0.0.1:8080] [--merchants FILE] [--webhook-url [MERCHANT=]URL ...] [--max-deliveries 256] [--explain] [--sandbox-token T] [--profile NAME|FILE] [--fault NAME,... | --fault list | --liberty NAME,... | --liberty list]",
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			newServer := m.referenceFlags(fs, reference.DefaultAddr, m.sharedFlags(fs, "info"))
 			var names faultsFlag
 			fs.Var(&names, "fault", "switch on a deliberate fault, to check that the suite catches it (repeatable or comma-separated; 'list' prints them all)")
+			var libs faultsFlag
+			fs.Var(&libs, "liberty", "take a deliberate liberty, a variation the documents allow, to check that the suite passes it (repeatable or comma-separated; 'list' prints them all)")
 			return func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
 					return usageError("unexpected argument %q", args[0])
@@ -176,12 +179,24 @@ func (m *Main) serveCommand() command {
 					printFaults(m.Stdout)
 					return nil
 				}
+				if slices.Contains(libs, "list") {
+					printLiberties(m.Stdout)
+					return nil
+				}
+				if len(names) > 0 && len(libs) > 0 {
+					return usageError("--fault and --liberty: a server takes faults or liberties, not both; drop one of them")
+				}
 				s, _, err := newServer()
 				if err != nil {
 					return err
 				}
 				if s.Deviations, err = faults.New(names); err != nil {
 					return usageError("--fault: %v ('firmakit serve --fault list' lists them all)", err)
+				}
+				if len(libs) > 0 {
+					if s.Deviations, err = liberties.New(libs); err != nil {
+						return usageError("--liberty: %v ('firmakit serve --liberty list' lists them all)", err)
+					}
 				}
 				if err := s.Open(); err != nil {
 					return err
@@ -261,6 +276,16 @@ func printFaults(w io.Writer) {
 	fmt.Fprintln(tw, "NAME\tAREA\tRULE\tDESCRIPTION")
 	for _, f := range faults.List() {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", f.Name, f.Area, f.Rule, f.Description)
+	}
+	tw.Flush()
+}
+
+// printLiberties writes the table of 'firmakit serve --liberty list'.
+func printLiberties(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tCLASS\tWHY IT IS ALLOWED\tDESCRIPTION")
+	for _, l := range liberties.List() {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", l.Name, l.Class, l.Why, l.Description)
 	}
 	tw.Flush()
 }

@@ -44,7 +44,7 @@ func TestServeWithFaults(t *testing.T) {
 	done := make(chan int)
 	go func() {
 		done <- m.Run(ctx, []string{"serve", "--addr", "127.0.0.1:0",
-			"--fault", "auth-tolerance-600s,auth-error-extra-key", "--fault", "auth-error-extra-key"})
+			"--fault", "auth-tolerance-600s,auth-error-text-plain", "--fault", "auth-error-text-plain"})
 	}()
 	var url string
 	select {
@@ -61,7 +61,7 @@ func TestServeWithFaults(t *testing.T) {
 	logged := out.String()
 	assert.Contains(t, logged, "WARNING: this reference server is DELIBERATELY FAULTY")
 	assert.Contains(t, logged, "auth-tolerance-600s (defaults.md A check 2)")
-	assert.Contains(t, logged, "auth-error-extra-key")
+	assert.Contains(t, logged, "auth-error-text-plain")
 	assert.NotContains(t, logged, "envelope-http-200", "the command line wins over the environment")
 
 	post := func(key string, age time.Duration) (int, map[string]any) {

@@ -76,14 +76,12 @@ const (
 	faultAuthTimestampBeforeHeaders     = "auth-timestamp-before-headers"
 	faultAuthJSONBeforeSignature        = "auth-json-before-signature"
 	faultAuthErrorStatusCodeMismatch    = "auth-error-status-code-mismatch"
-	faultAuthErrorExtraKey              = "auth-error-extra-key"
 	faultAuthErrorTextPlain             = "auth-error-text-plain"
 	faultAuthNonJSONAccepted            = "auth-non-json-accepted"
 	faultAuthNonObjectAccepted          = "auth-non-object-accepted"
 	faultAuthInvalidJSON500             = "auth-invalid-json-500"
 	faultAuthNoBodyLimit                = "auth-no-body-limit"
 	faultAuthBodyLimit512K              = "auth-body-limit-512k"
-	faultAuthCheckExtraKey              = "auth-check-extra-key"
 	faultAuthCheckAnyAPIVersion         = "auth-check-any-api-version"
 	faultAuthCheckAnyMethod             = "auth-check-any-method"
 	faultAuthCreateAnyMethod            = "auth-create-any-method"
@@ -144,8 +142,6 @@ const (
 	faultNotificationWrongMerchantID     = "notification-wrong-merchant-id"
 	faultNotificationWrongType           = "notification-wrong-type"
 	faultNotificationTitleCollapsed      = "notification-title-collapsed"
-	faultNotificationCreatedAtOffset     = "notification-created-at-offset"
-	faultNotificationCreatedAtNoMillis   = "notification-created-at-no-millis"
 	faultNotificationTimestampStale      = "notification-timestamp-stale"
 	faultNotificationTimestampMillis     = "notification-timestamp-milliseconds"
 	faultNotificationNoRetry             = "notification-no-retry"
@@ -170,7 +166,6 @@ const (
 	faultNotificationNullKeys            = "notification-null-keys"
 	faultNotificationSignatureIDMismatch = "notification-signature-id-mismatch"
 	faultNotificationDemoFalse           = "notification-demo-false"
-	faultNotificationExtraField          = "notification-extra-field"
 	faultNotificationSignedBodyDiffers   = "notification-signed-body-differs"
 	faultNotificationWrongSecret         = "notification-wrong-secret"
 	faultNotificationSignatureUppercase  = "notification-signature-uppercase"
@@ -244,8 +239,6 @@ var faultTable = []Fault{
 		"The body is parsed as JSON before the signature is checked: invalid JSON with a bad signature gets 400 instead of 401 Invalid signature."},
 	{faultAuthErrorStatusCodeMismatch, AreaAuth, "defaults.md A error body (status_code same as the HTTP status)",
 		"Every error body says status_code 400, whatever the HTTP status (401, 404, 413, …)."},
-	{faultAuthErrorExtraKey, AreaAuth, "defaults.md A error body (exactly status_code and message)",
-		`Every error body carries an extra key "error" with the HTTP status text.`},
 	{faultAuthErrorTextPlain, AreaAuth, "interface §4 (all bodies are JSON, application/json)",
 		"Error responses are sent with Content-Type text/plain (the body is still the JSON text)."},
 	{faultAuthNonJSONAccepted, AreaAuth, "defaults.md A check 5 (not JSON)",
@@ -258,8 +251,6 @@ var faultTable = []Fault{
 		"There is no 1 MiB limit (64 MiB instead): a correctly signed body over 1 MiB is accepted."},
 	{faultAuthBodyLimit512K, AreaAuth, "defaults.md A (body over 1 MiB refused with 413)",
 		"The body limit is 512 KiB: a body of 1 MiB or less but over 512 KiB is refused with 413."},
-	{faultAuthCheckExtraKey, AreaAuth, "interface §2.1 and §4.1 (status_code and message)",
-		`The 200 body of the check endpoint carries an extra key "merchant_id".`},
 	{faultAuthCheckAnyAPIVersion, AreaAuth, "defaults.md F (api_version accepted on the check path: v1); interface §4.1 path",
 		"The check path takes any version segment: a signed check to /v2/check/{merchant_id}, /V1/…, /v1.0/… or //check/… is answered 200 Authenticated."},
 	{faultAuthCheckAnyMethod, AreaAuth, "interface §4.1 method (POST)",
@@ -377,10 +368,6 @@ var faultTable = []Fault{
 		`type is "signature.updated" instead of "signature.status".`},
 	{faultNotificationTitleCollapsed, AreaNotification, "defaults.md B title",
 		"The notification's title has its whitespace collapsed and trimmed."},
-	{faultNotificationCreatedAtOffset, AreaNotification, "defaults.md B created_at (UTC)",
-		"The notification's created_at is written in the -03:00 offset."},
-	{faultNotificationCreatedAtNoMillis, AreaNotification, "defaults.md B created_at (milliseconds)",
-		"The notification's created_at has no fraction of a second."},
 	{faultNotificationTimestampStale, AreaNotification, "defaults.md B t (Unix seconds of sending)",
 		"The signature header's t is 250 s in the past (still inside a receiver's 300 s tolerance; v1 matches it)."},
 	{faultNotificationTimestampMillis, AreaNotification, "defaults.md B t (Unix seconds)",
@@ -429,8 +416,6 @@ var faultTable = []Fault{
 		"The notification's signature_id is a new UUID, not the one of the create response."},
 	{faultNotificationDemoFalse, AreaNotification, "defaults.md B demo",
 		"A demo notification says demo false."},
-	{faultNotificationExtraField, AreaNotification, "defaults.md B payload",
-		`The notification carries an extra field "environment".`},
 	{faultNotificationSignedBodyDiffers, AreaNotification, "defaults.md B v1 (over the raw body)",
 		"v1 is computed over the compact body but the body is sent indented: the bytes sent differ from the bytes signed."},
 	{faultNotificationWrongSecret, AreaNotification, "defaults.md B v1 (webhook secret)",
@@ -821,7 +806,7 @@ func reserialised(body []byte) []byte {
 // correct answer is written into a buffer, then its status and message
 // are written again as the faults change them.
 func (s *service) ErrorHandler(correct echo.HTTPErrorHandler) echo.HTTPErrorHandler {
-	if !s.fault(faultAuthErrorStatusCodeMismatch) && !s.fault(faultAuthErrorExtraKey) && !s.fault(faultAuthErrorTextPlain) {
+	if !s.fault(faultAuthErrorStatusCodeMismatch) && !s.fault(faultAuthErrorTextPlain) {
 		return correct
 	}
 	return func(err error, c echo.Context) {
@@ -846,9 +831,6 @@ func (s *service) ErrorHandler(correct echo.HTTPErrorHandler) echo.HTTPErrorHand
 			code = http.StatusBadRequest
 		}
 		b, _ := json.Marshal(firmakit.APIResponse{StatusCode: code, Message: api.Message})
-		if s.fault(faultAuthErrorExtraKey) {
-			b = setMember(b, "error", http.StatusText(status))
-		}
 		ct := echo.MIMEApplicationJSON
 		if s.fault(faultAuthErrorTextPlain) {
 			ct = echo.MIMETextPlainCharsetUTF8
@@ -916,16 +898,8 @@ func (s *service) Body(c echo.Context) error {
 	return nil
 }
 
-// CheckAnswered writes the 200 of the check endpoint with an extra key and
-// tells whether it did.
-func (s *service) CheckAnswered(c echo.Context) bool {
-	if !s.fault(faultAuthCheckExtraKey) {
-		return false
-	}
-	b, _ := json.Marshal(firmakit.APIResponse{StatusCode: http.StatusOK, Message: "Authenticated"})
-	_ = c.JSONBlob(http.StatusOK, append(setMember(b, "merchant_id", c.Param("merchant_id")), '\n'))
-	return true
-}
+// CheckAnswered leaves the check's 200 to the correct server.
+func (s *service) CheckAnswered(echo.Context) bool { return false }
 
 // ---- auth and create: routes ----
 
@@ -1237,7 +1211,6 @@ func (s *service) Notification(n *firmakit.Notification, env firmakit.Envelope) 
 	if s.fault(faultNotificationTitleCollapsed) {
 		n.Title = strings.Join(strings.Fields(n.Title), " ")
 	}
-	n.CreatedAt = s.faultTime(n.CreatedAt, faultNotificationCreatedAtNoMillis, faultNotificationCreatedAtOffset)
 	switch {
 	case s.fault(faultNotificationEventIDReused):
 		n.EventID = reusedEventID
@@ -1280,9 +1253,6 @@ func (s *service) Payload(body []byte, n firmakit.Notification) []byte {
 	}
 	if s.fault(faultNotificationDemoFalse) && f.Demo != "" {
 		body = setMember(body, f.Demo, false)
-	}
-	if s.fault(faultNotificationExtraField) {
-		body = setMember(body, "environment", "sandbox")
 	}
 	return body
 }

@@ -1,0 +1,109 @@
+// The precision test runs the suite about thirty times; under the race
+// detector that takes minutes, so `make test` runs it on its own without
+// -race, beside the power test (the same steps run under -race in
+// TestConformanceSuite and TestAnIndependentServicePasses).
+
+//go:build !race
+
+package steps_test
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/firmakit/firmakit/receiver"
+	"github.com/firmakit/firmakit/reference"
+	"github.com/firmakit/firmakit/reference/faults"
+	"github.com/firmakit/firmakit/reference/liberties"
+	"github.com/firmakit/firmakit/reports"
+	"github.com/firmakit/firmakit/steps"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// libertyTags selects, for a liberty's area, the scenarios it could trip,
+// leaving out @reference as a run against a target does: a liberty
+// departs from the reference's own choices, which only @reference checks.
+func libertyTags(t *testing.T, area string) string {
+	byArea := areaTags(t)
+	list := map[string]string{liberties.AreaAuth: byArea[faults.AreaAuth], liberties.AreaEnvelope: byArea[faults.AreaEnvelope],
+		liberties.AreaNotification: byArea[faults.AreaNotification]}[area]
+	if list == "" {
+		return "~@reference"
+	}
+	return list + " && ~@reference"
+}
+
+// TestEveryLibertyIsPassed measures the suite's precision, the twin of
+// its power: the suite (in English, the Spanish scenarios being the same;
+// the scenarios of the liberty's area, every one for a liberty that shows
+// everywhere) runs against the reference server with each named liberty
+// taken, a variation the documents allow, and must pass every time, or
+// pass with warnings. A failure names a check that fails a correct
+// service: a bug in the check, not in the liberty.
+func TestEveryLibertyIsPassed(t *testing.T) {
+	list := liberties.List()
+	require.GreaterOrEqual(t, len(list), 20)
+	type outcome struct {
+		verdict, detail string
+		warned          []string
+		err             error
+	}
+	var mu sync.Mutex
+	outcomes := map[string]outcome{}
+	var wg sync.WaitGroup
+	sem, timedSem := make(chan struct{}, faultRuns), make(chan struct{}, timedFaultRuns)
+	for _, l := range list {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			slot := sem
+			if l.Area != liberties.AreaAuth && l.Area != liberties.AreaEnvelope {
+				slot = timedSem
+			}
+			slot <- struct{}{}
+			defer func() { <-slot }()
+			o := outcome{}
+			rv := &receiver.Receiver{Addr: "127.0.0.1:0", DB: ":memory:"}
+			ref := &reference.Server{Addr: "127.0.0.1:0", Config: reference.DemoConfig()}
+			if ref.Deviations, o.err = liberties.New([]string{l.Name}); o.err == nil {
+				if o.err = rv.Open(); o.err == nil {
+					defer rv.Close()
+					if o.err = ref.Config.SetWebhook("merchant_demo", rv.HookURL("merchant_demo")); o.err == nil {
+						if o.err = ref.Open(); o.err == nil {
+							defer ref.Close()
+							s := &steps.Suite{Target: steps.DemoTarget(ref.URL(), rv, true), Lang: "en", Tags: libertyTags(t, l.Area), Randomize: -1, Concurrency: 32}
+							if _, o.err = s.Run(); o.err == nil {
+								o.verdict, o.detail = s.Verdict(), unpassed(s)
+								for _, r := range s.Results() {
+									if len(r.Warnings) > 0 {
+										o.warned = append(o.warned, r.Requirement)
+									}
+								}
+							}
+						}
+					}
+				}
+			}
+			mu.Lock()
+			outcomes[l.Name] = o
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	var lines []string
+	for _, l := range list {
+		o := outcomes[l.Name]
+		t.Run(l.Name, func(t *testing.T) {
+			require.NoError(t, o.err)
+			assert.Contains(t, []string{reports.Passed, reports.PassedWithWarnings}, o.verdict,
+				"liberty %s (%s: %s) was failed:\n%s", l.Name, l.Why, l.Description, o.detail)
+		})
+		lines = append(lines, fmt.Sprintf("%-32s %s; warned by: %s", l.Name, o.verdict, strings.Join(uniqueSorted(o.warned), " ")))
+	}
+	sort.Strings(lines)
+	t.Logf("%d liberties, each passed:\n%s", len(list), strings.Join(lines, "\n"))
+}
