@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"mime"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -56,6 +57,13 @@ type shop struct {
 	verify   func(matches []bool) bool                                   // one bool per v1 entry; default: any
 	bodyOf   func(raw []byte) []byte                                     // the bytes verified
 	accept   func(n map[string]any) int                                  // a check of the payload; 0 passes
+	// okStatus and okBody are the answer to a notification taken
+	// (default 204, no body); refuseStatus, when set, answers every
+	// refusal; pause is how long it takes before answering.
+	okStatus     int
+	okBody       string
+	refuseStatus int
+	pause        time.Duration
 	remember func(r *http.Request, body []byte, n map[string]any) string // a key to refuse when seen again; "" none
 
 	mu   sync.Mutex
@@ -65,7 +73,15 @@ type shop struct {
 const shopTolerance = 300
 
 func (s *shop) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	refuse := func(status int, why string) { http.Error(w, why, status) }
+	if s.pause > 0 {
+		time.Sleep(s.pause)
+	}
+	refuse := func(status int, why string) {
+		if s.refuseStatus != 0 {
+			status = s.refuseStatus
+		}
+		http.Error(w, why, status)
+	}
 	if s.open {
 		w.WriteHeader(http.StatusOK)
 		return
@@ -189,7 +205,15 @@ func (s *shop) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.seen["event "+event] = true
-	w.WriteHeader(http.StatusNoContent)
+	if s.okStatus == 0 {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	if s.okBody != "" {
+		w.Header().Set("Content-Type", "application/json")
+	}
+	w.WriteHeader(s.okStatus)
+	_, _ = io.WriteString(w, s.okBody)
 }
 
 // parseShopHeader takes t (exactly once) and the v1 entries; other keys
@@ -246,10 +270,6 @@ func anyKeyParse(h string) (string, []string) {
 
 func endpointFaults() []endpointFault {
 	tol := float64(shopTolerance)
-	float := func(ts string) (float64, bool) {
-		f, err := strconv.ParseFloat(ts, 64)
-		return f, err == nil
-	}
 	refuseSeen := func(key func(r *http.Request, body []byte, n map[string]any) string) func(*shop) {
 		return func(s *shop) { s.remember = key }
 	}
@@ -350,29 +370,6 @@ func endpointFaults() []endpointFault {
 					return []string{ts + "." + string(b)}
 				}
 			}, ""},
-		{"t-parsed-as-float", "reads t with a float parser",
-			func(s *shop) { s.parseT = float }, "float or lenient parser"},
-		{"t-nan-passes", "reads t as a float and refuses only when the age is greater than 300",
-			func(s *shop) { s.parseT = float; s.fresh = func(age float64) bool { return !(math.Abs(age) > tol) } }, ""},
-		{"t-parsed-leniently", "reads t as JavaScript's parseInt does: the leading digits, a sign allowed",
-			func(s *shop) {
-				s.parseT = func(ts string) (float64, bool) {
-					d := strings.TrimPrefix(ts, "+")
-					end := 0
-					for end < len(d) && d[end] >= '0' && d[end] <= '9' {
-						end++
-					}
-					n, err := strconv.ParseInt(d[:end], 10, 64)
-					return float64(n), err == nil
-				}
-			}, ""},
-		{"t-parsed-with-parseint", "reads t with strconv.ParseInt, which takes a sign",
-			func(s *shop) {
-				s.parseT = func(ts string) (float64, bool) {
-					n, err := strconv.ParseInt(ts, 10, 64)
-					return float64(n), err == nil
-				}
-			}, ""},
 		{"no-age-check", "checks the signature but not the age of t",
 			func(s *shop) { s.fresh = func(float64) bool { return true } }, ""},
 		{"future-unchecked", "refuses an old t but not one ahead",
@@ -428,6 +425,95 @@ func endpointFaults() []endpointFault {
 			refuseSeen(func(_ *http.Request, b []byte, _ map[string]any) string { return "body " + string(b) }), ""},
 		{"refuses-a-retry", "refuses an event_id it has handled with 409",
 			refuseSeen(func(_ *http.Request, _ []byte, n map[string]any) string { return fmt.Sprint("event! ", n["event_id"]) }), ""},
+	}
+}
+
+// floatT reads t with a float parser.
+func floatT(ts string) (float64, bool) {
+	f, err := strconv.ParseFloat(ts, 64)
+	return f, err == nil
+}
+
+// endpointLiberty is a variation of a merchant's endpoint that the
+// profile allows, or leaves open: the webhook suite must pass it, with
+// warnings at most. why cites the ground.
+type endpointLiberty struct {
+	name, why string
+	make      func(s *shop)
+}
+
+func endpointLiberties() []endpointLiberty {
+	return []endpointLiberty{
+		{"t-parsed-with-parseint", "reads t with strconv.ParseInt, which takes a sign: no t the service writes has one, and one signed as written lets nobody in (defaults §B)",
+			func(s *shop) {
+				s.parseT = func(ts string) (float64, bool) {
+					n, err := strconv.ParseInt(ts, 10, 64)
+					return float64(n), err == nil
+				}
+			}},
+		{"t-parsed-as-float", "reads t with a float parser: a fraction or an exponent signed as written names the time it says, so the window still holds (defaults §B bullet 2)",
+			func(s *shop) { s.parseT = floatT }},
+		{"t-parsed-leniently", "reads t as JavaScript's parseInt does (its leading digits): the window holds on what it reads (defaults §B bullet 2)",
+			func(s *shop) {
+				s.parseT = func(ts string) (float64, bool) {
+					d := strings.TrimPrefix(ts, "+")
+					end := 0
+					for end < len(d) && d[end] >= '0' && d[end] <= '9' {
+						end++
+					}
+					n, err := strconv.ParseInt(d[:end], 10, 64)
+					return float64(n), err == nil
+				}
+			}},
+		{"t-nan-passes", "reads t as a float and refuses only an age over 300 s, so NaN passes: the service never signs such a t, so nothing follows (a warning)",
+			func(s *shop) {
+				s.parseT = floatT
+				s.fresh = func(age float64) bool { return !(math.Abs(age) > shopTolerance) }
+			}},
+		{"answers-200-with-json", "answers 200 with a JSON body: any 2xx is success (defaults §B bullet 6)",
+			func(s *shop) { s.okStatus, s.okBody = http.StatusOK, `{"received":true}` }},
+		{"answers-202", "answers 202 Accepted, processing later: any 2xx is success (defaults §B bullet 6)",
+			func(s *shop) { s.okStatus = http.StatusAccepted }},
+		{"answers-201", "answers 201 Created: any 2xx is success (defaults §B bullet 6)",
+			func(s *shop) { s.okStatus = http.StatusCreated }},
+		{"refuses-with-400", "refuses everything it refuses with 400: any status but 2xx refuses (features: the endpoint refuses with a status other than 2xx)",
+			func(s *shop) { s.refuseStatus = http.StatusBadRequest }},
+		{"refuses-with-403", "refuses everything it refuses with 403",
+			func(s *shop) { s.refuseStatus = http.StatusForbidden }},
+		{"hex-compared-as-text-any-case", "compares the hex signature as text, in any case: the service writes lower-case hex (defaults §B), which it matches",
+			func(s *shop) { s.match = strings.EqualFold }},
+		{"answers-after-300ms", "takes 300 ms to answer: the delivery timeout is 10 s (defaults §B bullet 6)",
+			func(s *shop) { s.pause = 300 * time.Millisecond }},
+		{"media-type-checked", "refuses a Content-Type whose media type is not application/json, parameters allowed: the service posts JSON (defaults §B paragraph 1)",
+			func(s *shop) {
+				s.check = func(r *http.Request, _ []byte) int {
+					if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+						return http.StatusUnsupportedMediaType
+					}
+					return 0
+				}
+			}},
+		{"caps-body-at-64KiB", "refuses a body over 64 KiB with 413: no notification of the profile comes near it",
+			func(s *shop) {
+				s.read = func(r *http.Request) ([]byte, int) {
+					b, err := io.ReadAll(io.LimitReader(r.Body, 64<<10+1))
+					if err != nil || len(b) > 64<<10 {
+						return nil, http.StatusRequestEntityTooLarge
+					}
+					return b, 0
+				}
+			}},
+		{"validates-the-payload", "refuses with 400 a payload without event_id, status or signature_id: every notification the service sends has them (defaults §B)",
+			func(s *shop) {
+				s.accept = func(n map[string]any) int {
+					for _, k := range []string{"event_id", "status", "signature_id"} {
+						if v, _ := n[k].(string); v == "" {
+							return http.StatusBadRequest
+						}
+					}
+					return 0
+				}
+			}},
 	}
 }
 

@@ -98,3 +98,46 @@ func TestEveryEndpointFaultIsCaught(t *testing.T) {
 	sort.Strings(lines)
 	t.Logf("%d endpoint faults, each caught by:\n%s", len(faults), strings.Join(lines, "\n"))
 }
+
+// TestEveryEndpointLibertyIsPassed measures the webhook suite's precision,
+// the twin of its power: each endpoint with one variation the profile
+// allows must pass (in English, the Spanish scenarios being the same), or
+// pass with warnings. A failure names a check that fails a correct
+// endpoint: a bug in the check.
+func TestEveryEndpointLibertyIsPassed(t *testing.T) {
+	libs := endpointLiberties()
+	require.GreaterOrEqual(t, len(libs), 10)
+	suites := make([]*steps.WebhookSuite, len(libs))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 4)
+	for i, l := range libs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			s := &shop{secret: shopSecret}
+			l.make(s)
+			suites[i] = runShop(t, s, "en", nil)
+		}()
+	}
+	wg.Wait()
+	var lines []string
+	for i, l := range libs {
+		s := suites[i]
+		t.Run(l.name, func(t *testing.T) {
+			require.NotNil(t, s)
+			assert.Contains(t, []string{reports.Passed, reports.PassedWithWarnings}, s.Verdict(),
+				"endpoint liberty %s (%s) was failed:\n%s", l.name, l.why, unpassedWebhook(s))
+		})
+		var warned []string
+		for _, r := range s.Results() {
+			if len(r.Warnings) > 0 {
+				warned = append(warned, r.Requirement)
+			}
+		}
+		lines = append(lines, fmt.Sprintf("%-30s %s; warned by: %s", l.name, s.Verdict(), strings.Join(uniqueSorted(warned), " ")))
+	}
+	sort.Strings(lines)
+	t.Logf("%d endpoint liberties, each passed:\n%s", len(libs), strings.Join(lines, "\n"))
+}
