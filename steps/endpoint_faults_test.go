@@ -46,17 +46,17 @@ type shop struct {
 	// look contracts up.
 	known map[string]bool
 
-	now      func() time.Time
-	read     func(r *http.Request) ([]byte, int)                         // the body, or a status to answer
-	check    func(r *http.Request, body []byte) int                      // a check before verifying; 0 passes
-	parse    func(h string) (ts string, sigs []string)                   // "" ts: none
-	parseT   func(ts string) (float64, bool)                             // t in seconds
-	fresh    func(age float64) bool                                      // age: now - t, seconds
-	signed   func(ts string, body []byte) []string                       // the texts a signature may cover
-	match    func(want, sig string) bool                                 // want: lower-case hex
-	verify   func(matches []bool) bool                                   // one bool per v1 entry; default: any
-	bodyOf   func(raw []byte) []byte                                     // the bytes verified
-	accept   func(n map[string]any) int                                  // a check of the payload; 0 passes
+	now    func() time.Time
+	read   func(r *http.Request) ([]byte, int)       // the body, or a status to answer
+	check  func(r *http.Request, body []byte) int    // a check before verifying; 0 passes
+	parse  func(h string) (ts string, sigs []string) // "" ts: none
+	parseT func(ts string) (float64, bool)           // t in seconds
+	fresh  func(age float64) bool                    // age: now - t, seconds
+	signed func(ts string, body []byte) []string     // the texts a signature may cover
+	match  func(want, sig string) bool               // want: lower-case hex
+	verify func(matches []bool) bool                 // one bool per v1 entry; default: any
+	bodyOf func(raw []byte) []byte                   // the bytes verified
+	accept func(n map[string]any) int                // a check of the payload; 0 passes
 	// okStatus and okBody are the answer to a notification taken
 	// (default 204, no body); refuseStatus, when set, answers every
 	// refusal; pause is how long it takes before answering.
@@ -64,7 +64,7 @@ type shop struct {
 	okBody       string
 	refuseStatus int
 	pause        time.Duration
-	remember func(r *http.Request, body []byte, n map[string]any) string // a key to refuse when seen again; "" none
+	remember     func(r *http.Request, body []byte, n map[string]any) string // a key to refuse when seen again; "" none
 
 	mu   sync.Mutex
 	seen map[string]bool
