@@ -58,8 +58,8 @@ type Options struct {
 }
 
 // Build writes the interface as an OpenAPI 3.1 document. It fails when
-// Merchant names no merchant of the configuration, or when the merchant
-// the examples use has no template.
+// Merchant names no merchant of the configuration, or one without a
+// template.
 func Build(o Options) (*Document, error) {
 	if o.Profile == nil {
 		o.Profile = firmakit.BundledProfile()
@@ -89,19 +89,25 @@ type builder struct {
 	o        Options
 	p        *firmakit.Profile
 	cfg      *reference.Config
-	merchant *reference.Merchant       // whose examples; the only one when o.Merchant is set
-	template *reference.TemplateConfig // the examples' template
+	merchant *reference.Merchant       // whose examples (nil: none has a template); the only one when o.Merchant is set
+	template *reference.TemplateConfig // the examples' template, nil with merchant
 	tracer   *tracer
 	err      error
 }
 
+// chooseMerchant picks the merchant of the examples: the one the document
+// is narrowed to, else the default merchant, else the first with a
+// template. Without any, the create operation has no example.
 func (b *builder) chooseMerchant() error {
 	if b.o.Merchant != "" {
 		b.merchant = b.cfg.Merchant(b.o.Merchant)
 		if b.merchant == nil {
 			return fmt.Errorf("openapi: no merchant %q in the configuration", b.o.Merchant)
 		}
-	} else if m, err := b.cfg.DefaultMerchant(); err == nil {
+		if len(b.merchant.Templates) == 0 {
+			return fmt.Errorf("openapi: merchant %s has no template, so it cannot create a contract", b.merchant.ID)
+		}
+	} else if m, err := b.cfg.DefaultMerchant(); err == nil && len(m.Templates) > 0 {
 		b.merchant = m
 	} else {
 		for _, m := range b.cfg.Merchants {
@@ -111,18 +117,25 @@ func (b *builder) chooseMerchant() error {
 			}
 		}
 	}
-	if b.merchant == nil || len(b.merchant.Templates) == 0 {
-		id := b.o.Merchant
-		if b.merchant != nil {
-			id = b.merchant.ID
-		}
-		if id == "" {
-			return fmt.Errorf("openapi: no merchant of the configuration has a template, for the create example")
-		}
-		return fmt.Errorf("openapi: merchant %s has no template, for the create body and its example", id)
+	if b.merchant != nil {
+		b.template = b.merchant.Templates[0]
 	}
-	b.template = b.merchant.Templates[0]
 	return nil
+}
+
+// merchantID is the merchant id of the examples: the examples'
+// merchant's, else the default or first merchant's.
+func (b *builder) merchantID() string {
+	if b.merchant != nil {
+		return b.merchant.ID
+	}
+	if m, err := b.cfg.DefaultMerchant(); err == nil {
+		return m.ID
+	}
+	if len(b.cfg.Merchants) > 0 {
+		return b.cfg.Merchants[0].ID
+	}
+	return firmakit.Demo().MerchantID
 }
 
 // tags returns the requirement tags of items; the first error is kept in

@@ -334,10 +334,18 @@ func TestNarrowedToAMerchant(t *testing.T) {
 
 	_, err := openapi.Build(openapi.Options{Merchant: "merchant_nobody"})
 	assert.EqualError(t, err, `openapi: no merchant "merchant_nobody" in the configuration`)
+	// A configuration without templates still has its document, without
+	// a create example; narrowed to such a merchant, it has none.
 	cfg, err := reference.ParseConfig([]byte("merchants:\n  - id: m1\n    sender: {name: A, email: a@example.com}\n"), "")
 	require.NoError(t, err)
-	_, err = openapi.Build(openapi.Options{Config: cfg})
-	assert.EqualError(t, err, "openapi: merchant m1 has no template, for the create body and its example")
+	d := build(t, openapi.Options{Config: cfg})
+	assert.Empty(t, d.Paths["/v1/signature/{merchant_id}"].Post.RequestBody.Content["application/json"].Examples)
+	assert.Equal(t, "m1", d.Paths["/v1/signature/{merchant_id}"].Post.Parameters[0].Example)
+	j, err := d.JSON()
+	require.NoError(t, err)
+	assertValidDocument(t, j)
+	_, err = openapi.Build(openapi.Options{Config: cfg, Merchant: "m1"})
+	assert.EqualError(t, err, "openapi: merchant m1 has no template, so it cannot create a contract")
 }
 
 func values(t *testing.T, nodes []*pbyaml.Node) []any {

@@ -44,7 +44,7 @@ func (b *builder) merchantParam() *Parameter {
 	if b.o.Merchant != "" {
 		s.Enum = enum([]string{b.merchant.ID})
 	}
-	return &Parameter{Name: "merchant_id", In: "path", Required: true, Description: desc, Schema: s, Example: b.merchant.ID}
+	return &Parameter{Name: "merchant_id", In: "path", Required: true, Description: desc, Schema: s, Example: b.merchantID()}
 }
 
 func jsonBody(s *Schema, examples map[string]*Example) map[string]*MediaType {
@@ -147,16 +147,7 @@ func (b *builder) createdExample(req firmakit.CreateSignatureRequest) firmakit.A
 }
 
 func (b *builder) createOperation() *Operation {
-	plain := b.createExample(exampleTitle)
-	demo := b.createExample(firmakit.StateSigned.DemoPrefix() + " " + exampleTitle)
-	missingData, missingSigner := "title is required", "title is required"
-	if len(b.template.Data) > 0 {
-		missingData = "missing data key: " + b.template.Data[len(b.template.Data)-1]
-	}
-	if len(b.template.Signers) > 0 {
-		missingSigner = "missing signer: " + b.template.Signers[len(b.template.Signers)-1]
-	}
-	return &Operation{
+	op := &Operation{
 		Tags:    []string{"signature"},
 		Summary: "Create a digital contract signature request from templates",
 		Description: "The service sends the contract, built from the merchant's templates, to the signers, and later notifies the merchant's " +
@@ -164,16 +155,10 @@ func (b *builder) createOperation() *Operation {
 			"Templates are delivered to the service out of band; it assigns each a name (for `documents`), signer keys and data keys.",
 		OperationID: "createSignature",
 		Parameters:  []*Parameter{b.merchantParam()},
-		RequestBody: &RequestBody{Required: true,
-			Content: jsonBody(ref(schemaCreateRequest), map[string]*Example{
-				"contract": {Summary: "A contract from template " + b.template.Name, Value: plain},
-				"demo":     {Summary: "A demo contract: its SIGNED notification comes about 500 ms after the 201", Value: demo},
-			})},
+		RequestBody: &RequestBody{Required: true, Content: jsonBody(ref(schemaCreateRequest), nil)},
 		Responses: map[string]*Response{
 			"201": {Description: "The contract was created; a demo title's answer is the same as any other.",
-				Content: jsonBody(ref(schemaCreated), map[string]*Example{
-					"contract": {Summary: "The answer to the contract example", Value: b.createdExample(plain)},
-				}),
+				Content:     jsonBody(ref(schemaCreated), nil),
 				Requirement: b.tags(itemCreated)},
 			"400": {Description: "`Missing headers`: an authentication header is absent or empty. After authentication, a body that is not a JSON object, " +
 				"or one that breaks a rule of the create body, with a message naming the field and the fault.",
@@ -181,8 +166,6 @@ func (b *builder) createOperation() *Operation {
 					"missing headers": errorExample("An authentication header absent or empty", http.StatusBadRequest, firmakit.ErrMissingHeaders.Error()),
 					"title":           errorExample("No title", http.StatusBadRequest, "title is required"),
 					"document":        errorExample("A template the merchant does not have", http.StatusBadRequest, "unknown document: x"),
-					"data":            errorExample("A data key left out", http.StatusBadRequest, missingData),
-					"signer":          errorExample("A signer left out", http.StatusBadRequest, missingSigner),
 				}),
 				Requirement: b.tags(itemMissing, itemBody, itemRefused)},
 			"401": b.unauthorized(),
@@ -191,12 +174,32 @@ func (b *builder) createOperation() *Operation {
 		Security:    b.security(),
 		Requirement: b.tags(itemCreate, itemSigning),
 	}
+	if b.template == nil {
+		return op // no template to write an example from
+	}
+	plain := b.createExample(exampleTitle)
+	demo := b.createExample(firmakit.StateSigned.DemoPrefix() + " " + exampleTitle)
+	op.RequestBody.Content[jsonType].Examples = map[string]*Example{
+		"contract": {Summary: "A contract from template " + b.template.Name, Value: plain},
+		"demo":     {Summary: "A demo contract: its SIGNED notification comes about 500 ms after the 201", Value: demo},
+	}
+	op.Responses["201"].Content[jsonType].Examples = map[string]*Example{
+		"contract": {Summary: "The answer to the contract example", Value: b.createdExample(plain)},
+	}
+	refusals := op.Responses["400"].Content[jsonType].Examples
+	if t := b.template.Data; len(t) > 0 {
+		refusals["data"] = errorExample("A data key left out", http.StatusBadRequest, "missing data key: "+t[len(t)-1])
+	}
+	if t := b.template.Signers; len(t) > 0 {
+		refusals["signer"] = errorExample("A signer left out", http.StatusBadRequest, "missing signer: "+t[len(t)-1])
+	}
+	return op
 }
 
 // notificationExample is a notification of state st as the reference
 // server sends it, under the profile's field names.
 func (b *builder) notificationExample(st firmakit.State) []byte {
-	n := firmakit.Notification{EventID: exampleEventID, Type: firmakit.NotificationType, MerchantID: b.merchant.ID,
+	n := firmakit.Notification{EventID: exampleEventID, Type: firmakit.NotificationType, MerchantID: b.merchantID(),
 		SignatureID: exampleSignature, Title: st.DemoPrefix() + " " + exampleTitle, Status: st, Demo: true, CreatedAt: exampleNotifiedAt}
 	if st.HasDocumentURL() {
 		n.DocumentURL = b.o.ServerURL + "/demo/documents/" + exampleSignature + ".pdf"

@@ -149,8 +149,8 @@ func (b *builder) createRequestSchema() *Schema {
 	documents := &Schema{Type: "string", MinLength: intp(1), Description: "A template name the service assigned."}
 	data := &Schema{Type: "object", MaxProperties: intp(reference.MaxDataKeys),
 		Description: "A value for every data key of the chosen templates, and no other key. " +
-			"A number is read as its text; a string is what the interface shows.",
-		AdditionalProperties: &Schema{Type: []string{"string", "number"}, MaxLength: intp(reference.MaxDataValue)}}
+			"The values are strings, as the profile shows them (the reference server also reads a number as its text).",
+		AdditionalProperties: &Schema{Type: "string", MaxLength: intp(reference.MaxDataValue)}}
 	s := &Schema{Type: "object", AdditionalProperties: false, Required: []string{"title", "documents", "signers"},
 		Description: "What to send: the templates, a signer for each of their signer keys, a value for each of their data keys (defaults.md C). " +
 			"The service refuses a body that breaks a rule with 400 and a message naming the field and the fault; " +
