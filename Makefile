@@ -24,12 +24,15 @@ build:
 # scenarios wait out a 10 s timeout): past go test's default 10 minutes
 # under -race on a busy 2-core machine, hence -timeout. Last, the example
 # of docs/godog-suite.md, a team's own suite in its own module, so that
-# the steps' API for such suites cannot break unnoticed.
+# the steps' API for such suites cannot break unnoticed; and the client
+# oapi-codegen generates from firmakit's OpenAPI document (its own module
+# too), which must still be that document's and get a 200 and a 201.
 test: deps
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 45m ./...
 	$(GO) test -count=1 -timeout 45m -run 'TestEveryFaultIsCaught|TestEveryEndpointFaultIsCaught|TestTheModelEndpointPasses' ./steps
 	cd examples/godog-suite && $(GO) vet ./... && $(GO) test -race -count=1 ./...
+	cd examples/openapi-client && $(GO) vet ./... && $(GO) test -race -count=1 ./...
 
 # The power of both suites, with every fault's verdict in the log: the
 # service suite against the reference's named faults, the webhook suite
@@ -53,6 +56,7 @@ deps:
 	fi
 	$(GO) mod download
 	cd examples/godog-suite && $(GO) mod download
+	cd examples/openapi-client && $(GO) mod download
 	cd internal/interop/js && npm ci --no-audit --no-fund --ignore-scripts
 
 lint:

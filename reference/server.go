@@ -113,6 +113,10 @@ type Server struct {
 	// conformance suite notices them; nil is NopDeviations, the correct
 	// service.
 	Deviations Deviations
+	// Documents, when set, is called once by Open with the server's public
+	// URL; each document it returns is served at its path (firmakit serve
+	// publishes the OpenAPI document of the interface so). An error fails Open.
+	Documents func(publicURL string) ([]Document, error)
 
 	echo       *echo.Echo
 	handler    http.Handler // echo behind the path decoding
@@ -132,6 +136,8 @@ type Server struct {
 	// publicURL is the PublicURL that was given, if any: its host is
 	// allowed as Host and Origin besides loopback.
 	publicURL string
+	// documents are what Documents returned.
+	documents []Document
 }
 
 // Open starts listening synchronously, so that URL is known when it
@@ -209,6 +215,10 @@ func (s *Server) Open() error {
 		s.publicURL = strings.TrimRight(s.PublicURL, "/")
 	}
 	s.PublicURL = strings.TrimRight(s.PublicURL, "/")
+	if err := s.openDocuments(); err != nil {
+		ln.Close()
+		return fmt.Errorf("reference server: %w", err)
+	}
 	s.signatures = newSignatureStore(10000)
 	s.Requests()
 	s.deliveries = newDispatcher(s)
@@ -306,6 +316,7 @@ func (s *Server) routes() *echo.Echo {
 	e.GET("/_sandbox/deliveries", s.handleDeliveries, inspect...)
 	e.GET("/_sandbox/requests", s.handleRequests, inspect...)
 	e.GET("/_sandbox/queue", func(c echo.Context) error { return c.JSON(http.StatusOK, s.deliveries.stats()) }, inspect...)
+	s.documentRoutes(e)
 	e.GET("/healthz", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
 	return e
 }

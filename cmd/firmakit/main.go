@@ -102,6 +102,7 @@ func (m *Main) commands() []command {
 		m.vectorsCommand(),
 		m.templateCommand(),
 		m.profileCommand(),
+		m.openapiCommand(),
 		m.featuresCommand(),
 		m.reportCommand(),
 		{name: "version", summary: "print the version (also: firmakit --version)", usage: "firmakit version",

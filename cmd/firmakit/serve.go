@@ -99,9 +99,11 @@ func (m *Main) referenceFlags(fs *flag.FlagSet, defaultAddr string, sh shared) f
 		if err != nil {
 			return nil, nil, err
 		}
-		return &reference.Server{Addr: *addr, Profile: p, Config: cfg, PublicURL: *publicURL, DemoDelay: *delay,
+		s := &reference.Server{Addr: *addr, Profile: p, Config: cfg, PublicURL: *publicURL, DemoDelay: *delay,
 			RetrySchedule: retries.d, MaxDeliveries: *maxDeliveries, Logger: log, Explain: *explain, MaxRequests: *maxRequests,
-			Token: *token}, set, nil
+			Token: *token}
+		s.Documents = openapiDocuments(s)
+		return s, set, nil
 	}
 }
 
