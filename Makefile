@@ -30,15 +30,21 @@ build:
 test: deps
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 45m ./...
-	$(GO) test -count=1 -timeout 45m -run 'TestEveryFaultIsCaught|TestEveryEndpointFaultIsCaught|TestTheModelEndpointPasses' ./steps
+	$(GO) test -count=1 -timeout 45m -run 'TestEveryFaultIsCaught|TestEveryEndpointFaultIsCaught|TestTheModelEndpointPasses|TestEveryLibertyIsPassed|TestEveryEndpointLibertyIsPassed' ./steps
 	cd examples/godog-suite && $(GO) vet ./... && $(GO) test -race -count=1 ./...
 	cd examples/openapi-client && $(GO) vet ./... && $(GO) test -race -count=1 ./...
 
-# The power of both suites, with every fault's verdict in the log: the
-# service suite against the reference's named faults, the webhook suite
-# against the endpoint faults of steps/endpoint_faults_test.go.
+# The power and the precision of both suites, with every verdict in the
+# log: the service suite against the reference's named faults and
+# liberties, the webhook suite against the endpoint faults and liberties
+# of steps/endpoint_faults_test.go. The last lines say, for each suite,
+# faults caught N of N and liberties passed M of M.
 power:
-	$(GO) test -count=1 -v -run 'TestEveryFaultIsCaught|TestEveryEndpointFaultIsCaught' ./steps | grep -E 'faults, each|caught|^(ok|FAIL)|failed:'
+	@out=$$(mktemp); \
+	$(GO) test -count=1 -v -timeout 45m -run 'TestEveryFaultIsCaught|TestEveryEndpointFaultIsCaught|TestEveryLibertyIsPassed|TestEveryEndpointLibertyIsPassed' ./steps > $$out; status=$$?; \
+	grep -E 'faults, each|liberties, each| (failed|passed|passed with warnings); |^(ok|FAIL)|--- FAIL' $$out | grep -vE '(caught|passed) [0-9]+ of'; \
+	grep -E '(faults caught|liberties passed) [0-9]+ of' $$out | sed -E 's/^ *[a-z_]+_test\.go:[0-9]+: //'; \
+	rm -f $$out; exit $$status
 
 deps:
 	@missing=""; \

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/firmakit/firmakit/features"
 	"github.com/firmakit/firmakit/receiver"
 	"github.com/firmakit/firmakit/reference"
 	refaults "github.com/firmakit/firmakit/reference/faults"
@@ -42,6 +43,7 @@ func TestEveryFaultIsCaught(t *testing.T) {
 	type outcome struct {
 		verdict, detail string
 		by              []string
+		uncited         []string // failures that cite no sentence of the documents
 		err             error
 	}
 	var mu sync.Mutex
@@ -75,6 +77,9 @@ func TestEveryFaultIsCaught(t *testing.T) {
 							for _, r := range s.Results() {
 								if r.Status == reports.Failed {
 									o.by = append(o.by, r.Requirement)
+									if _, ok := features.ItemText(r.Breaks); !ok {
+										o.uncited = append(o.uncited, r.Requirement+": "+r.Error)
+									}
 								}
 							}
 						}
@@ -93,6 +98,7 @@ func TestEveryFaultIsCaught(t *testing.T) {
 			require.NoError(t, o.err)
 			require.NotEmpty(t, tags[f.Area], "fault %s has area %q", f.Name, f.Area)
 			assert.Equal(t, reports.Failed, o.verdict, "fault %s (%s: %s) was not caught:\n%s", f.Name, f.Rule, f.Description, o.detail)
+			assert.Empty(t, o.uncited, "every failure cites the sentence of the documents it enforces")
 		})
 	}
 	var lines []string
@@ -101,6 +107,13 @@ func TestEveryFaultIsCaught(t *testing.T) {
 	}
 	sort.Strings(lines)
 	t.Logf("%d faults, each caught by:\n%s", len(faults), strings.Join(lines, "\n"))
+	caught := 0
+	for _, o := range outcomes {
+		if o.verdict == reports.Failed {
+			caught++
+		}
+	}
+	t.Logf("service suite: faults caught %d of %d", caught, len(faults))
 }
 
 func uniqueSorted(s []string) []string {

@@ -106,4 +106,11 @@ func TestEveryLibertyIsPassed(t *testing.T) {
 	}
 	sort.Strings(lines)
 	t.Logf("%d liberties, each passed:\n%s", len(list), strings.Join(lines, "\n"))
+	passed := 0
+	for _, o := range outcomes {
+		if o.verdict == reports.Passed || o.verdict == reports.PassedWithWarnings {
+			passed++
+		}
+	}
+	t.Logf("service suite: liberties passed %d of %d", passed, len(list))
 }
