@@ -323,9 +323,11 @@ func (v *createValidation) title() error {
 // routing: parallel (the default) or sequential.
 func (v *createValidation) routing() error {
 	v.req.Routing = "parallel"
-	if !v.present("routing") {
+	// Optional, but when sent, one of the two values: null is neither.
+	if _, sent := v.obj["routing"]; !sent {
 		return nil
 	}
+	v.req.Routing = ""
 	err := json.Unmarshal(v.obj["routing"], &v.req.Routing)
 	if err != nil || (v.req.Routing != "parallel" && v.req.Routing != "sequential" && !v.dev.Waives(RuleRouting)) {
 		return bad(msgRouting)

@@ -236,3 +236,16 @@ func TestEachLibertyDeviates(t *testing.T) {
 		})
 	}
 }
+
+// TestRoutingIsOneOfTwoValuesWhenSent: routing is optional (parallel by
+// default), but sent, it is parallel or sequential; null and "" are
+// neither (defaults §C bullet 4).
+func TestRoutingIsOneOfTwoValuesWhenSent(t *testing.T) {
+	x := openExchange(t, faultCase{}, nil)
+	for _, v := range []any{nil, "", "Parallel"} {
+		assert.Equal(t, "400 routing must be parallel or sequential", x.create(t, func(r map[string]any) { r["routing"] = v }).line(), "%#v", v)
+	}
+	a := x.create(t, nil)
+	assert.Equal(t, "201 Signature request created", a.line())
+	assert.Equal(t, "parallel", str(a.data()["routing"]), "absent: the default")
+}
