@@ -215,7 +215,7 @@ func TestCertifyExitCodes(t *testing.T) {
 		verdict string // start of the line before the last; "" when nothing ran
 	}{
 		{"every scenario passed", nil, nil, ExitOK, "verdict: passed: every selected scenario passed, 3 of 3"},
-		{"one passed with a warning", nil, warning("AUTH-OK", "", nil), ExitOK, "verdict: passed with 1 warnings: every selected scenario passed, 3 of 3"},
+		{"one passed with a warning", nil, warning("AUTH-OK", "", nil), ExitOK, "verdict: passed with 1 warning: every selected scenario passed, 3 of 3"},
 		{"one passed with a warning, under --strict", append(append([]string{}, base...), "--strict"), warning("AUTH-OK", "", nil), ExitFailed,
 			"verdict: failed: 1 of 3 scenarios failed (@AUTH-OK)"},
 		{"one failed", nil, mark(reports.Failed, 1), ExitFailed, "verdict: failed: 1 of 3 scenarios failed (@AUTH-OK)"},

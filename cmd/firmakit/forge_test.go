@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -55,12 +56,11 @@ func hostileTarget(t *testing.T, hook func() string) *httptest.Server {
 		"recipients": []any{map[string]any{"key": s("signer_1"), "name": s("n"), "email": s("e"), "status": s("pending")}},
 		"created_at": s("2026-01-01T00:00:00.000Z"),
 	}
-	var preflights int
+	var preflights atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		w.Header().Set("Content-Type", "application/json")
-		if r.URL.Path == "/v1/check/merchant_demo" && string(body) == "{}" && preflights < 3 {
-			preflights++
+		if r.URL.Path == "/v1/check/merchant_demo" && string(body) == "{}" && preflights.Add(1) <= 3 {
 			_, _ = io.WriteString(w, `{"status_code":200,"message":"Authenticated"}`)
 			return
 		}
@@ -128,9 +128,9 @@ func TestAForeignAnswerCannotForgeALine(t *testing.T) {
 // forged lines (and a redirect whose Location does) cannot start a line
 // of certify-webhook's output either.
 func TestAForeignEndpointCannotForgeALine(t *testing.T) {
-	var n int
+	var count atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n++
+		n := count.Add(1)
 		if n%7 == 0 {
 			w.Header().Set("Location", "http://x.test/"+strings.ReplaceAll(forged, "\n", "%0A"))
 			w.WriteHeader(http.StatusTemporaryRedirect)

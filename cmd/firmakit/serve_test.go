@@ -75,6 +75,7 @@ func TestServeWithFaults(t *testing.T) {
 		raw, _ := io.ReadAll(resp.Body)
 		var body map[string]any
 		require.NoError(t, json.Unmarshal(raw, &body), string(raw))
+		body["content_type"] = resp.Header.Get("Content-Type")
 		return resp.StatusCode, body
 	}
 	// 400 s old: refused by a correct server, inside the faulty 600 s.
@@ -82,7 +83,8 @@ func TestServeWithFaults(t *testing.T) {
 	assert.Equal(t, 200, status, body)
 	status, body = post("test_key_nope", 0)
 	assert.Equal(t, 401, status)
-	assert.Equal(t, map[string]any{"status_code": 401.0, "message": "Invalid credentials", "error": "Unauthorized"}, body)
+	assert.Equal(t, map[string]any{"status_code": 401.0, "message": "Invalid credentials", "content_type": "text/plain; charset=UTF-8"}, body,
+		"the second fault: an error body sent as text/plain")
 }
 
 func TestServeRefusesAnUnknownFault(t *testing.T) {

@@ -122,7 +122,7 @@ func TestCertifyPassesWithWarnings(t *testing.T) {
 	require.NotEmpty(t, warned.Warnings[0].Step, "the judge found the scenario's steps in cucumber.json")
 
 	last := lastLines(out, 2)
-	assert.Equal(t, "verdict: passed with 1 warnings: every selected scenario passed, 3 of 3; 1 of them with warnings (@AUTH-OK), "+
+	assert.Equal(t, "verdict: passed with 1 warning: every selected scenario passed, 3 of 3; 1 of them with warnings (@AUTH-OK), "+
 		"on what the documents do not require: each warning names the practice or the sentence behind it; --strict makes them fail", last[0])
 	assert.Equal(t, "firmakit: 3 scenarios: 3 passed, 0 failed, 0 not run, 1 with warnings", last[1])
 	assert.Contains(t, out, "warnings: 1 in 1 scenario; they do not fail the run (--strict makes them fail)\n"+
@@ -256,7 +256,7 @@ func TestCertifyWebhookStrict(t *testing.T) {
 	code, out, errOut := runJudged(t, warning("WH-ROTATION", "", nil), args...)
 	require.Equal(t, ExitOK, code, out+errOut)
 	last := lastLines(out, 2)
-	assert.True(t, strings.HasPrefix(last[0], "verdict: passed with 1 warnings: every selected scenario passed"), last[0])
+	assert.True(t, strings.HasPrefix(last[0], "verdict: passed with 1 warning: every selected scenario passed"), last[0])
 	assert.True(t, strings.HasSuffix(last[1], ", 1 with warnings"), last[1])
 	assert.Contains(t, out, "warnings: 1 in 1 scenario; they do not fail the run (--strict makes them fail)\n  @WH-ROTATION    1  accepted the timestamp")
 
