@@ -13,5 +13,5 @@ import "embed"
 // requirements map, embedded so that the binary needs no checkout.
 //
 //go:embed es/*.feature en/*.feature service-interface.md defaults.md requirements.yaml
-//go:embed webhook/es/*.feature webhook/en/*.feature webhook-requirements.yaml
+//go:embed webhook/es/*.feature webhook/en/*.feature webhook-requirements.yaml rules.yaml
 var FS embed.FS

@@ -802,6 +802,38 @@ func faultCases() []faultCase {
 		{fault: "auth-body-padding-refused",
 			probe:   func(t *testing.T, x *exchange) any { return statuses(x, t, " {}", "\r\n{}\n", "{} ") },
 			correct: []int{200, 200, 200}, faulty: []int{400, 400, 200}},
+		{fault: "auth-create-body-limit-2mib",
+			probe: func(t *testing.T, x *exchange) any {
+				b, err := json.Marshal(createRequest())
+				require.NoError(t, err)
+				padded := string(b[:len(b)-1]) + strings.Repeat(" ", 1<<20+1-len(b)) + "}"
+				return x.send(t, outgoing{path: "/v1/signature/merchant_demo", body: &padded}).status
+			},
+			correct: 413, faulty: 201},
+		{fault: "auth-key-case-insensitive",
+			probe:   func(t *testing.T, x *exchange) any { return x.send(t, outgoing{key: "TEST_KEY_DEMO", secret: "test_secret_demo"}).line() },
+			correct: "401 Invalid credentials", faulty: authed},
+		{fault: "auth-check-json5-accepted",
+			probe:   func(t *testing.T, x *exchange) any { return statuses(x, t, `{"a":1,}`, `{/*c*/"a":1}`, `{'a':1}`, `{"a":NaN}`, `{"a":`) },
+			correct: []int{400, 400, 400, 400, 400}, faulty: []int{200, 200, 200, 200, 400}},
+		{fault: "auth-create-json5-accepted",
+			probe: func(t *testing.T, x *exchange) any {
+				b, err := json.Marshal(createRequest())
+				require.NoError(t, err)
+				body := string(b[:len(b)-1]) + ",}"
+				return x.send(t, outgoing{path: "/v1/signature/merchant_demo", body: &body}).status
+			},
+			correct: 400, faulty: 201},
+		{fault: "validation-email-plus-refused",
+			probe: createLine(func(r map[string]any) {
+				r["signers"].([]any)[0].(map[string]any)["email"] = "luis+contratos@example.com"
+			}),
+			correct: created, faulty: "400 invalid email for signer_2"},
+		{fault: "validation-name-max-60",
+			probe: createLine(func(r map[string]any) {
+				r["signers"].([]any)[0].(map[string]any)["name"] = strings.Repeat("Luis Soto ", 7)
+			}),
+			correct: created, faulty: "400 name is required for signer_2"},
 		{fault: "envelope-message-reworded",
 			probe:   createLine(nil),
 			correct: created, faulty: "201 Signature request accepted"},
@@ -954,6 +986,18 @@ func faultCases() []faultCase {
 			},
 			correct: []any{true, false, true}, faulty: []any{false, true, true}},
 		{fault: "notification-no-retry", statuses: []int{503},
+			probe: func(t *testing.T, x *exchange) any {
+				x.createTitled(t, "DEMO_SIGNED contrato 42")
+				return len(x.notifications(2, time.Second))
+			},
+			correct: 2, faulty: 1},
+		{fault: "notification-signature-header-spaced",
+			probe: func(t *testing.T, x *exchange) any {
+				_, h, _ := x.notified(t, "DEMO_SIGNED contrato 42")
+				return strings.Contains(h.header.Get(sigHeader), ", v1=")
+			},
+			correct: false, faulty: true},
+		{fault: "notification-3xx-delivered", statuses: []int{302},
 			probe: func(t *testing.T, x *exchange) any {
 				x.createTitled(t, "DEMO_SIGNED contrato 42")
 				return len(x.notifications(2, time.Second))

@@ -245,7 +245,8 @@ func (l *Ledger) group(f *ledgerFindings, t *Target, recs []*receiver.Record, st
 // judgeContract judges one contract's events: none for a title that is
 // not a demo one; else exactly one, of the title's state, not delivered
 // again after a 2xx answered in time, and (with a shared clock) arrived
-// within 1500 ms of the 201.
+// no sooner than 300 ms after the request was sent and within 1500 ms of
+// the 201.
 func (l *Ledger) judgeContract(f *ledgerFindings, t *Target, lag *LagMonitor, id string, events map[string]*ledgerEvent) {
 	entry := l.contracts[id]
 	title := clip(entry.title, 60)
@@ -282,6 +283,15 @@ func (l *Ledger) judgeContract(f *ledgerFindings, t *Target, lag *LagMonitor, id
 			f.problem(refDelivery, "contract %s %q: event %q delivered again (#%d) after a %d answer (#%d)", clip(id, 100), title, clip(eid, 100), next.ID, prev.Status, prev.ID)
 		}
 		if !t.SharedClock || entry.timed {
+			continue
+		}
+		// Certainly early: the service cannot have answered the create
+		// before the request was sent, so a notification that arrived
+		// less than 300 ms after it was sent came before "about 500 ms"
+		// after the 201 could begin, whatever the network did. No lag of
+		// this process can make an arrival look earlier than it was.
+		if early := first.ReceivedAt.Sub(entry.sent); early < 300*time.Millisecond {
+			f.problem(refDemo, "contract %s %q: its %s notification arrived %s ms after the create request was sent, before the 300–1500 ms after the 201 could begin", clip(id, 100), title, state, ms(early))
 			continue
 		}
 		if late := first.ReceivedAt.Sub(entry.answered); late > 1500*time.Millisecond {

@@ -184,3 +184,38 @@ func TestLedgerUnsure(t *testing.T) {
 		assert.Equal(t, reports.Passed, res.Status, res.Error)
 	})
 }
+
+// TestLedgerCertainlyEarly: a contract no scenario waited for whose
+// notification arrived less than 300 ms after its create request was
+// sent fails the ledger, whatever this process's lag (it can only make
+// an arrival look later); one that arrived 300 ms or more after does not.
+func TestLedgerCertainlyEarly(t *testing.T) {
+	const title = "DEMO_CREATED contrato sin espera"
+	for _, tc := range []struct {
+		name  string
+		after time.Duration // from the request sent to the notification received
+		early bool
+	}{
+		{"100 ms after the request was sent", 100 * time.Millisecond, true},
+		{"600 ms after the request was sent", 600 * time.Millisecond, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			now := time.Now().Add(-time.Minute)
+			rv := &receiver.Receiver{Addr: "127.0.0.1:0", DB: ":memory:", Now: func() time.Time { return now }}
+			require.NoError(t, rv.Open())
+			t.Cleanup(func() { rv.Close() })
+			sent := now.Add(-tc.after)
+			l := steps.NewLedger(sent.Add(-time.Second))
+			l.Created("sig_1", title, sent, sent.Add(50*time.Millisecond))
+			notify(t, rv, "sig_1", "evt_1", title)
+			res := l.Check(context.Background(), steps.DemoTarget("http://127.0.0.1:1", rv, true), nil, true)
+			if tc.early {
+				require.Equal(t, reports.Failed, res.Status, res.Error)
+				assert.Contains(t, res.Error, "before the 300–1500 ms after the 201 could begin")
+				assert.Equal(t, "defaults §D bullet 1", res.Breaks)
+				return
+			}
+			assert.Equal(t, reports.Passed, res.Status, res.Error)
+		})
+	}
+}

@@ -680,6 +680,48 @@ func (s *Steps) itsSignatureHeaderHasTheProfilesForm(ctx context.Context) error 
 			return breaks(refWebhookSig, "expected each %s= entry %s, got %q", p.Webhook.SignatureKey, err, clip(sig, 200))
 		}
 	}
+	return s.exactHeaderLayout(ctx, v, h)
+}
+
+// exactHeaderLayout judges a signature header of key=value fields by the
+// profile's exact form, "t=<seconds>,v1=<signature>[,v1=…]": what a
+// service sends is judged as strictly as the strictest receiver reads it
+// (one that splits at "," and takes "v1=" as a prefix), not as leniently
+// as firmakit's own receiver reads it. A key the profile does not name
+// (a "v0=" beside the v1 ones) is a warning: the form shows none, and a
+// strict receiver skips it.
+func (s *Steps) exactHeaderLayout(ctx context.Context, v string, h firmakit.WebhookHeader) error {
+	w := s.T.Profile.Webhook
+	if w.SignatureFormat != "fields" || w.TimestampFrom != "field" {
+		return nil
+	}
+	want := w.TimestampKey + "=" + h.Timestamp
+	var others []string
+	for i, item := range strings.Split(v, ",") {
+		k, _, _ := strings.Cut(item, "=")
+		switch {
+		case i == 0 && k != w.TimestampKey:
+			return breaks(refWebhookSig, "expected %s to start with %s=, as the profile writes it, got %q", w.SignatureHeader, w.TimestampKey, clip(v, 300))
+		case k == w.SignatureKey || k == w.TimestampKey:
+		default:
+			others = append(others, clip(item, 40))
+		}
+	}
+	for _, sig := range h.Signatures {
+		want += "," + w.SignatureKey + "=" + sig
+	}
+	got := v
+	for _, o := range others {
+		got = strings.Replace(got, ","+o, "", 1)
+	}
+	if got != want {
+		return breaks(refWebhookSig, "expected %s in the profile's exact form %s, with no spaces: a receiver that splits at \",\" reads %q otherwise; got %q",
+			w.SignatureHeader, w.TimestampKey+"=<seconds>,"+w.SignatureKey+"=<signature>", clip(want, 120), clip(v, 300))
+	}
+	if len(others) > 0 {
+		warn(ctx, refWebhookSig, "the profile's form names "+w.TimestampKey+" and "+w.SignatureKey+" entries only; a receiver skips a key it does not know, but one that takes every entry as a signature would not",
+			"%s carries entries the profile does not name: %s", w.SignatureHeader, strings.Join(others, ", "))
+	}
 	return nil
 }
 

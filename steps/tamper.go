@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -133,12 +134,67 @@ func reversedKeys(v any) ([]byte, error) {
 }
 
 // theBodyIsAJSONObjectOfBytes pads a JSON object to exactly n bytes.
+// theBodyIsAJSONObjectOfBytes sends a body of exactly n bytes: on the
+// check endpoint an object with one long string, on the create endpoint
+// the scenario's create request padded with white space before its
+// closing brace, the same request to any JSON reader.
 func (s *Steps) theBodyIsAJSONObjectOfBytes(ctx context.Context, n int) error {
+	sc := get(ctx)
+	if sc.endpoint == "signature" {
+		b, err := json.Marshal(sc.body)
+		if err != nil {
+			return err
+		}
+		if n < len(b) {
+			return fmt.Errorf("the create request is %d bytes, more than the %d asked for", len(b), n)
+		}
+		sc.rawBody = append(append(b[:len(b)-1:len(b)-1], bytes.Repeat([]byte(" "), n-len(b))...), '}')
+		return nil
+	}
 	const head, tail = `{"padding":"`, `"}`
 	if n < len(head)+len(tail) {
 		return fmt.Errorf("a JSON object of %d bytes is too small to build", n)
 	}
-	get(ctx).rawBody = []byte(head + strings.Repeat("a", n-len(head)-len(tail)) + tail)
+	sc.rawBody = []byte(head + strings.Repeat("a", n-len(head)-len(tail)) + tail)
+	return nil
+}
+
+// lenientBody is the check body the lenient-JSON rows flaw: an object
+// with a member, so that a flaw has a place to go.
+var lenientBody = map[string]any{"monto": 450000, "titular": "Ana Pérez"}
+
+// theBodyIsWrittenWith sends the scenario's request (for the check
+// endpoint, an object with members) written with one flaw that JSON5 and
+// JavaScript readers take and JSON does not: a trailing comma, a comment,
+// single-quoted keys, or NaN for a number (on the create endpoint, NaN
+// stands in a data value's place).
+func (s *Steps) theBodyIsWrittenWith(ctx context.Context, flaw string) error {
+	sc := get(ctx)
+	v := sc.body
+	if sc.endpoint == "check" {
+		v = lenientBody
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	switch flaw {
+	case "trailing-comma":
+		b = append(b[:len(b)-1:len(b)-1], ",}"...)
+	case "comment":
+		b = append([]byte("{/* firmakit */"), b[1:]...)
+	case "single-quotes":
+		// Every key in single quotes: the keys hold no quote of either kind.
+		b = regexp.MustCompile(`"([A-Za-z_0-9]+)":`).ReplaceAll(b, []byte(`'$1':`))
+	case "nan":
+		b = regexp.MustCompile(`("(monto|monto_mensual)":)("[^"]*"|\d+)`).ReplaceAll(b, []byte(`${1}NaN`))
+		if !bytes.Contains(b, []byte("NaN")) {
+			b = append(b[:len(b)-1:len(b)-1], `,"firmakit_nan":NaN}`...)
+		}
+	default:
+		return fmt.Errorf("the feature names an unknown flaw %q", flaw)
+	}
+	sc.rawBody = b
 	return nil
 }
 
@@ -217,6 +273,17 @@ func (s *Steps) theRequestIsSignedWithTheCredential(ctx context.Context, which s
 	switch which {
 	case "unknown":
 		sc.cred = firmakit.Credential{KeyID: "firmakit_unknown_key", Secret: "firmakit_unknown_secret"}
+	case "key-in-another-case":
+		// The merchant's own key with its case changed, signed with its
+		// own secret: a key is an identity, compared exactly.
+		other := strings.ToUpper(s.T.Credential.KeyID)
+		if other == s.T.Credential.KeyID {
+			other = strings.ToLower(other)
+		}
+		if other == s.T.Credential.KeyID {
+			return s.notRun(ctx, "the merchant's key has no letters to write in another case")
+		}
+		sc.cred = firmakit.Credential{KeyID: other, Secret: s.T.Credential.Secret}
 	case "disabled":
 		if !s.T.Disabled.Given() {
 			return s.notRun(ctx, "no disabled credential given (--disabled-key, --disabled-secret)")
@@ -423,6 +490,8 @@ func (s *Steps) bindTamperSentences(sc registrar) {
 	sc.Step(`^el cuerpo enviado es el texto "([\s\S]*)"$`, s.theBodySentIsTheText)
 	sc.Step(`^the body sent is ([[{].*)$`, s.theBodySentIs)
 	sc.Step(`^el cuerpo enviado es ([[{].*)$`, s.theBodySentIs)
+	sc.Step(`^the body is written with "(trailing-comma|comment|single-quotes|nan)"$`, s.theBodyIsWrittenWith)
+	sc.Step(`^el cuerpo se escribe con "(trailing-comma|comment|single-quotes|nan)"$`, s.theBodyIsWrittenWith)
 	sc.Step(`^the body is laid out "(indented|escaped-unicode|keys-reversed|padded)"$`, s.theBodyIsLaidOut)
 	sc.Step(`^el cuerpo se escribe "(indented|escaped-unicode|keys-reversed|padded)"$`, s.theBodyIsLaidOut)
 	sc.Step(`^the Content-Type is "([^"]*)"$`, s.theContentTypeIs)
@@ -443,8 +512,8 @@ func (s *Steps) bindTamperSentences(sc registrar) {
 	sc.Step(`^la marca de tiempo está desfasada en (-?\d+) segundos$`, s.theTimestampIsSecondsOff)
 	sc.Step(`^the timestamp is the current time written as "([^"]*)"$`, s.theTimestampIsTheCurrentTimeWrittenAs)
 	sc.Step(`^la marca de tiempo es la hora actual escrita como "([^"]*)"$`, s.theTimestampIsTheCurrentTimeWrittenAs)
-	sc.Step(`^the request is signed with the "(unknown|disabled|other-merchant)" credential$`, s.theRequestIsSignedWithTheCredential)
-	sc.Step(`^la solicitud se firma con la credencial "(unknown|disabled|other-merchant)"$`, s.theRequestIsSignedWithTheCredential)
+	sc.Step(`^the request is signed with the "(unknown|key-in-another-case|disabled|other-merchant)" credential$`, s.theRequestIsSignedWithTheCredential)
+	sc.Step(`^la solicitud se firma con la credencial "(unknown|key-in-another-case|disabled|other-merchant)"$`, s.theRequestIsSignedWithTheCredential)
 	sc.Step(`^the request is signed with a wrong secret$`, s.theRequestIsSignedWithAWrongSecret)
 	sc.Step(`^la solicitud se firma con un secreto incorrecto$`, s.theRequestIsSignedWithAWrongSecret)
 	sc.Step(`^the signature covers another body$`, s.theSignatureCoversAnotherBody)

@@ -14,14 +14,14 @@ import (
 
 func (m *Main) featuresCommand() command {
 	return command{name: "features", summary: "print the feature files, the traceability table, or check them",
-		usage: "firmakit features trace | check | list [--lang es|en] [--set service|webhook] | sentences [--set service|webhook|all] [--json]",
+		usage: "firmakit features trace | rules | check | list [--lang es|en] [--set service|webhook] | sentences [--set service|webhook|all] [--json]",
 		flags: func(fs_ *flag.FlagSet) func(context.Context, []string) error {
 			lang := fs_.String("lang", "en", "language of 'list': es or en")
 			setName := fs_.String("set", "", "feature set of 'list' (default service) and 'sentences' (default all): service (firmakit certify) or webhook (firmakit certify-webhook)")
 			asJSON := fs_.Bool("json", false, "'sentences' as JSON")
 			return func(ctx context.Context, args []string) error {
 				if len(args) != 1 {
-					return usageError("want one of trace, check, list, sentences")
+					return usageError("want one of trace, rules, check, list, sentences")
 				}
 				switch args[0] {
 				case "trace":
@@ -30,15 +30,27 @@ func (m *Main) featuresCommand() command {
 						return err
 					}
 					fmt.Fprint(m.Stdout, s)
+				case "rules":
+					rules, err := features.Rules(features.FS)
+					if err != nil {
+						return err
+					}
+					fmt.Fprint(m.Stdout, features.RulesMarkdown(rules))
+					fmt.Fprintf(m.Stderr, "firmakit features rules: %s\n", features.CountRules(rules))
 				case "check":
 					errs := features.Check(features.FS)
+					if rules, err := features.Rules(features.FS); err != nil {
+						errs = append(errs, err)
+					} else {
+						errs = append(errs, features.CheckRules(features.FS, rules)...)
+					}
 					for _, e := range errs {
 						fmt.Fprintln(m.Stdout, "-", e)
 					}
 					if len(errs) > 0 {
 						return fmt.Errorf("%d traceability or parity problem(s)", len(errs))
 					}
-					fmt.Fprintln(m.Stdout, "every item of the interface and of the bundled profile is traced, and es and en match, in the service and the webhook feature sets")
+					fmt.Fprintln(m.Stdout, "every item of the interface and of the bundled profile is traced, and es and en match, in the service and the webhook feature sets; every rule is exercised on every target it applies to, an input rule on both sides")
 				case "sentences":
 					return m.printSentences(*setName, *asJSON)
 				case "list":
@@ -67,7 +79,7 @@ func (m *Main) featuresCommand() command {
 						fmt.Fprintf(m.Stdout, "# %s\n%s\n", f, b)
 					}
 				default:
-					return usageError("unknown features command %q: want trace, check, list or sentences", args[0])
+					return usageError("unknown features command %q: want trace, rules, check, list or sentences", args[0])
 				}
 				return nil
 			}

@@ -171,6 +171,22 @@ Feature: Demo notifications
       | 404    |
       | 410    |
 
+  @DEMO-RETRY-3XX @profile
+  Scenario Outline: a notification answered with a 3xx is not delivered (only a 2xx is), so it is delivered again, to the same address
+    Given a contract titled "DEMO_SIGNED contrato 48"
+    And the webhook answers <status> to the contract's first notification
+    When the contract is created
+    Then a "SIGNED" notification arrives between 300 and 1500 ms after the 201
+    And it is delivered again after the profile's first retry delay, with the same event_id
+    And the delivery again has a valid signature for the webhook secret
+    And no further delivery follows the one answered 2xx
+
+    Examples:
+      | status |
+      | 301    |
+      | 302    |
+      | 307    |
+
   @DEMO-NO-RETRY-2XX @profile
   Scenario Outline: a notification answered with any 2xx is delivered, so it is not sent again
     Given a contract titled "DEMO_SIGNED contrato 44"

@@ -81,6 +81,23 @@ Feature: Create a signature request
     When the contract is created
     Then there is one recipient per signer, keyed from signer_1, each "pending"
 
+  @SIG-SIGNER-FORMS @profile
+  Scenario Outline: signers written as real people and real mail systems write them are taken and come back as sent
+    Given a contract titled "Contrato de arriendo 42"
+    And the body field "signers[0].<field>" is set to <value>
+    When the contract is created
+    Then there is one recipient per signer, keyed from signer_1, each "pending"
+
+    Examples:
+      | field | value                                                                                           |
+      | email | "ana+contratos@example.com"                                                                     |
+      | email | "ana.perez-soto@correo.example.cl"                                                              |
+      | email | "o'higgins@example.com"                                                                         |
+      | email | "ana@xn--and-6ma2c.example"                                                                     |
+      | email | "ANA.PEREZ@EXAMPLE.COM"                                                                         |
+      | name  | "María José de los Ángeles Pérez-Cotapos O'Ryan y Fernández de Castro Ñuñez"                    |
+      | name  | "Nguyễn Thị Minh Khai 阮氏明開"                                                                      |
+
   @SIG-ROUTING @profile
   Scenario Outline: the routing requested comes back in the envelope
     Given a contract titled "Contrato de arriendo 42"

@@ -179,16 +179,18 @@ Feature: Request authentication
       | signature | APPLICATION/JSON                | 201    |
 
   @AUTH-UNKNOWN-KEY @spec
-  Scenario Outline: a key the service does not know is refused
+  Scenario Outline: a key the service does not know is refused, and a key is compared exactly, so the merchant's own in another case is unknown
     Given a signed request to the "<endpoint>" endpoint
-    And the request is signed with the "unknown" credential
+    And the request is signed with the "<credential>" credential
     When the request is sent
     Then the response is 401 "Invalid credentials"
 
     Examples:
-      | endpoint  |
-      | check     |
-      | signature |
+      | endpoint  | credential          |
+      | check     | unknown             |
+      | signature | unknown             |
+      | check     | key-in-another-case |
+      | signature | key-in-another-case |
 
   @AUTH-DISABLED-KEY @spec @needs-disabled-credential
   Scenario Outline: a disabled key is refused
@@ -428,17 +430,39 @@ Feature: Request authentication
       | check     | {}\n]    |
       | signature | {} {}    |
 
+  @AUTH-BODY-LENIENT-JSON @profile
+  Scenario Outline: a well-formed request written as only a lenient parser reads it is not JSON, and is refused with a 400 on every merchant endpoint
+    Given a signed request to the "<endpoint>" endpoint
+    And the body is written with "<flaw>"
+    When the request is sent
+    Then the response is a 400 naming the problem
+
+    # Each body is the request the endpoint takes, but for the flaw: JSON5
+    # and JavaScript's own readers take it, JSON does not (RFC 8259).
+    Examples:
+      | endpoint  | flaw           |
+      | check     | trailing-comma |
+      | signature | trailing-comma |
+      | check     | comment        |
+      | signature | comment        |
+      | check     | single-quotes  |
+      | signature | single-quotes  |
+      | check     | nan            |
+      | signature | nan            |
+
   @AUTH-BODY-LIMIT @profile
-  Scenario Outline: a body of up to 1 MiB is read, a larger one refused with 413
-    Given a signed request to the "check" endpoint
+  Scenario Outline: a body of up to 1 MiB is read, a larger one refused with 413, on every merchant endpoint
+    Given a signed request to the "<endpoint>" endpoint
     And the body is a JSON object of <size> bytes
     When the request is sent
     Then the response status is <status>
 
     Examples:
-      | size    | status |
-      | 1048576 | 200    |
-      | 1048577 | 413    |
+      | endpoint  | size    | status |
+      | check     | 1048576 | 200    |
+      | check     | 1048577 | 413    |
+      | signature | 1048576 | 201    |
+      | signature | 1048577 | 413    |
 
   @AUTH-METHOD-NOT-POST @spec
   Scenario Outline: a request with another method than POST is refused, however well signed

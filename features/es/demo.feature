@@ -173,6 +173,22 @@ Característica: Notificaciones de demostración
       | 404    |
       | 410    |
 
+  @DEMO-RETRY-3XX @profile
+  Esquema del escenario: una notificación respondida con un 3xx no queda entregada (solo un 2xx lo hace), así que se entrega de nuevo, a la misma dirección
+    Dado un contrato titulado "DEMO_SIGNED contrato 48"
+    Y el webhook responde <status> a la primera notificación del contrato
+    Cuando se crea el contrato
+    Entonces llega una notificación "SIGNED" entre 300 y 1500 ms después del 201
+    Y se entrega de nuevo tras la primera espera de reintento del perfil, con el mismo event_id
+    Y la nueva entrega tiene una firma válida para el secreto del webhook
+    Y no sigue ninguna otra entrega a la respondida con 2xx
+
+    Ejemplos:
+      | status |
+      | 301    |
+      | 302    |
+      | 307    |
+
   @DEMO-NO-RETRY-2XX @profile
   Esquema del escenario: una notificación respondida con cualquier 2xx queda entregada, así que no se envía de nuevo
     Dado un contrato titulado "DEMO_SIGNED contrato 44"

@@ -83,6 +83,23 @@ Característica: Crear una solicitud de firma
     Cuando se crea el contrato
     Entonces hay un destinatario por firmante, con claves desde signer_1, cada uno "pending"
 
+  @SIG-SIGNER-FORMS @profile
+  Esquema del escenario: se aceptan firmantes escritos como los escriben personas y sistemas de correo reales, y vuelven tal como se enviaron
+    Dado un contrato titulado "Contrato de arriendo 42"
+    Y el campo "signers[0].<field>" del cuerpo vale <value>
+    Cuando se crea el contrato
+    Entonces hay un destinatario por firmante, con claves desde signer_1, cada uno "pending"
+
+    Ejemplos:
+      | field | value                                                                                           |
+      | email | "ana+contratos@example.com"                                                                     |
+      | email | "ana.perez-soto@correo.example.cl"                                                              |
+      | email | "o'higgins@example.com"                                                                         |
+      | email | "ana@xn--and-6ma2c.example"                                                                     |
+      | email | "ANA.PEREZ@EXAMPLE.COM"                                                                         |
+      | name  | "María José de los Ángeles Pérez-Cotapos O'Ryan y Fernández de Castro Ñuñez"                    |
+      | name  | "Nguyễn Thị Minh Khai 阮氏明開"                                                                      |
+
   @SIG-ROUTING @profile
   Esquema del escenario: el enrutamiento pedido vuelve en el sobre
     Dado un contrato titulado "Contrato de arriendo 42"

@@ -181,16 +181,18 @@ Característica: Autenticación de solicitudes
       | signature | APPLICATION/JSON                | 201    |
 
   @AUTH-UNKNOWN-KEY @spec
-  Esquema del escenario: se rechaza una clave que el servicio no conoce
+  Esquema del escenario: se rechaza una clave que el servicio no conoce, y una clave se compara exactamente, así que la del propio comercio en otra caja es desconocida
     Dada una solicitud firmada al endpoint "<endpoint>"
-    Y la solicitud se firma con la credencial "unknown"
+    Y la solicitud se firma con la credencial "<credential>"
     Cuando se envía la solicitud
     Entonces la respuesta es 401 "Invalid credentials"
 
     Ejemplos:
-      | endpoint  |
-      | check     |
-      | signature |
+      | endpoint  | credential          |
+      | check     | unknown             |
+      | signature | unknown             |
+      | check     | key-in-another-case |
+      | signature | key-in-another-case |
 
   @AUTH-DISABLED-KEY @spec @needs-disabled-credential
   Esquema del escenario: se rechaza una clave deshabilitada
@@ -430,17 +432,39 @@ Característica: Autenticación de solicitudes
       | check     | {}\n]    |
       | signature | {} {}    |
 
+  @AUTH-BODY-LENIENT-JSON @profile
+  Esquema del escenario: una solicitud bien formada escrita como solo la lee un lector permisivo no es JSON, y se rechaza con un 400 en cada endpoint del comercio
+    Dada una solicitud firmada al endpoint "<endpoint>"
+    Y el cuerpo se escribe con "<flaw>"
+    Cuando se envía la solicitud
+    Entonces la respuesta es un 400 que nombra el problema
+
+    # Cada cuerpo es la solicitud que el endpoint acepta, salvo el defecto:
+    # los lectores de JSON5 y de JavaScript la leen, JSON no (RFC 8259).
+    Ejemplos:
+      | endpoint  | flaw           |
+      | check     | trailing-comma |
+      | signature | trailing-comma |
+      | check     | comment        |
+      | signature | comment        |
+      | check     | single-quotes  |
+      | signature | single-quotes  |
+      | check     | nan            |
+      | signature | nan            |
+
   @AUTH-BODY-LIMIT @profile
-  Esquema del escenario: se lee un cuerpo de hasta 1 MiB, uno mayor se rechaza con 413
-    Dada una solicitud firmada al endpoint "check"
+  Esquema del escenario: se lee un cuerpo de hasta 1 MiB, uno mayor se rechaza con 413, en cada endpoint del comercio
+    Dada una solicitud firmada al endpoint "<endpoint>"
     Y el cuerpo es un objeto JSON de <size> bytes
     Cuando se envía la solicitud
     Entonces el estado de la respuesta es <status>
 
     Ejemplos:
-      | size    | status |
-      | 1048576 | 200    |
-      | 1048577 | 413    |
+      | endpoint  | size    | status |
+      | check     | 1048576 | 200    |
+      | check     | 1048577 | 413    |
+      | signature | 1048576 | 201    |
+      | signature | 1048577 | 413    |
 
   @AUTH-METHOD-NOT-POST @spec
   Esquema del escenario: se rechaza una solicitud con otro método que POST, por bien firmada que esté

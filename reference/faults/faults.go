@@ -92,6 +92,13 @@ const (
 	faultAuthContentTypeCase            = "auth-content-type-case-sensitive"
 	faultAuthTrailingDataAccepted       = "auth-trailing-data-accepted"
 	faultAuthBodyPaddingRefused         = "auth-body-padding-refused"
+	faultAuthCreateBodyLimit2MiB        = "auth-create-body-limit-2mib"
+	faultAuthKeyCaseInsensitive         = "auth-key-case-insensitive"
+	faultAuthCheckJSON5Accepted         = "auth-check-json5-accepted"
+	faultAuthCreateJSON5Accepted        = "auth-create-json5-accepted"
+
+	faultValidationEmailPlusRefused = "validation-email-plus-refused"
+	faultValidationNameMax60        = "validation-name-max-60"
 
 	faultEnvelopeExtraField             = "envelope-extra-field"
 	faultEnvelopeRoutingMissing         = "envelope-routing-missing"
@@ -133,43 +140,45 @@ const (
 	faultValidationOtherVersionDemo = "validation-create-other-version-notifies"
 	faultValidationMessageNoField   = "validation-message-without-field"
 
-	faultNotificationImmediate           = "notification-immediate"
-	faultNotificationLate                = "notification-late"
-	faultNotificationTwice               = "notification-twice"
-	faultNotificationNever               = "notification-never"
-	faultNotificationRedelivered         = "notification-redelivered"
-	faultNotificationContentTypeText     = "notification-content-type-text"
-	faultNotificationWrongMerchantID     = "notification-wrong-merchant-id"
-	faultNotificationWrongType           = "notification-wrong-type"
-	faultNotificationTitleCollapsed      = "notification-title-collapsed"
-	faultNotificationTimestampStale      = "notification-timestamp-stale"
-	faultNotificationTimestampMillis     = "notification-timestamp-milliseconds"
-	faultNotificationNoRetry             = "notification-no-retry"
-	faultNotificationRetryNewEventID     = "notification-retry-new-event-id"
-	faultNotificationRetryImmediate      = "notification-retry-immediate"
-	faultNotificationRetryAfter204       = "notification-retry-after-204"
-	faultNotificationNoRetryAfter4xx     = "notification-no-retry-after-4xx"
-	faultNotificationLate2xxCounts       = "notification-late-2xx-counts"
-	faultNotificationNoRetryAfterClose   = "notification-no-retry-after-close"
-	faultNotificationRetryScheduleFlat   = "notification-retry-schedule-flat"
-	faultNotificationEventIDReused       = "notification-event-id-reused"
-	faultNotificationEventIDEmpty        = "notification-event-id-empty"
-	faultNotificationNonDemoTitle        = "notification-non-demo-title"
-	faultNotificationPrefixCaseless      = "notification-prefix-case-insensitive"
-	faultNotificationPrefixAnywhere      = "notification-prefix-anywhere"
-	faultNotificationWrongState          = "notification-wrong-state"
-	faultNotificationDocumentURLAlways   = "notification-document-url-always"
-	faultNotificationDocumentURLMissing  = "notification-document-url-missing"
-	faultNotificationDocumentURL404      = "notification-document-url-404"
-	faultNotificationReasonMissing       = "notification-reason-missing"
-	faultNotificationReasonOnSigned      = "notification-reason-on-signed"
-	faultNotificationNullKeys            = "notification-null-keys"
-	faultNotificationSignatureIDMismatch = "notification-signature-id-mismatch"
-	faultNotificationDemoFalse           = "notification-demo-false"
-	faultNotificationSignedBodyDiffers   = "notification-signed-body-differs"
-	faultNotificationWrongSecret         = "notification-wrong-secret"
-	faultNotificationSignatureUppercase  = "notification-signature-uppercase"
-	faultNotificationSignatureHeaderName = "notification-signature-header-renamed"
+	faultNotificationImmediate             = "notification-immediate"
+	faultNotificationLate                  = "notification-late"
+	faultNotificationTwice                 = "notification-twice"
+	faultNotificationNever                 = "notification-never"
+	faultNotificationRedelivered           = "notification-redelivered"
+	faultNotificationContentTypeText       = "notification-content-type-text"
+	faultNotificationWrongMerchantID       = "notification-wrong-merchant-id"
+	faultNotificationWrongType             = "notification-wrong-type"
+	faultNotificationTitleCollapsed        = "notification-title-collapsed"
+	faultNotificationTimestampStale        = "notification-timestamp-stale"
+	faultNotificationTimestampMillis       = "notification-timestamp-milliseconds"
+	faultNotificationNoRetry               = "notification-no-retry"
+	faultNotificationRetryNewEventID       = "notification-retry-new-event-id"
+	faultNotificationRetryImmediate        = "notification-retry-immediate"
+	faultNotificationRetryAfter204         = "notification-retry-after-204"
+	faultNotificationNoRetryAfter4xx       = "notification-no-retry-after-4xx"
+	faultNotificationLate2xxCounts         = "notification-late-2xx-counts"
+	faultNotificationNoRetryAfterClose     = "notification-no-retry-after-close"
+	faultNotificationRetryScheduleFlat     = "notification-retry-schedule-flat"
+	faultNotificationEventIDReused         = "notification-event-id-reused"
+	faultNotificationEventIDEmpty          = "notification-event-id-empty"
+	faultNotificationNonDemoTitle          = "notification-non-demo-title"
+	faultNotificationPrefixCaseless        = "notification-prefix-case-insensitive"
+	faultNotificationPrefixAnywhere        = "notification-prefix-anywhere"
+	faultNotificationWrongState            = "notification-wrong-state"
+	faultNotificationDocumentURLAlways     = "notification-document-url-always"
+	faultNotificationDocumentURLMissing    = "notification-document-url-missing"
+	faultNotificationDocumentURL404        = "notification-document-url-404"
+	faultNotificationReasonMissing         = "notification-reason-missing"
+	faultNotificationReasonOnSigned        = "notification-reason-on-signed"
+	faultNotificationNullKeys              = "notification-null-keys"
+	faultNotificationSignatureIDMismatch   = "notification-signature-id-mismatch"
+	faultNotificationDemoFalse             = "notification-demo-false"
+	faultNotificationSignedBodyDiffers     = "notification-signed-body-differs"
+	faultNotificationWrongSecret           = "notification-wrong-secret"
+	faultNotificationSignatureUppercase    = "notification-signature-uppercase"
+	faultNotificationSignatureHeaderSpaced = "notification-signature-header-spaced"
+	faultNotification3xxDelivered          = "notification-3xx-delivered"
+	faultNotificationSignatureHeaderName   = "notification-signature-header-renamed"
 )
 
 // Values the faults put where a correct server puts something else.
@@ -272,6 +281,18 @@ var faultTable = []Fault{
 	{faultAuthBodyPaddingRefused, AreaAuth, "defaults.md A check 5; interface §4.1 (any valid JSON object)",
 		"A body with white space before its JSON object (valid JSON) is refused with 400: the first byte must be {."},
 
+	{faultAuthCreateBodyLimit2MiB, AreaAuth, "defaults.md A (a body over 1 MiB is refused with 413, on every merchant endpoint)",
+		"The create endpoint reads bodies of up to 2 MiB; the check endpoint keeps the 1 MiB limit."},
+	{faultAuthKeyCaseInsensitive, AreaAuth, "defaults.md A check 3 (key unknown: a key is compared exactly)",
+		"The key is looked up in any case: the merchant's key written in upper case, signed with its secret, is accepted."},
+	{faultAuthCheckJSON5Accepted, AreaAuth, "defaults.md A check 5 (not JSON: RFC 8259)",
+		"The check endpoint reads its body as JSON5 does: trailing commas, comments, single quotes and NaN are taken."},
+	{faultAuthCreateJSON5Accepted, AreaAuth, "defaults.md A check 5 (not JSON: RFC 8259); interface §2.4 (the body is JSON)",
+		"The create endpoint reads its body as JSON5 does: a create request with a trailing comma, a comment or single quotes is created."},
+	{faultValidationEmailPlusRefused, AreaValidation, "interface §2.2 recipients (e-mail format); defaults.md C (a refusal for an invalid e-mail only)",
+		"A signer e-mail with + in its local part (plus-addressing) is refused as invalid."},
+	{faultValidationNameMax60, AreaValidation, "defaults.md C (signers: a name is refused only when missing); interface §2.2 recipients (name)",
+		"A signer name longer than 60 characters is refused as missing."},
 	{faultEnvelopeExtraField, AreaEnvelope, "interface §2.2; defaults.md C (exactly section 2.2)",
 		`The envelope carries an extra field "merchant_id".`},
 	{faultEnvelopeRoutingMissing, AreaEnvelope, "interface §2.2 routing",
@@ -422,6 +443,10 @@ var faultTable = []Fault{
 		"v1 is computed with another secret than the merchant's webhook secret."},
 	{faultNotificationSignatureUppercase, AreaNotification, "defaults.md B v1 (lowercase hex)",
 		"v1 is written in upper-case hex (it still decodes to the right MAC)."},
+	{faultNotificationSignatureHeaderSpaced, AreaNotification, "defaults.md B (X-Service-Signature: t=<unix seconds>,v1=<…>)",
+		"The signature header has a space after each comma: t=…, v1=…."},
+	{faultNotification3xxDelivered, AreaNotification, "defaults.md B delivery (a 2xx answer is success; otherwise the service retries)",
+		"An attempt answered 3xx counts as delivered (a status under 400 taken for success), so it is not retried."},
 	{faultNotificationSignatureHeaderName, AreaNotification, "interface §5; defaults.md B (X-service-Signature)",
 		"The signature is sent in the header X-Webhook-Signature instead of the profile's."},
 }
@@ -511,6 +536,8 @@ func (s *service) Open(srv *reference.Server) error {
 		s.MaxBody = faultyMaxBody
 	case s.fault(faultAuthBodyLimit512K):
 		s.MaxBody = faultySmallMaxBody
+	case s.fault(faultAuthCreateBodyLimit2MiB):
+		s.MaxBody = 2 * reference.DefaultMaxBody
 	}
 	s.Logger.Warn("this reference server is DELIBERATELY FAULTY: it breaks the rules of these faults on purpose; never use it as a reference", "faults", strings.Join(s.names, ","))
 	return nil
@@ -556,7 +583,35 @@ func (s *service) Auth(auth echo.MiddlewareFunc) echo.MiddlewareFunc {
 			return s.faultyAuth
 		}
 	}
+	if s.fault(faultAuthKeyCaseInsensitive) {
+		return func(next echo.HandlerFunc) echo.HandlerFunc {
+			inner := auth(next)
+			return func(c echo.Context) error {
+				s.caselessKey(c.Request())
+				return inner(c)
+			}
+		}
+	}
 	return auth
+}
+
+// caselessKey writes a key header that names a known key in another case
+// as that key: the lookup of the key-case fault. The key is not signed, so
+// the request verifies as before.
+func (s *service) caselessKey(r *http.Request) {
+	h := s.Profile.Request.KeyHeader
+	key := r.Header.Get(h)
+	if _, ok := s.Config.Credential(key); ok || key == "" {
+		return
+	}
+	for _, m := range s.Config.Merchants {
+		for _, c := range m.Credentials {
+			if strings.EqualFold(c.KeyID, key) {
+				r.Header.Set(h, c.KeyID)
+				return
+			}
+		}
+	}
 }
 
 // faultyAuth is Auth with the verifier faults: checks 1 to 4 of defaults.md
@@ -894,8 +949,72 @@ func (s *service) Body(c echo.Context) error {
 			Message: fmt.Sprintf("Content-Type %q is not application/json", firmakit.ClipRunes(ct, 80))}
 	case s.fault(faultAuthBodyPaddingRefused) && len(reference.RequestBody(c)) > 0 && reference.RequestBody(c)[0] != '{':
 		return bad("Body must start with {")
+	case s.fault(faultAuthCreateBodyLimit2MiB) && isCheck(c) && int64(len(reference.RequestBody(c))) > reference.DefaultMaxBody:
+		return &reference.APIError{Status: http.StatusRequestEntityTooLarge,
+			Message: fmt.Sprintf("Request body too large: the limit is %d bytes", reference.DefaultMaxBody)}
+	}
+	if (s.fault(faultAuthCheckJSON5Accepted) && isCheck(c)) || (s.fault(faultAuthCreateJSON5Accepted) && !isCheck(c)) {
+		if b := reference.RequestBody(c); !json.Valid(b) {
+			if plain, ok := fromJSON5(b); ok {
+				reference.SetRequestBody(c, plain)
+			}
+		}
 	}
 	return nil
+}
+
+// isCheck tells whether a request is to the check endpoint.
+func isCheck(c echo.Context) bool { return strings.Contains(c.Path(), "/check/") }
+
+// fromJSON5 rewrites what a JSON5 reader takes as JSON: comments out,
+// trailing commas out, single-quoted strings double-quoted, NaN as 0.
+func fromJSON5(b []byte) ([]byte, bool) {
+	var out bytes.Buffer
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"' || c == '\'':
+			j := i + 1
+			for j < len(b) && b[j] != c {
+				if b[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			if j >= len(b) {
+				return nil, false
+			}
+			inner := b[i+1 : j]
+			if c == '\'' {
+				inner = bytes.ReplaceAll(inner, []byte(`"`), []byte(`\"`))
+			}
+			out.WriteByte('"')
+			out.Write(inner)
+			out.WriteByte('"')
+			i = j
+		case c == '/' && i+1 < len(b) && b[i+1] == '*':
+			end := bytes.Index(b[i+2:], []byte("*/"))
+			if end < 0 {
+				return nil, false
+			}
+			i += end + 3
+		case c == '/' && i+1 < len(b) && b[i+1] == '/':
+			for i < len(b) && b[i] != '\n' {
+				i++
+			}
+		case c == ',':
+			rest := bytes.TrimLeft(b[i+1:], " \t\r\n")
+			if len(rest) > 0 && (rest[0] == '}' || rest[0] == ']') {
+				continue
+			}
+			out.WriteByte(c)
+		case c == 'N' && bytes.HasPrefix(b[i:], []byte("NaN")):
+			out.WriteByte('0')
+			i += 2
+		default:
+			out.WriteByte(c)
+		}
+	}
+	return out.Bytes(), json.Valid(out.Bytes())
 }
 
 // CheckAnswered leaves the check's 200 to the correct server.
@@ -1078,6 +1197,20 @@ func (s *service) faultTime(v, noMillis, offset string) string {
 // Request gives a request without a title one, and reads a routing in
 // any case and without spaces, under their faults.
 func (s *service) Request(obj map[string]json.RawMessage) {
+	if s.fault(faultValidationEmailPlusRefused) || s.fault(faultValidationNameMax60) {
+		var signers []map[string]any
+		if json.Unmarshal(obj["signers"], &signers) == nil {
+			for _, sg := range signers {
+				if e, _ := sg["email"].(string); strings.Contains(e, "+") && s.fault(faultValidationEmailPlusRefused) {
+					sg["email"] = "not an e-mail address"
+				}
+				if n, _ := sg["name"].(string); utf8.RuneCountInString(n) > 60 && s.fault(faultValidationNameMax60) {
+					sg["name"] = ""
+				}
+			}
+			obj["signers"], _ = json.Marshal(signers)
+		}
+	}
 	if v, ok := obj["title"]; (!ok || string(v) == "null") && s.fault(faultValidationMissingTitle) {
 		obj["title"], _ = json.Marshal(faultTitle)
 	}
@@ -1278,6 +1411,9 @@ func (s *service) Attempt(req *http.Request, body string, secrets []string) {
 	if resign {
 		req.Header.Set(w.SignatureHeader, s.Profile.WebhookSignature(secrets, now, []byte(body)))
 	}
+	if s.fault(faultNotificationSignatureHeaderSpaced) {
+		req.Header.Set(w.SignatureHeader, strings.ReplaceAll(req.Header.Get(w.SignatureHeader), ",", ", "))
+	}
 	if s.fault(faultNotificationSignatureUppercase) {
 		items := strings.Split(req.Header.Get(w.SignatureHeader), ",")
 		for i, item := range items {
@@ -1326,8 +1462,11 @@ func (s *service) RetryWait(dl *reference.Delivery, wait time.Duration) time.Dur
 // Delivered tells whether an attempt answered status counts as
 // delivered, given what the profile says (ok).
 func (s *service) Delivered(status int, ok bool) bool {
-	if s.fault(faultNotificationRetryAfter204) {
+	switch {
+	case s.fault(faultNotificationRetryAfter204):
 		return status == http.StatusOK
+	case s.fault(faultNotification3xxDelivered):
+		return ok || (status >= 300 && status <= 399)
 	}
 	return ok
 }
