@@ -63,7 +63,7 @@ type Rule struct {
 	// service's notifications, and a merchant's endpoint); empty: both.
 	In      string   `yaml:"in"`
 	Applies []string `yaml:"applies"`
-	Kind      string   `yaml:"kind"`
+	Kind    string   `yaml:"kind"`
 	// Note says why a rule applies where it does, when that is not
 	// plain.
 	Note string `yaml:"note"`

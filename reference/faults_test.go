@@ -811,10 +811,14 @@ func faultCases() []faultCase {
 			},
 			correct: 413, faulty: 201},
 		{fault: "auth-key-case-insensitive",
-			probe:   func(t *testing.T, x *exchange) any { return x.send(t, outgoing{key: "TEST_KEY_DEMO", secret: "test_secret_demo"}).line() },
+			probe: func(t *testing.T, x *exchange) any {
+				return x.send(t, outgoing{key: "TEST_KEY_DEMO", secret: "test_secret_demo"}).line()
+			},
 			correct: "401 Invalid credentials", faulty: authed},
 		{fault: "auth-check-json5-accepted",
-			probe:   func(t *testing.T, x *exchange) any { return statuses(x, t, `{"a":1,}`, `{/*c*/"a":1}`, `{'a':1}`, `{"a":NaN}`, `{"a":`) },
+			probe: func(t *testing.T, x *exchange) any {
+				return statuses(x, t, `{"a":1,}`, `{/*c*/"a":1}`, `{'a':1}`, `{"a":NaN}`, `{"a":`)
+			},
 			correct: []int{400, 400, 400, 400, 400}, faulty: []int{200, 200, 200, 200, 400}},
 		{fault: "auth-create-json5-accepted",
 			probe: func(t *testing.T, x *exchange) any {
