@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/firmakit/firmakit/features"
+	"github.com/firmakit/firmakit/internal/peer"
 	"github.com/firmakit/firmakit/reports"
 	"github.com/firmakit/firmakit/steps"
 )
@@ -179,7 +180,7 @@ func reachable(ctx context.Context, endpoint string) error {
 	if err != nil {
 		return fmt.Errorf("endpoint %s: %w", endpoint, err)
 	}
-	client := &http.Client{Timeout: 5 * time.Second,
+	client := &http.Client{Timeout: 5 * time.Second, Transport: peer.Transport(),
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	resp, err := client.Do(req)
 	if err != nil {
