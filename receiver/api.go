@@ -122,7 +122,7 @@ func (rv *Receiver) handleStats(c echo.Context) error {
 	}
 	return c.JSON(http.StatusOK, map[string]any{"count": n, "last_id": rv.store.last(), "subscribers": rv.hub.count(),
 		"dropped": rv.store.dropped(), "connections": rv.ln.Open(), "connections_evicted": rv.ln.Evicted(),
-		"slow_bodies_evicted": rv.ln.EvictedSlow()})
+		"slow_bodies_evicted": rv.ln.EvictedSlow(), "delayed_answers": len(rv.delayed)})
 }
 
 // filterFrom reads a Filter from the query; bad values are 400s that say
