@@ -48,6 +48,7 @@ type webhookFlags struct {
 	ids                                                                                          []string
 	concurrency                                                                                  int
 	seed                                                                                         int64
+	maxDuration                                                                                  time.Duration
 	profile                                                                                      func() (*firmakit.Profile, error)
 }
 
@@ -66,6 +67,7 @@ func bindWebhookFlags(fs *flag.FlagSet) *webhookFlags {
 	fs.StringVar(&f.reportDir, "report", "", "write junit.xml, cucumber.json, report.html and certificate.json to this folder")
 	fs.StringVar(&f.reportLang, "report-lang", "", "language of report.html: es or en (default: --lang, or en for all)")
 	fs.StringVar(&f.expectedFile, "expected-failures", "", expectedFailuresUsage)
+	fs.DurationVar(&f.maxDuration, "max-duration", DefaultMaxDuration, maxDurationUsage+"; 0: none")
 	f.profile = profileFlag(fs)
 	return f
 }
@@ -91,6 +93,9 @@ func (f *webhookFlags) check() (*webhookPlan, error) {
 	}
 	if f.concurrency < 1 {
 		return nil, usageError("--concurrency must be at least 1")
+	}
+	if err := checkMaxDuration(f.maxDuration); err != nil {
+		return nil, err
 	}
 	switch _, err := firmakit.ParseHTTPURL(f.endpoint); {
 	case f.endpoint == "":
@@ -132,6 +137,9 @@ func (m *Main) runCertifyWebhook(f *webhookFlags, plan *webhookPlan) error {
 	e := &steps.Endpoint{URL: f.endpoint, Secret: f.secret, MerchantID: f.merchant, Profile: p, SignatureIDs: contracts}
 	suite := &steps.WebhookSuite{Endpoint: e, Lang: f.lang, Tags: f.tags, Concurrency: f.concurrency, Format: formats,
 		Output: shown.Output, Progress: shown.Lines, Randomize: f.seed}
+	if f.maxDuration > 0 {
+		suite.Deadline = time.Now().Add(f.maxDuration)
+	}
 	fmt.Fprintf(m.Stdout, "firmakit certify-webhook: playing the service for the endpoint %s\n", f.endpoint)
 	fmt.Fprintf(m.Stdout, "profile %q, delivery timeout %s; %s\n", p.Name, p.Webhook.Timeout, suite)
 	if len(contracts) > 0 {
@@ -169,7 +177,7 @@ func (m *Main) runCertifyWebhook(f *webhookFlags, plan *webhookPlan) error {
 			for _, h := range hints {
 				fmt.Fprintln(w, "hint: "+h.String())
 			}
-		}})
+		}, outOfTime: outOfTime(suite.OutOfTime(), f.maxDuration)})
 }
 
 // reachable tells whether anything answers HTTP at an endpoint's URL. A
