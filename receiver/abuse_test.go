@@ -183,3 +183,79 @@ func TestTrickledBodiesDoNotKeepANotificationOut(t *testing.T) {
 	assert.GreaterOrEqual(t, st.SlowBodiesEvicted, int64(1))
 	assert.LessOrEqual(t, st.Connections, 32)
 }
+
+// TestDelayedAnswersDoNotHoldEveryConnection: a channel whose answers are
+// held back a minute, flooded with more notifications than the receiver
+// has connections, holds a quarter of them at most; the rest are answered
+// 503 at once, and a notification on another channel and /healthz get
+// through before any held answer ends.
+func TestDelayedAnswersDoNotHoldEveryConnection(t *testing.T) {
+	const maxConns, flood = 16, 20
+	rv := MustOpenReceiver(t, func(r *receiver.Receiver) { r.MaxConns = maxConns })
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel() // the held answers end with the test
+	require.NoError(t, rv.AnswerNext(ctx, "slow", "", receiver.Answer{Status: 202, Delay: time.Minute}, 0))
+
+	type answer struct {
+		status int
+		body   string
+		err    error
+	}
+	send := func(path string, body []byte, to chan<- answer) {
+		method := "GET"
+		if body != nil {
+			method = "POST"
+		}
+		req, _ := http.NewRequestWithContext(ctx, method, rv.URL()+path, strings.NewReader(string(body)))
+		req.Header.Set("X-Service-Signature", profile.WebhookSignature([]string{"whsec_test_demo"}, time.Now(), body))
+		resp, err := (&http.Client{Transport: &http.Transport{DisableKeepAlives: true}}).Do(req)
+		if err != nil {
+			to <- answer{err: err}
+			return
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		to <- answer{status: resp.StatusCode, body: string(b)}
+	}
+	held := make(chan answer, flood)
+	for i := range flood {
+		go send("/hooks/slow", notification(firmakit.StateSigned, fmt.Sprint("slow-", i), "s"), held)
+	}
+	// The flood has come in once the receiver holds a record per connection.
+	require.Eventually(t, func() bool { n, err := rv.Count(ctx); return err == nil && n >= maxConns }, time.Minute, 10*time.Millisecond)
+
+	through := make(chan answer, 2)
+	go send("/hooks/merchant_demo", notification(firmakit.StateSigned, "real", "r"), through)
+	go send("/healthz", nil, through)
+	refused := 0
+	for got := 0; got < 2; {
+		select {
+		case a := <-through:
+			require.NoError(t, a.err)
+			assert.Equal(t, 200, a.status, a.body)
+			got++
+		case a := <-held:
+			require.NoError(t, a.err)
+			require.Equal(t, 503, a.status, "a held answer ended before the notification on another channel got through: %s", a.body)
+			assert.Contains(t, a.body, "4 delayed programmed answers are already being held back")
+			refused++
+		}
+	}
+	for ; refused < flood-maxConns/4; refused++ {
+		a := <-held
+		require.Equal(t, 503, a.status, a.body)
+	}
+	// Every notification is kept, each with the status it was answered.
+	recs, err := rv.List(ctx, receiver.Filter{Channel: "slow", Limit: 1000})
+	require.NoError(t, err)
+	statuses := map[int]int{}
+	for _, r := range recs {
+		statuses[r.Status]++
+	}
+	assert.Equal(t, map[int]int{202: maxConns / 4, 503: flood - maxConns/4}, statuses)
+	var st struct {
+		Delayed int `json:"delayed_answers"`
+	}
+	require.Equal(t, 200, getJSON(t, rv.URL()+"/api/stats", &st))
+	assert.Equal(t, maxConns/4, st.Delayed)
+}

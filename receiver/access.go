@@ -6,12 +6,12 @@ import (
 	"github.com/firmakit/firmakit/internal/guard"
 )
 
-const tokenCookie = "firmakit_token"
-
 // newGuard makes the receiver's guard (see package guard): without a
 // token, only loopback names and the --public-url host reach anything,
-// hooks included; the token guards every route but the hooks and
-// /healthz, and a request that came through a proxy or tunnel needs it.
+// hooks included; the token guards every route but the hooks, /healthz
+// and the dashboard's static assets, and a request that came through a
+// proxy or tunnel needs it. The token never goes in a cookie (see
+// guard.RequireToken): the dashboard sends it itself.
 func (rv *Receiver) newGuard() *guard.Guard {
 	rv.guard = &guard.Guard{Name: "receiver", Token: rv.Token, PublicURL: rv.publicURL, Self: rv.URL,
 		HostHint: func(path string) string {
@@ -21,8 +21,7 @@ func (rv *Receiver) newGuard() *guard.Guard {
 			return msgHostHint
 		},
 		TokenMessage: msgTokenRequired,
-		ProxyHint:    msgProxyHint,
-		Cookie:       tokenCookie}
+		ProxyHint:    msgProxyHint}
 	return rv.guard
 }
 

@@ -42,6 +42,10 @@ func (rv *Receiver) routes() *echo.Echo {
 	e.Pre(g.CheckHost)
 	e.POST("/hooks/:channel", rv.handleHook)
 	e.GET("/healthz", rv.handleHealth)
+	// The dashboard's code and style are the same in every copy of
+	// firmakit, and a page's <script> and <link> send no header: they need
+	// no token. The page itself, with the data, does.
+	e.GET("/assets/*", echo.WrapHandler(http.StripPrefix("/assets/", http.FileServer(http.FS(dashboardAssets())))))
 
 	// The token guards every route but the hooks (and a request that came
 	// through a proxy needs one); calls that change the receiver (and the
@@ -53,7 +57,6 @@ func (rv *Receiver) routes() *echo.Echo {
 		e.Add(method, path, h, g.RefuseCrossSite, guard.RequireJSON, g.RequireToken)
 	}
 	read("GET", "/", rv.handleDashboard)
-	read("GET", "/assets/*", echo.WrapHandler(http.StripPrefix("/assets/", http.FileServer(http.FS(dashboardAssets())))))
 	read("GET", "/api/info", rv.handleInfo)
 	read("GET", "/api/stats", rv.handleStats)
 	read("GET", "/api/events", rv.handleList)
@@ -99,6 +102,8 @@ func (rv *Receiver) handleDashboard(c echo.Context) error {
 	h := c.Response().Header()
 	h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'")
 	h.Set("X-Content-Type-Options", "nosniff")
+	// The page's URL holds the token: no request the page makes names it.
+	h.Set("Referrer-Policy", "no-referrer")
 	return c.HTMLBlob(http.StatusOK, page)
 }
 
@@ -122,7 +127,7 @@ func (rv *Receiver) handleStats(c echo.Context) error {
 	}
 	return c.JSON(http.StatusOK, map[string]any{"count": n, "last_id": rv.store.last(), "subscribers": rv.hub.count(),
 		"dropped": rv.store.dropped(), "connections": rv.ln.Open(), "connections_evicted": rv.ln.Evicted(),
-		"slow_bodies_evicted": rv.ln.EvictedSlow()})
+		"slow_bodies_evicted": rv.ln.EvictedSlow(), "delayed_answers": len(rv.delayed)})
 }
 
 // filterFrom reads a Filter from the query; bad values are 400s that say

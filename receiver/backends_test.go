@@ -310,6 +310,45 @@ var behaviours = []struct {
 		assert.Equal(t, 200, st)
 		assert.Equal(t, 503, listEvents(t, rv, "order=asc").Events[0].Status, "the record keeps the answer given")
 	}},
+	{"programmed answers: counts from outside, checked the same on every backend", func(t *testing.T, db string) {
+		defer receiver.SetMaxRules(5)()
+		rv := openOn(t, db, nil)
+		ct := map[string]string{"Content-Type": "application/json"}
+		set := func(sig string, count string) (int, map[string]any) {
+			return call(t, rv, "POST", "/api/channels/merchant_demo/responses", "", `{"status":503,"signature_id":"`+sig+`","count":`+count+`}`, ct)
+		}
+		// Past the bound, and past what a 32-bit column holds: refused
+		// with 400, nothing stored.
+		for _, count := range []string{"1000001", "2147483647", "2147483648", "4294967296", "4294967297", "9223372036854775807", "-1"} {
+			st, out := set("big-"+count, count)
+			assert.Equal(t, 400, st, count)
+			assert.Equal(t, "count must be from 0 (until cleared) to 1000000", out["error"], count)
+		}
+		assert.Error(t, rv.FailNext(context.Background(), "merchant_demo", "go", 503, 1<<31), "the Go API checks the same")
+		// A count too large for JSON's integers is no rule either.
+		st, _ := set("huge", "99999999999999999999")
+		assert.Equal(t, 400, st)
+		// At the bound: kept exactly, listed, counted down exactly.
+		st, out := set("max", "1000000")
+		require.Equal(t, 200, st, out)
+		var got struct{ Rules []map[string]any }
+		getJSON(t, rv.URL()+"/api/channels/merchant_demo/responses", &got)
+		require.Len(t, got.Rules, 1, "only the rule within the bound was stored")
+		assert.Equal(t, 1e6, got.Rules[0]["remaining"])
+		status, _ := signedPost(t, rv, "merchant_demo", notification(firmakit.StateSigned, "e-max", "max"))
+		assert.Equal(t, 503, status)
+		getJSON(t, rv.URL()+"/api/channels/merchant_demo/responses", &got)
+		assert.Equal(t, 999999.0, got.Rules[0]["remaining"])
+		// The bound on rules holds: the refused ones took no place.
+		for i := range 4 {
+			st, out := set(fmt.Sprint("more-", i), "1000000")
+			require.Equal(t, 200, st, out)
+		}
+		st, out = set("one-too-many", "1")
+		assert.Equal(t, 409, st, out)
+		getJSON(t, rv.URL()+"/api/channels/merchant_demo/responses", &got)
+		assert.Len(t, got.Rules, 5)
+	}},
 	{"wait: stored already, or yet to come", func(t *testing.T, db string) {
 		rv := openOn(t, db, nil)
 		mustSend(t, rv, "merchant_demo", notification(firmakit.StateCreated, "e1", "sig-a"))

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/firmakit/firmakit/internal/peer"
 )
 
 // Client reads a remote receiver's records through its JSON API, with the
@@ -26,8 +28,12 @@ func (c *Client) http() *http.Client {
 	if c.HTTP != nil {
 		return c.HTTP
 	}
-	return http.DefaultClient
+	return defaultClient
 }
+
+// defaultClient bounds a remote receiver's answers (package peer): its
+// headers, 16 MiB of body, and a minute, past the 30 s of a long poll.
+var defaultClient = &http.Client{Timeout: time.Minute, Transport: peer.Transport()}
 
 func query(f Filter) url.Values {
 	q := url.Values{}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/internal/peer"
 	"net"
 	"net/http"
 	"net/netip"
@@ -188,8 +189,11 @@ func (d *destinations) control(_, address string, _ syscall.RawConn) error {
 // none but the request's context.
 func (d *destinations) client(timeout time.Duration) *http.Client {
 	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second, Control: d.control}
+	// What a destination answers costs a bounded amount (package peer):
+	// its headers here, the excerpt its caller keeps, the timeout.
 	tr := &http.Transport{
-		Proxy: nil, ForceAttemptHTTP2: true, MaxIdleConns: 100, IdleConnTimeout: 90 * time.Second,
+		MaxResponseHeaderBytes: peer.MaxHeaderBytes,
+		Proxy:                  nil, ForceAttemptHTTP2: true, MaxIdleConns: 100, IdleConnTimeout: 90 * time.Second,
 		TLSHandshakeTimeout: 10 * time.Second, ExpectContinueTimeout: time.Second,
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
 			host, port, err := net.SplitHostPort(addr)

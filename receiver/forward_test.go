@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/internal/peer"
 	"github.com/firmakit/firmakit/receiver"
 	"github.com/firmakit/firmakit/reference"
 	"github.com/stretchr/testify/assert"
@@ -164,6 +165,9 @@ func TestForwardAnswersWhatTheEndpointDid(t *testing.T) {
 				}
 			}).URL
 		}, 504, 0, "the endpoint did not answer within 300ms, the delivery timeout"},
+		{"answers 1 MiB of headers", func(t *testing.T) string {
+			return newEndpoint(t, peer.HeaderBomb(1<<20).ServeHTTP).URL
+		}, 502, 0, "response headers exceeded 65536 bytes"},
 		{"redirects to another host", func(t *testing.T) string {
 			return newEndpoint(t, func(w http.ResponseWriter, r *http.Request) {
 				http.Redirect(w, r, other.URL+"/elsewhere", http.StatusTemporaryRedirect)

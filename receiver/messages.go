@@ -33,6 +33,7 @@ const (
 	reasonBodyTooLarge = "body over the %d-byte limit, not kept"
 	msgNotStored       = "the notification could not be stored; send it again"
 	msgTooManyStreams  = "too many streams open (%d); close one and reconnect"
+	msgTooManyDelayed  = "answered at once: %d delayed programmed answers are already being held back, the most at once, so that delayed answers never take the connections other notifications need"
 	msgNotFound        = "not found: "
 	msgHookHostHint    = "a receiver behind a tunnel or proxy that keeps the public Host: start it with --public-url https://<that host> to allow that host"
 	msgHostHint        = "to serve another name, start it with --public-url http://<that name>:<port> or with --token"

@@ -15,6 +15,7 @@ import (
 const (
 	msgRuleStatus    = "status must be an HTTP status from 200 to 599"
 	msgInterimStatus = "status must be an HTTP status from 200 to 599: 100-199 are interim answers, which leave the sender waiting for a final one"
+	msgRuleCount     = "count must be from 0 (until cleared) to 1000000"
 )
 
 // maxRules bounds the programmed answers held at once, over all channels.
@@ -46,6 +47,14 @@ type Answer struct {
 
 // maxAnswerDelay bounds a programmed answer's delay.
 const maxAnswerDelay = time.Minute
+
+// maxRuleCount bounds a programmed answer's count. Numbers from outside
+// are checked once, here at the edge (validRule, for the API and for
+// AnswerNext alike), so that every backend stores exactly what was
+// accepted: PostgreSQL keeps the count in an INTEGER, which 2^31 would
+// overflow, while SQLite's store is Go memory. A million notifications
+// is more than any test sends; "until cleared" is count 0.
+const maxRuleCount = 1_000_000
 
 func (a Answer) rule(signatureID string, count int) *answerRule {
 	r := &answerRule{SignatureID: signatureID, Status: a.Status, HangUp: a.HangUp, Remaining: count, delay: a.Delay}
@@ -94,8 +103,8 @@ func validRule(channel string, a Answer, count int) error {
 		return errors.New(msgInterimStatus)
 	case !a.HangUp && (a.Status < 200 || a.Status > 599):
 		return errors.New(msgRuleStatus)
-	case count < 0:
-		return errors.New("count must be 0 (until cleared) or more")
+	case count < 0 || count > maxRuleCount:
+		return errors.New(msgRuleCount)
 	case a.Delay < 0 || a.Delay > maxAnswerDelay:
 		return errors.New("delay must be a duration from 0 to 1m, such as 2s")
 	}
@@ -226,7 +235,8 @@ func (a *answers) list(_ context.Context, channel string) (*answerRule, []answer
 // stored, as for any notification.
 //
 // It returns an error for a status outside 200-599 (1xx are interim
-// answers, which would leave the sender hanging), a negative count, a
+// answers, which would leave the sender hanging), a count outside 0 to
+// 1,000,000, a
 // channel that is empty or over 200 bytes, and ErrTooManyRules.
 func (rv *Receiver) FailNext(ctx context.Context, channel, signatureID string, status, count int) error {
 	return rv.AnswerNext(ctx, channel, signatureID, Answer{Status: status}, count)

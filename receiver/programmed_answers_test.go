@@ -132,7 +132,7 @@ func TestAnswersPerContract(t *testing.T) {
 	rule, rules = getRules(t, rv, "merchant_demo")
 	assert.Nil(t, rule, "no 1xx rule was set")
 	assert.Empty(t, rules)
-	assert.ErrorContains(t, rv.FailNext(ctx, "merchant_demo", "s", 500, -1), "count must be 0")
+	assert.ErrorContains(t, rv.FailNext(ctx, "merchant_demo", "s", 500, -1), "count must be from 0 (until cleared) to 1000000")
 	assert.ErrorContains(t, client.FailNext(ctx, "merchant_demo", "s", 99, 1), "receiver answered 400")
 	st, _ = call(t, rv, "POST", "/api/channels/merchant_demo/responses", "", `{"status":503,"signature":"x"}`, map[string]string{"Content-Type": "application/json"})
 	assert.Equal(t, 400, st, "unknown fields are refused")

@@ -115,7 +115,8 @@ type Receiver struct {
 	// DefaultMaxConns); past it the one idle the longest is closed, or
 	// else the slowest request body (coming for 1 s at least), so that
 	// neither idle connections nor trickled bodies keep a notification
-	// out. Websocket streams may take half of them at most.
+	// out. Websocket streams may take half of them at most, delayed
+	// programmed answers a quarter.
 	MaxConns int
 	// IdleTimeout closes a keep-alive connection idle this long, and a new
 	// one that has not sent its request header by then (default
@@ -173,6 +174,7 @@ type Receiver struct {
 	large     chan struct{} // a slot per large body being read
 	pages     chan struct{} // a slot per list or export page being read and written
 	backlogs  chan struct{} // a slot per stream backlog page being read and written
+	delayed   chan struct{} // a slot per programmed answer being held back (delayedSlots)
 	taking    taking        // the notifications being taken in, for Settle
 	// readTimeout and writeTimeout are the server's, taken from the
 	// package's at Open.
@@ -200,6 +202,7 @@ func (rv *Receiver) Open() error {
 	rv.stop = make(chan struct{})
 	rv.large = make(chan struct{}, largeReaders)
 	rv.pages, rv.backlogs = make(chan struct{}, pageReaders), make(chan struct{}, streamReaders)
+	rv.delayed = make(chan struct{}, delayedSlots(rv.MaxConns))
 	rv.readTimeout, rv.writeTimeout = readTimeout, writeTimeout
 	st, book, err := openBackend(backendConfig{dsn: rv.DB, maxEvents: rv.MaxEvents, maxAge: rv.MaxAge, maxBytes: max(rv.MaxBytes, 0),
 		now: rv.Now, log: rv.Logger, published: rv.hub.publish, noNotify: rv.NoNotify})
@@ -511,6 +514,10 @@ func (rv *Receiver) handleHook(c echo.Context) error {
 			return err
 		}
 	}
+	if a.delay > 0 {
+		release := rv.delaySlot(&a)
+		defer release()
+	}
 	rec.Status = a.status
 	if a.hangUp {
 		rec.Status = 0
@@ -533,6 +540,28 @@ type hookAnswer struct {
 	err    string
 	delay  time.Duration
 	hangUp bool
+}
+
+// delayedSlots is how many programmed answers may be held back at once: a
+// quarter of the connections. A request being answered is never closed
+// to make room (connlimit), so without a cap of their own, delayed
+// answers to a flood of notifications on one channel (1,040 posts to a
+// channel that delays each 20 s) would hold every connection, and a
+// notification on another channel or /healthz would not get in. With
+// streams taking half at most, a quarter stays for everything else.
+func delayedSlots(maxConns int) int { return max(maxConns/4, 1) }
+
+// delaySlot takes a slot for a's delay, without waiting, and returns its
+// release. When every slot is taken, a is answered at once instead: 503,
+// saying why (a sender retries it as it would a delay past its timeout).
+func (rv *Receiver) delaySlot(a *hookAnswer) func() {
+	select {
+	case rv.delayed <- struct{}{}:
+		return func() { <-rv.delayed }
+	default:
+		*a = hookAnswer{status: http.StatusServiceUnavailable, err: fmt.Sprintf(msgTooManyDelayed, cap(rv.delayed))}
+		return func() {}
+	}
 }
 
 // largeSlot waits for one of the few slots large bodies are read in, so

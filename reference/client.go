@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/internal/peer"
 )
 
 // DemoRequest is what CreateDemo needs to create a demo contract.
@@ -50,7 +51,7 @@ func CreateDemo(ctx context.Context, r DemoRequest) (*firmakit.Envelope, error) 
 		r.Profile = firmakit.BundledProfile()
 	}
 	if r.Client == nil {
-		r.Client = &http.Client{Timeout: 10 * time.Second}
+		r.Client = &http.Client{Timeout: 10 * time.Second, Transport: peer.Transport()}
 	}
 	req := firmakit.NewCreateRequest(r.Template, r.Data, strings.TrimSpace(r.State.DemoPrefix()+" "+r.Title))
 	body, err := json.Marshal(req)

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/internal/peer"
 	"github.com/firmakit/firmakit/reference"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -826,4 +827,35 @@ func TestDeliveryOutcomeByAnswer(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDeliveryBoundsTheAnswerHeaders: an endpoint answering each
+// notification with 1 MiB of headers is a failed attempt that says so;
+// the reference keeps none of them.
+func TestDeliveryBoundsTheAnswerHeaders(t *testing.T) {
+	bomb := httptest.NewServer(peer.HeaderBomb(1 << 20))
+	defer bomb.Close()
+	s, clock, obs := openFake(t, bomb.URL, func(s *reference.Server) {
+		s.DemoDelay = 10 * time.Millisecond
+		s.RetrySchedule = []time.Duration{}
+	})
+	createDemo(t, s, "DEMO_SIGNED headers")
+	clock.Advance(clock.nextArmed(t))
+	d := obs.next(t, ended)
+	assert.Equal(t, reference.OutcomeFailed, d.Outcome)
+	require.Len(t, d.Attempts, 1)
+	assert.Zero(t, d.Attempts[0].StatusCode)
+	assert.Contains(t, d.Attempts[0].Error, "response headers exceeded")
+}
+
+// TestCreateDemoBoundsTheAnswerHeaders: CreateDemo's default client
+// refuses an answer with 1 MiB of headers.
+func TestCreateDemoBoundsTheAnswerHeaders(t *testing.T) {
+	bomb := httptest.NewServer(peer.HeaderBomb(1 << 20))
+	defer bomb.Close()
+	d := firmakit.Demo()
+	_, err := reference.CreateDemo(t.Context(), reference.DemoRequest{URL: bomb.URL, MerchantID: d.MerchantID, Key: d.Credential.KeyID,
+		Secret: d.Credential.Secret, Template: d.Template, Data: d.Data, State: firmakit.StateSigned})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "response headers exceeded")
 }

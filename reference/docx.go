@@ -176,7 +176,12 @@ func openPart(f *zip.File, budget *docxBudget) (io.ReadCloser, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot open: %w", err)
 	}
-	return &part{rc: rc, budget: budget}, nil
+	p := &part{rc: rc, budget: budget}
+	// The decoder reads the part's markup within its bounds (markup).
+	return struct {
+		io.Reader
+		io.Closer
+	}{&markup{r: p}, p}, nil
 }
 
 // paragraphs calls each with the text of every w:p of a WordprocessingML

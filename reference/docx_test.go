@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -173,4 +174,68 @@ func TestInspectDocxRefusesZipBombs(t *testing.T) {
 	_, err = reference.InspectDocx(makeDocx(t, parts), "many.docx")
 	require.ErrorIs(t, err, reference.ErrDocxTooLarge)
 	assert.Contains(t, err.Error(), "2002 parts, more than the 2000 allowed")
+}
+
+// TestInspectDocxBoundsItsMarkup: a part within every size bound whose
+// markup would make the XML decoder hold far more than it read is
+// refused before it is read (elements nested too deep, a tag too large,
+// too much markup open at once, a DTD), and a document within those
+// bounds, with a '>' in an attribute and markup in comments and CDATA,
+// still reads.
+func TestInspectDocxBoundsItsMarkup(t *testing.T) {
+	spot := `<w:p><w:r><w:t>[[signer_1]]</w:t></w:r></w:p>`
+	doc := func(inner string) []byte {
+		return makeDocx(t, map[string]string{"word/document.xml": `<w:document ` + wordNS + `><w:body>` + spot + inner + `</w:body></w:document>`})
+	}
+	nested := func(depth int, open string) string {
+		return strings.Repeat(open, depth) + strings.Repeat("</w:x>", depth)
+	}
+	attrs := func(n int) string {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, ` a%d="v"`, i)
+		}
+		return b.String()
+	}
+	for _, tc := range []struct{ name, inner, want string }{
+		{"nested 5,000 deep", nested(5000, "<w:x>"), "elements nested more than 1000 deep"},
+		{"a tag of 1 MiB of attributes", `<w:x` + attrs(100000) + `/>`, "a tag of more than 64 KiB"},
+		{"one of 1 MiB of namespaces", `<w:x` + strings.ReplaceAll(attrs(100000), " a", " xmlns:a") + `/>`, "a tag of more than 64 KiB"},
+		{"300 KiB of tags open", nested(300, `<w:x a="`+strings.Repeat("v", 1000)+`">`), "more than 256 KiB of tags"},
+		{"a DTD", ``, "it holds a DTD"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := doc(tc.inner)
+			if tc.name == "a DTD" {
+				data = makeDocx(t, map[string]string{"word/document.xml": `<?xml version="1.0"?><!DOCTYPE w:document [<!ENTITY e "x">]><w:document ` + wordNS + `><w:body>` + spot + `</w:body></w:document>`})
+			}
+			_, err := reference.InspectDocx(data, "x.docx")
+			require.ErrorIs(t, err, reference.ErrDocxTooLarge)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+
+	// 16 MiB of nested elements, a file of some 16 KiB: refused after
+	// reading a little of it, not after holding 600 MiB.
+	bomb := doc(strings.Repeat("<w:x>", (16<<20)/5))
+	require.Less(t, len(bomb), 64<<10)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err := reference.InspectDocx(bomb, "bomb.docx")
+	runtime.ReadMemStats(&after)
+	require.ErrorIs(t, err, reference.ErrDocxTooLarge)
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(32<<20), "allocated while reading the bomb")
+
+	// Within the bounds: 900 deep, a start tag of 60 KiB, a '>' and a
+	// '/>' in attribute values, markup in a comment, a CDATA section and
+	// a processing instruction.
+	fine := doc(nested(900, "<w:x>") + `<w:x` + attrs(6000) + `/>` +
+		`<w:p><w:r a="x>y" b='/>'><w:t>{{dato}}</w:t></w:r></w:p>` +
+		`<!-- a comment with <w:p> and "quotes" and -> --><![CDATA[<w:x>]]]><?pi <w:x> ?>` +
+		`<w:p><w:r><w:t>[[signer_2]]</w:t></w:r></w:p>`)
+	tmpl, err := reference.InspectDocx(fine, "fine.docx")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"dato"}, tmpl.Data)
+	assert.Equal(t, []string{"signer_1", "signer_2"}, tmpl.Signers)
 }

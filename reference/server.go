@@ -16,6 +16,7 @@ import (
 	"github.com/firmakit/firmakit/internal/connlimit"
 	"github.com/firmakit/firmakit/internal/graceful"
 	"github.com/firmakit/firmakit/internal/guard"
+	"github.com/firmakit/firmakit/internal/peer"
 	"github.com/labstack/echo/v4"
 )
 
@@ -196,10 +197,12 @@ func (s *Server) Open() error {
 	}
 	if s.HTTPClient == nil {
 		// A redirect is an answer other than 2xx, to be retried, not
-		// followed.
-		s.HTTPClient = &http.Client{Timeout: s.deviations.DeliveryTimeout(s.DeliveryTimeout), Transport: &http.Transport{
+		// followed. What an endpoint answers costs a bounded amount
+		// (package peer): its headers here, 64 KiB of body read and
+		// dropped, the delivery timeout; with up to MaxDeliveries at once.
+		s.HTTPClient = &http.Client{Timeout: s.deviations.DeliveryTimeout(s.DeliveryTimeout), Transport: peer.Bound(&http.Transport{
 			MaxIdleConnsPerHost: s.MaxDeliveries, IdleConnTimeout: 30 * time.Second,
-		}, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		}), CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	}
 	ln, err := net.Listen("tcp", s.Addr)
 	if err != nil {

@@ -1,12 +1,14 @@
 package steps
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"io/fs"
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/cucumber/godog"
 	"github.com/firmakit/firmakit/features"
@@ -33,6 +35,57 @@ type pass struct {
 
 	mu  sync.Mutex
 	ran map[string]bool
+
+	// ctx ends at the run's deadline (see bound); every scenario's
+	// context is made from it. nil: no deadline.
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+// NotJudgedInTime is the error of an inconclusive result that the run's
+// Deadline cut short or kept from starting.
+const NotJudgedInTime = "not judged: the run reached its time bound (max duration) before this scenario ended"
+
+// bound gives the run a deadline (zero: none). Once it has passed, the
+// steps' contexts have ended (every request, wait and sleep of a step
+// ends with them), no scenario starts, none runs again, and every result
+// filed from then on is inconclusive: a scenario cut short is never
+// failed nor passed for it. A result filed before stays as it was.
+func (p *pass) bound(deadline time.Time) {
+	if deadline.IsZero() {
+		return
+	}
+	p.ctx, p.cancel = context.WithDeadline(context.Background(), deadline)
+}
+
+// end releases the deadline's timer.
+func (p *pass) end() {
+	if p.cancel != nil {
+		p.cancel()
+	}
+}
+
+// outOfTime tells whether the run's deadline has passed.
+func (p *pass) outOfTime() bool { return p.ctx != nil && p.ctx.Err() != nil }
+
+// judged is a result as it is filed: inconclusive once the deadline has
+// passed, unless a scenario the target's configuration cannot run, which
+// says so.
+func (p *pass) judged(r reports.ScenarioResult) reports.ScenarioResult {
+	if !p.outOfTime() || r.Status == reports.NotRun && r.Error != "" {
+		return r
+	}
+	r.Status, r.Error = reports.Inconclusive, NotJudgedInTime
+	return r
+}
+
+// started is for a scenario's Before hook: past the deadline, the
+// scenario does not start.
+func (p *pass) started() error {
+	if p.outOfTime() {
+		return godog.ErrSkip
+	}
+	return nil
 }
 
 // newPass makes the pass of a run of set's selected scenarios, whose
@@ -60,13 +113,14 @@ func (p *pass) place(r *reports.ScenarioResult, key string) {
 // options are godog's options for a run of paths of the set.
 func (p *pass) options(paths []string, format string, out io.Writer, concurrency int, seed int64) *godog.Options {
 	return &godog.Options{FS: p.fsys, Paths: paths, Format: format, Output: out, Tags: p.tags,
-		Concurrency: concurrency, Randomize: seed, Strict: true, NoColors: true}
+		Concurrency: concurrency, Randomize: seed, Strict: true, NoColors: true, DefaultContext: p.ctx}
 }
 
 // run runs the selected scenarios once and returns godog's status; a
 // selected scenario godog did not run is filed as not run, never passed.
 func (p *pass) run(name string, o *godog.Options) int {
 	status := godog.TestSuite{Name: name, ScenarioInitializer: p.init(func(r reports.ScenarioResult) {
+		r = p.judged(r)
 		p.mu.Lock()
 		p.ran[rowKey(r)] = true
 		p.mu.Unlock()
@@ -87,8 +141,14 @@ func (p *pass) run(name string, o *godog.Options) int {
 }
 
 // status is the run's: godog's, or 1 when a scenario failed in the end
-// (a rerun may have judged what the first run could not).
+// (a rerun may have judged what the first run could not). Past the
+// deadline, godog's says nothing (it counts the steps cut short as
+// failed): the results alone decide.
 func (p *pass) status(godogStatus int) int {
+	p.log.setOutOfTime(p.outOfTime())
+	if p.outOfTime() {
+		godogStatus = 0
+	}
 	if godogStatus == 0 && p.log.Count(reports.Failed) > 0 {
 		return 1
 	}
@@ -98,6 +158,9 @@ func (p *pass) status(godogStatus int) int {
 // rerunInconclusive runs each inconclusive row again, alone, and files
 // its new result in place of the old; one inconclusive again says so.
 func (p *pass) rerunInconclusive(name string) error {
+	if p.outOfTime() {
+		return nil
+	}
 	again, keep := p.log.inconclusive()
 	if len(again) == 0 {
 		return nil
@@ -124,6 +187,7 @@ func (p *pass) rerunInconclusive(name string) error {
 	redone := map[string]reports.ScenarioResult{}
 	for _, path := range paths {
 		godog.TestSuite{Name: name, ScenarioInitializer: p.init(func(r reports.ScenarioResult) {
+			r = p.judged(r)
 			mu.Lock()
 			defer mu.Unlock()
 			redone[rowKey(r)] = r
@@ -137,7 +201,7 @@ func (p *pass) rerunInconclusive(name string) error {
 		switch {
 		case !ok:
 			n = r // not run again: stays inconclusive
-		case n.Status == reports.Inconclusive:
+		case n.Status == reports.Inconclusive && n.Error != NotJudgedInTime:
 			n.Error = "again when run alone: " + strings.TrimPrefix(n.Error, "again when run alone: ")
 		}
 		p.log.noteResult(n)

@@ -45,10 +45,16 @@ type Suite struct {
 	// run's counts so far. A scenario run again (see Run) replaces its
 	// earlier result, so Done counts each row once.
 	OnResult func(r reports.ScenarioResult, p Progress)
+	// Deadline, when set, bounds the run, reruns and the ledger's check
+	// included. When it passes, what is running ends and nothing more
+	// starts; every scenario not judged by then is inconclusive, never
+	// failed nor passed, and OutOfTime tells so.
+	Deadline time.Time
 
-	mu       sync.Mutex
-	results  []reports.ScenarioResult
-	selected int
+	mu        sync.Mutex
+	results   []reports.ScenarioResult
+	selected  int
+	outOfTime bool
 	// lag, when set (tests), stands in for the run's own lag monitor.
 	lag *LagMonitor
 	// extend, when set, adds to every scenario's context after the steps
@@ -165,6 +171,8 @@ func (s *Suite) Run() (int, error) {
 	if err != nil {
 		return 2, err
 	}
+	p.bound(s.Deadline)
+	defer p.end()
 	p.init = s.initializer(p, lag, ledger)
 	o := p.options(paths, s.Format, s.Output, s.Concurrency, s.Randomize)
 	if s.Options != nil {
@@ -178,9 +186,28 @@ func (s *Suite) Run() (int, error) {
 		}
 	}
 	if ledger.Len() > 0 {
-		s.noteResult(ledger.Check(context.Background(), s.Target, lag, s.Target.SharedClock))
+		ctx := context.Background()
+		if p.ctx != nil {
+			ctx = p.ctx
+		}
+		s.noteResult(p.judged(ledger.Check(ctx, s.Target, lag, s.Target.SharedClock)))
 	}
 	return p.status(status), nil
+}
+
+// OutOfTime tells whether the last run's Deadline passed before it ended:
+// its inconclusive results then include what was not judged for want of
+// time.
+func (s *Suite) OutOfTime() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.outOfTime
+}
+
+func (s *Suite) setOutOfTime(v bool) {
+	s.mu.Lock()
+	s.outOfTime = v
+	s.mu.Unlock()
 }
 
 // prepare checks the target and selects the scenarios before anything
@@ -223,6 +250,9 @@ func (s *Suite) initializer(p *pass, lag *LagMonitor, ledger *Ledger) func(func(
 				start, key = time.Now(), pickleKey(sp)
 				if only != nil && !only[key] {
 					return ctx, godog.ErrSkip
+				}
+				if err := p.started(); err != nil {
+					return ctx, err
 				}
 				return context.WithValue(ctx, observationsKey{}, obs), nil
 			})

@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"github.com/cucumber/godog"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -172,4 +174,41 @@ func areaTags(t *testing.T) map[string]string {
 		faults.AreaValidation:   strings.Join(byFile["signature.feature"], ","),
 		faults.AreaNotification: strings.Join(byFile["demo.feature"], ","),
 	}
+}
+
+// TestSuiteEndsAtItsDeadline: a run whose deadline passes while its
+// scenarios wait (here a target that answers 429 with Retry-After: 30 to
+// everything, and a reference whose notifications take long) ends
+// inconclusive: every scenario not judged by then says so, none is failed
+// nor passed for it, nothing runs again, and godog's failures of the steps
+// cut short are not the run's.
+func TestSuiteEndsAtItsDeadline(t *testing.T) {
+	limited := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "30")
+		w.WriteHeader(http.StatusTooManyRequests)
+	}))
+	defer limited.Close()
+	_, rv := startReference(t, nil)
+	target := steps.DemoTarget(limited.URL, rv, true)
+	target.Pacer = steps.NewPacer(0, 0)
+	s := &steps.Suite{Target: target, Lang: "en", Tags: "@AUTH-OK,@DEMO-PAYLOAD", Deadline: time.Now().Add(time.Second)}
+	status, err := s.Run()
+	require.NoError(t, err)
+	assert.True(t, s.OutOfTime())
+	assert.Equal(t, 0, status, "no scenario failed")
+	assert.Equal(t, reports.Inconclusive, s.Verdict())
+	require.NotEmpty(t, s.Results())
+	for _, r := range s.Results() {
+		assert.Equal(t, reports.Inconclusive, r.Status, "%s: %s", r.Name, r.Error)
+		assert.Equal(t, steps.NotJudgedInTime, r.Error, r.Name)
+	}
+
+	// Without a deadline, the same selection against the reference passes:
+	// the bound, not the scenarios, made the first run inconclusive.
+	ref, rv2 := startReference(t, nil)
+	s = &steps.Suite{Target: steps.DemoTarget(ref.URL(), rv2, true), Lang: "en", Tags: "@AUTH-OK"}
+	_, err = s.Run()
+	require.NoError(t, err)
+	assert.False(t, s.OutOfTime())
+	assert.Equal(t, reports.Passed, s.Verdict(), unpassed(s))
 }

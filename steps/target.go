@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/internal/peer"
 	"github.com/firmakit/firmakit/receiver"
 )
 
@@ -121,8 +122,10 @@ func (t *Target) client() *http.Client {
 }
 
 // defaultClient follows no redirect: a 3xx is the target's answer, to be
-// judged, and a document_url is opened on the host it names only.
-var defaultClient = &http.Client{Timeout: DefaultRequestTimeout, CheckRedirect: noRedirect}
+// judged, and a document_url is opened on the host it names only. What
+// the target answers is bounded (package peer): its headers by the
+// transport, its body by what do keeps, its time by the Timeout.
+var defaultClient = &http.Client{Timeout: DefaultRequestTimeout, CheckRedirect: noRedirect, Transport: peer.Transport()}
 
 // noRedirect is an http.Client's CheckRedirect that follows none.
 func noRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/firmakit/firmakit/internal/gateway"
+	"github.com/firmakit/firmakit/internal/peer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -627,4 +628,18 @@ func TestTransientRetryableSaysEveryTry(t *testing.T) {
 	r := &retryable{reason: "gateway 502", attempts: 2, tries: []string{"connection reset", "gateway 502"}}
 	assert.Equal(t, "gateway 502: no answer of the target's own to judge in 2 attempt(s) (connection reset, gateway 502)", r.Error())
 	assert.True(t, strings.HasPrefix(r.Error(), r.reason))
+}
+
+// TestDoBoundsTheTargetsHeaders: a target answering with 1 MiB of
+// headers gives no answer to judge (the default client's bound), never
+// an answer read whole.
+func TestDoBoundsTheTargetsHeaders(t *testing.T) {
+	bomb := httptest.NewServer(peer.HeaderBomb(1 << 20))
+	defer bomb.Close()
+	var c call
+	ex, err := c.do(context.Background(), &Target{URL: bomb.URL, Retries: -1})
+	assert.Nil(t, ex)
+	var rt *retryable
+	require.ErrorAs(t, err, &rt)
+	assert.Equal(t, 1, rt.attempts)
 }

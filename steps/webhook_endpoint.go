@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/internal/peer"
 	"github.com/google/uuid"
 )
 
@@ -90,10 +91,14 @@ func (e *Endpoint) now() time.Time {
 // delivery.
 func (e *Endpoint) timeout() time.Duration { return e.profile().Webhook.Timeout }
 
+// endpointTransport is the default client's: an endpoint's answer
+// headers are bounded (package peer); the steps keep 4 KiB of its body.
+var endpointTransport = peer.Transport()
+
 func (e *Endpoint) client() *http.Client {
 	if e.HTTPClient != nil {
 		return e.HTTPClient
 	}
-	return &http.Client{Timeout: e.timeout() + DeliveryGrace,
+	return &http.Client{Timeout: e.timeout() + DeliveryGrace, Transport: endpointTransport,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 }

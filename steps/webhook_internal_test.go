@@ -3,10 +3,12 @@ package steps
 import (
 	"bytes"
 	"encoding/json"
+	"net/http/httptest"
 	"testing"
 	"time"
 
 	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/internal/peer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -86,4 +88,20 @@ func TestStraddles(t *testing.T) {
 	} {
 		assert.Equal(t, tc.want, w.straddles(d(tc.offset, tc.took), tc.inside), "t %+d s, answer after %s", tc.offset, tc.took)
 	}
+}
+
+// TestEndpointClientBoundsTheAnswerHeaders: the endpoint's default
+// client refuses an answer with 1 MiB of headers; one within the bound
+// is read.
+func TestEndpointClientBoundsTheAnswerHeaders(t *testing.T) {
+	bomb := httptest.NewServer(peer.HeaderBomb(1 << 20))
+	defer bomb.Close()
+	_, err := probe(&Endpoint{URL: bomb.URL, Secret: "s"}, "sig-1", "1700000000")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "response headers exceeded")
+	fine := httptest.NewServer(peer.HeaderBomb(16 << 10))
+	defer fine.Close()
+	status, err := probe(&Endpoint{URL: fine.URL, Secret: "s"}, "sig-1", "1700000000")
+	require.NoError(t, err)
+	assert.Equal(t, 200, status)
 }

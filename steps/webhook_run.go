@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/cucumber/godog"
 	"github.com/firmakit/firmakit"
@@ -42,6 +43,8 @@ type WebhookSuite struct {
 	// OnResult, when set, is called after each result is filed, with the
 	// run's counts so far, as Suite.OnResult.
 	OnResult func(r reports.ScenarioResult, p Progress)
+	// Deadline, when set, bounds the run as Suite.Deadline does.
+	Deadline time.Time
 
 	// log keeps and prints the results as the service suite does.
 	log      Suite
@@ -78,6 +81,8 @@ func (s *WebhookSuite) Run() (int, error) {
 	if err != nil {
 		return 2, err
 	}
+	p.bound(s.Deadline)
+	defer p.end()
 	p.init = s.initializer(p, lag)
 	o := p.options(paths, s.Format, s.Output, s.Concurrency, s.Randomize)
 	if s.Options != nil {
@@ -89,7 +94,7 @@ func (s *WebhookSuite) Run() (int, error) {
 		return 2, err
 	}
 	s.clock = clockFinding{}
-	if r, o := s.facts(); refusedEverything(r, o) {
+	if r, o := s.facts(); !p.outOfTime() && refusedEverything(r, o) {
 		s.clock = probeClock(s.Endpoint)
 	}
 	return p.status(status), nil
@@ -141,7 +146,7 @@ func (s *WebhookSuite) initializer(p *pass, lag *LagMonitor) func(func(reports.S
 				if only != nil && !only[key] {
 					return ctx, godog.ErrSkip
 				}
-				return ctx, nil
+				return ctx, p.started()
 			})
 			w := &webhookSteps{E: s.Endpoint, Lag: lag, Done: func(r reports.ScenarioResult, o observation) {
 				if only != nil && !only[key] {
@@ -164,6 +169,10 @@ func (s *WebhookSuite) Results() []reports.ScenarioResult { return s.log.Results
 
 // Count returns how many scenarios of the last run ended with status.
 func (s *WebhookSuite) Count(status string) int { return s.log.Count(status) }
+
+// OutOfTime tells whether the last run's Deadline passed before it ended,
+// as Suite.OutOfTime.
+func (s *WebhookSuite) OutOfTime() bool { return s.log.OutOfTime() }
 
 // Verdict is the last run's verdict (reports.Verdict).
 func (s *WebhookSuite) Verdict() string { return s.log.Verdict() }

@@ -26,8 +26,10 @@ import (
 // it costs them: the receiver's peak resident memory (VmHWM) under pages
 // of bodies that JSON escapes sixfold and under stream clients that never
 // read, and how many real notifications are still acknowledged; then
-// connections that trickle their bodies, against both servers. Loopback
-// only, every attack bounded in count and time.
+// connections that trickle their bodies, against both servers; then a
+// peer answering with 8 MiB of headers, against every client firmakit
+// runs; then a flood of notifications whose answers are held back.
+// Loopback only, every attack bounded in count and time.
 func runAbuse(args []string) error {
 	fs := flag.NewFlagSet("abuse", flag.ExitOnError)
 	bin := fs.String("bin", "bin/firmakit", "firmakit binary (make build)")
@@ -37,8 +39,9 @@ func runAbuse(args []string) error {
 	streams := fs.Int("streams", 20, "websocket clients that never read, from after=0")
 	d := fs.Duration("duration", 10*time.Second, "length of each attack")
 	slowConns := fs.Int("slow-conns", 1030, "connections trickling their bodies")
+	delayed := fs.Int("delayed", 1040, "notifications posted at once to a channel that holds each answer back 20 s")
 	ceiling := fs.Int64("ceiling", 256, "the receiver's resident memory ceiling, MiB: a run over it fails")
-	only := fs.String("only", "", "run one round: memory, slow")
+	only := fs.String("only", "", "run one round: memory, slow, headers, delayed")
 	_ = fs.Parse(args)
 	dir, err := os.MkdirTemp("", "firmakit-abuse-")
 	if err != nil {
@@ -79,10 +82,34 @@ func runAbuse(args []string) error {
 			over = append(over, fmt.Sprintf("slow bodies: %.1f MiB", float64(peak)/(1<<20)))
 		}
 	}
-	if len(over) > 0 {
-		return fmt.Errorf("the receiver went over its %d MiB ceiling: %s", *ceiling, strings.Join(over, "; "))
+	if *only == "" || *only == "headers" {
+		fmt.Println("== header bombs")
+		peak, err := abuseHeaderBombs(*bin, filepath.Join(dir, "headers.db"), *d)
+		if err != nil {
+			return fmt.Errorf("header bombs: %w", err)
+		}
+		if peak > *ceiling<<20 {
+			over = append(over, fmt.Sprintf("header bombs: %.1f MiB", mib(peak)))
+		}
 	}
-	fmt.Printf("the receiver stayed under its %d MiB ceiling\n", *ceiling)
+	if *only == "" || *only == "delayed" {
+		fmt.Println("== delayed answers")
+		store := *db
+		if store == "file" {
+			store = filepath.Join(dir, "delayed.db")
+		}
+		peak, err := abuseDelayedFlood(*bin, store, *delayed, *d)
+		if err != nil {
+			return fmt.Errorf("delayed answers: %w", err)
+		}
+		if peak > *ceiling<<20 {
+			over = append(over, fmt.Sprintf("delayed answers: %.1f MiB", mib(peak)))
+		}
+	}
+	if len(over) > 0 {
+		return fmt.Errorf("a process went over the %d MiB ceiling: %s", *ceiling, strings.Join(over, "; "))
+	}
+	fmt.Printf("every process stayed under the %d MiB ceiling\n", *ceiling)
 	return nil
 }
 
@@ -162,7 +189,7 @@ func abuseMemory(bin, db, name string, records, pages, streams int, d time.Durat
 			time.Sleep(100 * time.Millisecond)
 		}
 	}()
-	ok, failed, lat := realSenders(ctx, p.base, 4)
+	ok, failed, lat := realSenders(ctx, p.base, 4, http.StatusOK, 50*time.Millisecond)
 	wg.Wait()
 	peak := peakBytes(p.cmd.Process.Pid)
 	fmt.Printf("%s (%d pages at once, %d streams that never read; %d stored 1 MiB records of '<', one more every 100 ms), %s:\n",
@@ -193,7 +220,7 @@ func abuseSlowBodies(bin, db string, conns int, d time.Duration) (int64, error) 
 	dialled := trickle(ctx, p.base, "/hooks/"+demoMerchant.MerchantID, conns)
 	// The trickling connections first take every slot.
 	time.Sleep(2 * time.Second)
-	ok, failed, lat := realSenders(ctx, p.base, 1)
+	ok, failed, lat := realSenders(ctx, p.base, 1, http.StatusOK, 50*time.Millisecond)
 	n := <-dialled
 	var st struct {
 		SlowBodiesEvicted int64 `json:"slow_bodies_evicted"`
@@ -213,26 +240,10 @@ func abuseSlowBodies(bin, db string, conns int, d time.Duration) (int64, error) 
 	defer cancel2()
 	dialled = trickle(ctx2, ref.base, "/v1/check/"+demoMerchant.MerchantID, conns)
 	time.Sleep(2 * time.Second)
-	var lats []time.Duration
-	var hOK, hFailed int
-	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
-	for ctx2.Err() == nil {
-		t0 := time.Now()
-		resp, err := client.Get(ref.base + "/healthz")
-		if err == nil {
-			resp.Body.Close()
-		}
-		if err == nil && resp.StatusCode == 200 {
-			hOK++
-			lats = append(lats, time.Since(t0))
-		} else {
-			hFailed++
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	lat, hFailed := timeHealth(ctx2, ref.base)
 	n = <-dialled
 	fmt.Printf("reference, the same %d connections (%d dialled in all), %s:\n", conns, n, d)
-	fmt.Printf("  /healthz: %d answered 200, %d failed; latency %s\n", hOK, hFailed, latencies(lats))
+	fmt.Printf("  /healthz: %s; %d failed\n", lat, hFailed)
 	return peak, nil
 }
 
@@ -268,8 +279,9 @@ func trickle(ctx context.Context, base, path string, conns int) <-chan int64 {
 }
 
 // realSenders posts signed 1 KiB notifications from n senders until ctx
-// ends, each waiting up to 30 s for its answer.
-func realSenders(ctx context.Context, base string, n int) (ok, failed int, lat string) {
+// ends, each waiting up to 30 s for its answer (want, to count as
+// answered) and pause before the next.
+func realSenders(ctx context.Context, base string, n, want int, pause time.Duration) (ok, failed int, lat string) {
 	prof := firmakit.BundledProfile()
 	var mu sync.Mutex
 	var lats []time.Duration
@@ -287,7 +299,7 @@ func realSenders(ctx context.Context, base string, n int) (ok, failed int, lat s
 				t0 := time.Now()
 				resp, err := client.Do(req)
 				took := time.Since(t0)
-				good := err == nil && resp.StatusCode == 200
+				good := err == nil && resp.StatusCode == want
 				if err == nil {
 					io.Copy(io.Discard, resp.Body)
 					resp.Body.Close()
@@ -300,7 +312,7 @@ func realSenders(ctx context.Context, base string, n int) (ok, failed int, lat s
 					failed++
 				}
 				mu.Unlock()
-				time.Sleep(50 * time.Millisecond)
+				time.Sleep(pause)
 			}
 		}()
 	}

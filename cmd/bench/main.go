@@ -8,7 +8,7 @@
 //	go run ./cmd/bench verdict [--bin bin/firmakit] [--hogs 4] [--runs 20] [--faults …]
 //	go run ./cmd/bench reference [--bin bin/firmakit] [--only blackhole|burst]
 //	go run ./cmd/bench dashboard [--stored 1000] [--rate 200] [--duration 5s]
-//	go run ./cmd/bench abuse [--bin bin/firmakit] [--only memory|slow] [--duration 10s] [--ceiling 256]
+//	go run ./cmd/bench abuse [--bin bin/firmakit] [--only memory|slow|headers|delayed] [--duration 10s] [--ceiling 256]
 //	go run ./cmd/bench sandbox [--bin bin/firmakit] [--only a|b|c] [--rate R] [--tls] [-- certify flags]
 package main
 

@@ -45,6 +45,7 @@ type certifyFlags struct {
 	concurrency                                             int
 	seed                                                    int64
 	strict                                                  bool
+	maxDuration                                             time.Duration
 	net                                                     *netFlags
 	profile                                                 func() (*firmakit.Profile, error)
 	logger                                                  func() (*slog.Logger, error)
@@ -83,6 +84,7 @@ func (m *Main) bindCertifyFlags(fs *flag.FlagSet) *certifyFlags {
 	fs.StringVar(&f.reportDir, "report", "", "write junit.xml, cucumber.json, report.html and certificate.json to this folder")
 	fs.StringVar(&f.reportLang, "report-lang", "", "language of report.html: es or en (default: --lang, or en for all)")
 	fs.BoolVar(&t.skipPreflight, "skip-preflight", false, "against a --target, run the suite even if the signed check request before it fails")
+	fs.DurationVar(&f.maxDuration, "max-duration", 0, maxDurationUsage+"; default "+DefaultMaxDuration.String()+" against a --target, none for the bundled reference")
 	f.net = networkFlags(fs)
 	fs.StringVar(&f.expectedFile, "expected-failures", "", expectedFailuresUsage)
 	fs.BoolVar(&f.strict, "strict", false, strictUsage)
@@ -114,6 +116,11 @@ func (m *Main) certify(ctx context.Context, f *certifyFlags) error {
 	if err != nil {
 		return err
 	}
+	// The bound runs from here: the pre-flight, the suite, its reruns.
+	var deadline time.Time
+	if f.maxDuration > 0 {
+		deadline = time.Now().Add(f.maxDuration)
+	}
 	var cleanup []func()
 	defer func() {
 		for i := len(cleanup) - 1; i >= 0; i-- {
@@ -125,14 +132,14 @@ func (m *Main) certify(ctx context.Context, f *certifyFlags) error {
 		t, err = m.bundledTarget(ctx, plan, &cleanup)
 	} else {
 		fl := f.foreign
-		fl.client, fl.pacer, fl.retries = client, pacer, retries
+		fl.client, fl.pacer, fl.retries, fl.deadline = client, pacer, retries, deadline
 		t, err = m.foreignTarget(ctx, plan.profile, fl, &cleanup, plan.log)
 	}
 	if err != nil {
 		return err
 	}
 	t.HTTPClient, t.Pacer, t.Retries = client, pacer, retries
-	return m.runCertify(f, plan, t)
+	return m.runCertify(f, plan, t, deadline)
 }
 
 // check refuses bad flags, a selection of nothing and expected failures
@@ -167,6 +174,12 @@ func (f *certifyFlags) check(ctx context.Context) (*certifyPlan, error) {
 	selection := f.tags
 	if f.foreign.target != "" && selection == "" {
 		selection = "~@reference"
+	}
+	if err := checkMaxDuration(f.maxDuration); err != nil {
+		return nil, err
+	}
+	if _, given := givenFlags(ctx)["max-duration"]; !given && f.foreign.target != "" {
+		f.maxDuration = DefaultMaxDuration
 	}
 	expected, err := selectExpected(steps.Selected, f.lang, selection, f.expectedFile)
 	if err != nil {
@@ -209,14 +222,14 @@ func (m *Main) bundledTarget(ctx context.Context, plan *certifyPlan, cleanup *[]
 
 // runCertify runs the suite against t, showing each scenario as it ends,
 // and ends the run with its verdict and reports.
-func (m *Main) runCertify(f *certifyFlags, plan *certifyPlan, t *steps.Target) error {
+func (m *Main) runCertify(f *certifyFlags, plan *certifyPlan, t *steps.Target, deadline time.Time) error {
 	shown := m.newDisplay(plan.formats)
 	formats, err := withCucumber(shown.Formats, f.reportDir)
 	if err != nil {
 		return err
 	}
 	suite := &steps.Suite{Target: t, Lang: f.lang, Tags: plan.selection, Concurrency: f.concurrency, Format: formats,
-		Output: shown.Output, Progress: shown.Lines, Randomize: f.seed}
+		Output: shown.Output, Progress: shown.Lines, Randomize: f.seed, Deadline: deadline}
 	fmt.Fprintf(m.Stdout, "profile %q; %s\n\n", plan.profile.Name, suite)
 	total, _ := steps.Select(f.lang, plan.selection)
 	suite.OnResult = shown.Start(total)
@@ -240,7 +253,7 @@ func (m *Main) runCertify(f *certifyFlags, plan *certifyPlan, t *steps.Target) e
 	results, status := judged(m.judge, suite.Results(), f.strict, plan.expected, status)
 	return m.finishRun(ending{run: run, results: results, godogStatus: status, junitTo: plan.junitTo, reportDir: f.reportDir,
 		cucumber: cucumberFiles(formats), width: shown.Width, causes: func(w io.Writer) { likelyCauses(w, results) },
-		network: networkLine(t, !bundled)})
+		network: networkLine(t, !bundled), outOfTime: outOfTime(suite.OutOfTime(), f.maxDuration)})
 }
 
 // ending is what a suite's run ends with on standard output: see
@@ -263,6 +276,8 @@ type ending struct {
 	// network says what the run's requests met on the way to the target
 	// ("" when nothing worth saying).
 	network string
+	// outOfTime, when the run's --max-duration ran out, is that bound.
+	outOfTime time.Duration
 }
 
 // finishRun ends the output of certify and certify-webhook, in this
@@ -293,6 +308,15 @@ func (m *Main) finishRun(e ending) error {
 	}
 	if e.network != "" {
 		fmt.Fprintln(m.Stdout, e.network)
+	}
+	if e.outOfTime > 0 {
+		n := 0
+		for _, r := range results {
+			if r.Status == reports.Inconclusive && r.Error == steps.NotJudgedInTime {
+				n++
+			}
+		}
+		fmt.Fprintf(m.Stdout, msgOutOfTime+"\n", e.outOfTime, n)
 	}
 	fmt.Fprintf(m.Stdout, "wall time %s\n", run.Elapsed.Round(time.Millisecond))
 	for _, f := range e.cucumber {
@@ -517,6 +541,9 @@ type foreignFlags struct {
 	client                                                 *http.Client
 	pacer                                                  *steps.Pacer
 	retries                                                int
+
+	// deadline is the run's --max-duration from its start (zero: none).
+	deadline time.Time
 }
 
 // foreignTarget builds the target of a run against another service and
@@ -578,20 +605,35 @@ func (m *Main) foreignTarget(ctx context.Context, p *firmakit.Profile, f foreign
 	if _, err := firmakit.ParseHTTPURL(t.URL); err != nil {
 		return nil, usageError("--target %q is not an http(s) URL", f.target)
 	}
+	// The pre-flight is within the run's bound: when that runs out first,
+	// the suite starts nothing and ends inconclusive.
+	pctx := ctx
+	if !f.deadline.IsZero() {
+		var cancel context.CancelFunc
+		pctx, cancel = context.WithDeadline(ctx, f.deadline)
+		defer cancel()
+	}
+	outOfTime := func() bool { return errors.Is(pctx.Err(), context.DeadlineExceeded) }
 	if f.skipPreflight {
 		// Is the target there at all?
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, t.URL+"/", nil)
+		req, _ := http.NewRequestWithContext(pctx, http.MethodGet, t.URL+"/", nil)
 		resp, err := f.client.Do(req)
-		if err != nil {
+		if err != nil && !outOfTime() {
 			return nil, &exitError{ExitUnreachable, fmt.Errorf("target %s is unreachable: %w", t.URL, err)}
 		}
-		resp.Body.Close()
-	} else {
-		line, err := preflight(ctx, t)
-		if err != nil {
-			return nil, err
+		if err == nil {
+			resp.Body.Close()
 		}
-		fmt.Fprintln(m.Stdout, line)
+	} else {
+		line, err := preflight(pctx, t)
+		switch {
+		case err != nil && outOfTime():
+			fmt.Fprintln(m.Stdout, "pre-flight: not finished within --max-duration")
+		case err != nil:
+			return nil, err
+		default:
+			fmt.Fprintln(m.Stdout, line)
+		}
 	}
 
 	if f.receiverURL != "" {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/firmakit/firmakit/features"
+	"github.com/firmakit/firmakit/internal/peer"
 	"github.com/firmakit/firmakit/reports"
 	"github.com/firmakit/firmakit/steps"
 )
@@ -48,6 +49,7 @@ type webhookFlags struct {
 	concurrency                                                                                  int
 	seed                                                                                         int64
 	strict                                                                                       bool
+	maxDuration                                                                                  time.Duration
 	profile                                                                                      func() (*firmakit.Profile, error)
 }
 
@@ -67,6 +69,7 @@ func bindWebhookFlags(fs *flag.FlagSet) *webhookFlags {
 	fs.StringVar(&f.reportLang, "report-lang", "", "language of report.html: es or en (default: --lang, or en for all)")
 	fs.StringVar(&f.expectedFile, "expected-failures", "", expectedFailuresUsage)
 	fs.BoolVar(&f.strict, "strict", false, strictUsage)
+	fs.DurationVar(&f.maxDuration, "max-duration", DefaultMaxDuration, maxDurationUsage+"; 0: none")
 	f.profile = profileFlag(fs)
 	return f
 }
@@ -92,6 +95,9 @@ func (f *webhookFlags) check() (*webhookPlan, error) {
 	}
 	if f.concurrency < 1 {
 		return nil, usageError("--concurrency must be at least 1")
+	}
+	if err := checkMaxDuration(f.maxDuration); err != nil {
+		return nil, err
 	}
 	switch _, err := firmakit.ParseHTTPURL(f.endpoint); {
 	case f.endpoint == "":
@@ -133,6 +139,9 @@ func (m *Main) runCertifyWebhook(f *webhookFlags, plan *webhookPlan) error {
 	e := &steps.Endpoint{URL: f.endpoint, Secret: f.secret, MerchantID: f.merchant, Profile: p, SignatureIDs: contracts}
 	suite := &steps.WebhookSuite{Endpoint: e, Lang: f.lang, Tags: f.tags, Concurrency: f.concurrency, Format: formats,
 		Output: shown.Output, Progress: shown.Lines, Randomize: f.seed}
+	if f.maxDuration > 0 {
+		suite.Deadline = time.Now().Add(f.maxDuration)
+	}
 	fmt.Fprintf(m.Stdout, "firmakit certify-webhook: playing the service for the endpoint %s\n", f.endpoint)
 	fmt.Fprintf(m.Stdout, "profile %q, delivery timeout %s; %s\n", p.Name, p.Webhook.Timeout, suite)
 	if len(contracts) > 0 {
@@ -170,7 +179,7 @@ func (m *Main) runCertifyWebhook(f *webhookFlags, plan *webhookPlan) error {
 			for _, h := range hints {
 				fmt.Fprintln(w, "hint: "+h.String())
 			}
-		}})
+		}, outOfTime: outOfTime(suite.OutOfTime(), f.maxDuration)})
 }
 
 // reachable tells whether anything answers HTTP at an endpoint's URL. A
@@ -181,7 +190,7 @@ func reachable(ctx context.Context, endpoint string) error {
 	if err != nil {
 		return fmt.Errorf("endpoint %s: %w", endpoint, err)
 	}
-	client := &http.Client{Timeout: 5 * time.Second,
+	client := &http.Client{Timeout: 5 * time.Second, Transport: peer.Transport(),
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	resp, err := client.Do(req)
 	if err != nil {

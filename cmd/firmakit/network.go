@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/firmakit/firmakit/internal/peer"
 	"github.com/firmakit/firmakit/steps"
 )
 
@@ -65,7 +66,9 @@ func (f *netFlags) build(target bool) (*http.Client, *steps.Pacer, int, error) {
 	if *f.timeout <= 0 {
 		return nil, nil, 0, usageError("--request-timeout must be more than 0")
 	}
-	tr := http.DefaultTransport.(*http.Transport).Clone()
+	// Whatever the target answers costs a bounded amount (package peer):
+	// its headers here, the body kept by the steps, the time by Timeout.
+	tr := peer.Transport()
 	tr.MaxIdleConnsPerHost = 64
 	if *f.caCert != "" || *f.clientCert != "" || *f.clientKe != "" {
 		cfg := &tls.Config{MinVersion: tls.VersionTLS12}

@@ -78,9 +78,6 @@ type Guard struct {
 	// ProxyHint ends the message of a proxied request refused for want of
 	// a token: how to start the server with one.
 	ProxyHint string
-	// Cookie is the name of the cookie a good ?token= sets (so that a
-	// dashboard's own calls pass); empty: no cookie.
-	Cookie string
 }
 
 // Messages of the guards, as clients see them.
@@ -194,10 +191,14 @@ func (g *Guard) OwnOrigin(origin, reqHost string) bool {
 }
 
 // RequireToken guards what only the developer may read or change. With a
-// token, the token comes as a Bearer header, a ?token= query or the
-// cookie that a good ?token= sets; a wrong token leaves the cookie as it
-// was. Without a token, a request that came through a proxy or tunnel
-// (Proxied) is refused: it may come from anyone.
+// token, the token comes as a Bearer header or a ?token= query, never as
+// a cookie: a browser sends a cookie of 127.0.0.1 to every server on
+// 127.0.0.1, whatever its port (neither HttpOnly nor SameSite changes
+// that), so a cookie would give the token to any other local server the
+// developer's browser visits. A page sends it itself, to its own origin
+// only (the receiver's dashboard keeps it from its own URL). Without a
+// token, a request that came through a proxy or tunnel (Proxied) is
+// refused: it may come from anyone.
 func (g *Guard) RequireToken(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
@@ -208,23 +209,14 @@ func (g *Guard) RequireToken(next echo.HandlerFunc) echo.HandlerFunc {
 			return next(c)
 		}
 		var given string
-		fromQuery := false
 		if scheme, tok, ok := strings.Cut(strings.TrimSpace(req.Header.Get("Authorization")), " "); ok && strings.EqualFold(scheme, "Bearer") {
 			given = strings.TrimSpace(tok)
 		}
 		if q := c.QueryParam("token"); q != "" && given == "" {
-			given, fromQuery = q, true
-		}
-		if given == "" && g.Cookie != "" {
-			if ck, err := c.Cookie(g.Cookie); err == nil {
-				given = ck.Value
-			}
+			given = q
 		}
 		if subtle.ConstantTimeCompare([]byte(given), []byte(g.Token)) != 1 {
 			return apierror.New(http.StatusUnauthorized, g.TokenMessage)
-		}
-		if fromQuery && g.Cookie != "" {
-			c.SetCookie(&http.Cookie{Name: g.Cookie, Value: given, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
 		}
 		return next(c)
 	}

@@ -169,10 +169,20 @@
     return rowH;
   }
 
+  // token is the one the page was opened with (?token=). The page sends
+  // it with each of its own calls, as a Bearer header, or in the URL where
+  // a browser sends no header (websockets, downloads); it is never kept in
+  // a cookie, which a browser would send to every port of the host.
+  var token = new URLSearchParams(location.search).get("token") || "";
+  function withToken(url) {
+    return token ? url + (url.indexOf("?") < 0 ? "?" : "&") + "token=" + encodeURIComponent(token) : url;
+  }
+
   // api calls the receiver and resolves to {ok, status, data}; data.error
   // is the receiver's message when it refused.
   function api(method, url, body) {
     var opts = { method: method, headers: {} };
+    if (token) { opts.headers.Authorization = "Bearer " + token; }
     if (body !== undefined) { opts.headers["Content-Type"] = "application/json"; opts.body = JSON.stringify(body); }
     return fetch(url, opts).then(function (res) {
       return res.text().then(function (txt) {
@@ -549,14 +559,14 @@
 
   function updateExports() {
     var q = filterQuery(filter);
-    $("export-jsonl").href = "/api/events/export?format=jsonl" + (q ? "&" + q : "");
-    $("export-har").href = "/api/events/export?format=har" + (q ? "&" + q : "");
+    $("export-jsonl").href = withToken("/api/events/export?format=jsonl" + (q ? "&" + q : ""));
+    $("export-har").href = withToken("/api/events/export?format=har" + (q ? "&" + q : ""));
   }
 
   function connect(g) {
     setConn("connecting");
     var proto = location.protocol === "https:" ? "wss:" : "ws:", q = filterQuery(filter);
-    var sock = new WebSocket(proto + "//" + location.host + "/api/stream?after=" + lastId + (q ? "&" + q : ""));
+    var sock = new WebSocket(withToken(proto + "//" + location.host + "/api/stream?after=" + lastId + (q ? "&" + q : "")));
     ws = sock;
     sock.onopen = function () { if (g === gen) { backoff = 500; setConn("open"); } };
     sock.onmessage = function (ev) {
@@ -808,7 +818,7 @@
 
   function connectRequests() {
     var proto = location.protocol === "https:" ? "wss:" : "ws:";
-    var sock = new WebSocket(proto + "//" + location.host + "/api/requests/stream?after=" + reqLast);
+    var sock = new WebSocket(withToken(proto + "//" + location.host + "/api/requests/stream?after=" + reqLast));
     var counted = false;
     sock.onmessage = function (ev) {
       var q;

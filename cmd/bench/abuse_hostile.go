@@ -1,0 +1,284 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/internal/peer"
+)
+
+// bombBytes is what a hostile peer answers each request with: 8 MiB of
+// headers, within Go's default bound of 10 MiB.
+const bombBytes = 8 << 20
+
+// headerBomb serves peer.HeaderBomb on loopback until stopped, counting
+// the requests it got; a GET of / (certify's check that a target is
+// there, with --skip-preflight) gets a plain 404, so that the suite runs.
+func headerBomb() (url string, hits *atomic.Int64, stop func(), err error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, nil, err
+	}
+	hits = &atomic.Int64{}
+	bomb := peer.HeaderBomb(bombBytes)
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && r.URL.Path == "/" {
+			http.NotFound(w, r)
+			return
+		}
+		hits.Add(1)
+		io.Copy(io.Discard, io.LimitReader(r.Body, 1<<20))
+		bomb.ServeHTTP(w, r)
+	})}
+	go srv.Serve(ln)
+	return "http://" + ln.Addr().String(), hits, func() { srv.Close() }, nil
+}
+
+// abuseHeaderBombs points every client firmakit runs at a peer that
+// answers each request with 8 MiB of headers, and reports each process's
+// peak RSS: certify against such a --target (the whole suite, 64
+// scenarios at once), certify-webhook against such an endpoint, the
+// reference delivering demo notifications to it, and the receiver
+// forwarding to it; for the servers, also the answer time of real
+// requests meanwhile. It returns the highest peak.
+func abuseHeaderBombs(bin, db string, d time.Duration) (int64, error) {
+	bombURL, hits, stop, err := headerBomb()
+	if err != nil {
+		return 0, err
+	}
+	defer stop()
+	var highest int64
+	note := func(peak int64) { highest = max(highest, peak) }
+
+	// certify against a --target that answers so, and, to compare, one
+	// that answers every request a plain 400 of the API's shape.
+	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, io.LimitReader(r.Body, 1<<20))
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		io.WriteString(w, `{"status_code":400,"message":"no"}`)
+	}))
+	defer plain.Close()
+	for _, target := range []struct{ name, url string }{{"a target answering every request a plain 400", plain.URL},
+		{"a target answering every request with 8 MiB of headers", bombURL}} {
+		peak, out, took, err := runPeak(bin, "certify", "--target", target.url, "--key", "k", "--secret", "s", "--webhook-secret", "w",
+			"--listen", "127.0.0.1:0", "--skip-preflight", "--lang", "en", "--max-duration", d.String())
+		if err != nil {
+			return 0, err
+		}
+		if target.url == bombURL {
+			note(peak)
+		}
+		fmt.Printf("certify --target, %s (--lang en, 64 scenarios at once, --max-duration %s):\n", target.name, d)
+		fmt.Printf("  %d requests answered with a header bomb; %s in %s; certify's peak RSS (VmHWM): %.1f MiB\n",
+			hits.Swap(0), lastLine(out), took.Round(time.Millisecond), mib(peak))
+	}
+
+	// certify-webhook against an endpoint that answers so.
+	peak, out, took, err := runPeak(bin, "certify-webhook", "--endpoint", bombURL, "--webhook-secret", "w", "--signature-id", "sig-1",
+		"--concurrency", "64", "--max-duration", d.String())
+	if err != nil {
+		return 0, err
+	}
+	note(peak)
+	fmt.Printf("certify-webhook --endpoint (the same answers, 64 scenarios at once):\n")
+	fmt.Printf("  %d requests answered so; %s in %s; peak RSS (VmHWM): %.1f MiB\n", hits.Swap(0), lastLine(out), took.Round(time.Millisecond), mib(peak))
+
+	// The reference delivering demo notifications to it: up to 256 at
+	// once, each retried on the schedule, while real requests come.
+	ref, err := startReference(bin, bombURL)
+	if err != nil {
+		return 0, err
+	}
+	base := peakBytes(ref.cmd.Process.Pid)
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	created := make(chan int64, 1)
+	go func() {
+		var n int64
+		for ctx.Err() == nil {
+			c, _ := createDemos(ref.base, 200, 16)
+			n += c
+		}
+		created <- n
+	}()
+	time.Sleep(time.Second)
+	lat, failed := timeHealth(ctx, ref.base)
+	cancel()
+	n := <-created
+	peak = peakBytes(ref.cmd.Process.Pid)
+	ref.stop()
+	note(peak)
+	fmt.Printf("reference, its merchant's webhook answering every delivery with 8 MiB of headers, %s:\n", d)
+	fmt.Printf("  %d demo contracts created, %d deliveries answered so; /healthz meanwhile: %s, %d failed\n", n, hits.Swap(0), lat, failed)
+	fmt.Printf("  reference peak RSS (VmHWM): %.1f MiB (%.1f MiB before)\n", mib(peak), mib(base))
+
+	// The receiver forwarding every notification to it.
+	p, err := startReceiver(bin, db, "--forward-to", bombURL, "--log-level", "error")
+	if err != nil {
+		return 0, err
+	}
+	defer p.stop()
+	base = peakBytes(p.cmd.Process.Pid)
+	ctx, cancel = context.WithTimeout(context.Background(), d)
+	defer cancel()
+	flood := make(chan [2]int, 1)
+	go func() {
+		ok, failed, _ := realSenders(ctx, p.base, 64, http.StatusBadGateway, 0)
+		flood <- [2]int{ok, failed}
+	}()
+	time.Sleep(time.Second)
+	ok, failedReal, latReal := realSenders(ctx, p.base, 1, http.StatusBadGateway, 200*time.Millisecond)
+	f := <-flood
+	peak = peakBytes(p.cmd.Process.Pid)
+	note(peak)
+	fmt.Printf("receiver --forward-to an endpoint answering every notification with 8 MiB of headers, 64 senders at once, %s:\n", d)
+	fmt.Printf("  %d notifications forwarded and answered 502, %d failed; a real notification meanwhile: %d answered (502, the endpoint's failure), %d failed; %s\n",
+		f[0], f[1], ok, failedReal, latReal)
+	fmt.Printf("  receiver peak RSS (VmHWM): %.1f MiB (%.1f MiB before)\n", mib(peak), mib(base))
+	return highest, nil
+}
+
+// abuseDelayedFlood programs a channel to hold each answer back 20 s,
+// posts 1,040 notifications to it at once, each on its own connection,
+// then times real notifications on another channel and /healthz.
+func abuseDelayedFlood(bin, db string, flood int, d time.Duration) (int64, error) {
+	p, err := startReceiver(bin, db)
+	if err != nil {
+		return 0, err
+	}
+	defer p.stop()
+	rule, _ := json.Marshal(map[string]any{"status": 200, "delay": "20s"})
+	resp, err := http.Post(p.base+"/api/channels/slow/responses", "application/json", bytes.NewReader(rule))
+	if err != nil {
+		return 0, err
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return 0, fmt.Errorf("programming the delay: %d", resp.StatusCode)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	prof := firmakit.BundledProfile()
+	var held, refused, other atomic.Int64
+	var wg sync.WaitGroup
+	for i := 0; i < flood; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			b, sig := notification1KiB(prof, fmt.Sprintf("flood-%d", i), "flood")
+			req, _ := http.NewRequestWithContext(ctx, "POST", p.base+"/hooks/slow", bytes.NewReader(b))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("X-Service-Signature", sig)
+			resp, err := (&http.Client{Transport: &http.Transport{DisableKeepAlives: true}}).Do(req)
+			switch {
+			case err != nil:
+				other.Add(1)
+			case resp.StatusCode == http.StatusServiceUnavailable:
+				refused.Add(1)
+			case resp.StatusCode == http.StatusOK:
+				held.Add(1)
+			default:
+				other.Add(1)
+			}
+			if err == nil {
+				resp.Body.Close()
+			}
+		}()
+	}
+	time.Sleep(2 * time.Second)
+	var st struct {
+		Delayed int `json:"delayed_answers"`
+	}
+	go func() {
+		sctx, scancel := context.WithTimeout(ctx, 5*time.Second)
+		defer scancel()
+		req, _ := http.NewRequestWithContext(sctx, "GET", p.base+"/api/stats", nil)
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			json.NewDecoder(resp.Body).Decode(&st)
+			resp.Body.Close()
+		}
+	}()
+	healthCh := make(chan string, 1)
+	go func() { lat, failed := timeHealth(ctx, p.base); healthCh <- fmt.Sprintf("%s, %d failed", lat, failed) }()
+	ok, failed, lat := realSenders(ctx, p.base, 1, http.StatusOK, 50*time.Millisecond)
+	health := <-healthCh
+	peak := peakBytes(p.cmd.Process.Pid)
+	cancel()
+	wg.Wait()
+	fmt.Printf("receiver, a channel holding each answer back 20 s, %d notifications posted to it at once, %s:\n", flood, d)
+	fmt.Printf("  held back: %d at once (delayed_answers); answered 503 at once: %d; no answer within the attack: %d\n", st.Delayed, refused.Load(), other.Load()+held.Load())
+	fmt.Printf("  a real notification on another channel meanwhile: %d answered 200, %d failed; %s\n", ok, failed, lat)
+	fmt.Printf("  /healthz meanwhile: %s\n", health)
+	fmt.Printf("  receiver peak RSS (VmHWM): %.1f MiB\n", mib(peak))
+	return peak, nil
+}
+
+// runPeak runs firmakit with args to its end and returns its peak RSS
+// (sampled every 100 ms while it runs), its output and how long it took.
+func runPeak(bin string, args ...string) (int64, string, time.Duration, error) {
+	var out bytes.Buffer
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return 0, "", 0, fmt.Errorf("start %s: %w (run make build first)", bin, err)
+	}
+	done := make(chan struct{})
+	var peak atomic.Int64
+	go func() {
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		for {
+			peak.Store(max(peak.Load(), peakBytes(cmd.Process.Pid)))
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	_ = cmd.Wait() // its exit code is the verdict's, shown in its last line
+	close(done)
+	return peak.Load(), out.String(), time.Since(start), nil
+}
+
+// timeHealth times GET /healthz every 200 ms, each on a new connection,
+// until ctx ends, and says how many got no 200.
+func timeHealth(ctx context.Context, base string) (string, int) {
+	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	var lats []time.Duration
+	failed := 0
+	for ctx.Err() == nil {
+		t0 := time.Now()
+		resp, err := client.Get(base + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+		}
+		if err == nil && resp.StatusCode == http.StatusOK {
+			lats = append(lats, time.Since(t0))
+		} else if ctx.Err() == nil {
+			failed++
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	return fmt.Sprintf("%d answered 200, latency %s", len(lats), latencies(lats)), failed
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
+
+func mib(b int64) float64 { return float64(b) / (1 << 20) }
