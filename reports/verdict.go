@@ -205,6 +205,9 @@ func ExplainIn(lang, tags string, results []ScenarioResult) string {
 	case Failed:
 		return tr(lang, "explain.failed", s.Failed, scenariosIn(lang, s.Scenarios), tagList(results, Failed), more)
 	case Inconclusive:
+		if outOfTime(results) {
+			return tr(lang, "explain.inconclusive.time", s.Inconclusive, scenariosIn(lang, s.Scenarios), tagList(results, Inconclusive), more)
+		}
 		return tr(lang, "explain.inconclusive", s.Inconclusive, scenariosIn(lang, s.Scenarios), tagList(results, Inconclusive), more)
 	}
 	if s.Scenarios == 0 {
@@ -227,6 +230,26 @@ func ExplainIn(lang, tags string, results []ScenarioResult) string {
 		todo = tr(lang, "explain.give", strings.Join(flags, ", "))
 	}
 	return tr(lang, "explain.incomplete", s.NotRun, scenariosIn(lang, s.Scenarios), todo, LeaveOut(tags, leave...))
+}
+
+// NotJudgedInTime is the error of a scenario a run ended before judging,
+// having reached its time bound (--max-duration).
+const NotJudgedInTime = "not judged: the run reached its time bound (max duration) before this scenario ended"
+
+// outOfTime tells whether every inconclusive result is one the run's time
+// bound cut short: the verdict then says so, not that this process was
+// late.
+func outOfTime(results []ScenarioResult) bool {
+	n := 0
+	for _, r := range results {
+		if r.Status == Inconclusive {
+			if r.Error != NotJudgedInTime {
+				return false
+			}
+			n++
+		}
+	}
+	return n > 0
 }
 
 // tagList names the requirement tags of the results with status, or,

@@ -44,7 +44,7 @@ type pass struct {
 
 // NotJudgedInTime is the error of an inconclusive result that the run's
 // Deadline cut short or kept from starting.
-const NotJudgedInTime = "not judged: the run reached its time bound (max duration) before this scenario ended"
+const NotJudgedInTime = reports.NotJudgedInTime
 
 // bound gives the run a deadline (zero: none). Once it has passed, the
 // steps' contexts have ended (every request, wait and sleep of a step
