@@ -29,7 +29,7 @@ var (
 	acceptReqs = []string{"WH-BODY-TEXT", "WH-DUPLICATE", "WH-DUPLICATE-EXACT", "WH-HTTP-FORM", "WH-RAW-BYTES", "WH-REAL-CONTRACT",
 		"WH-ROTATION", "WH-SAME-CONTRACT", "WH-STATE", "WH-TIME-WINDOW"}
 	refuseReqs = []string{"WH-BODY-CHANGED", "WH-HEADER-MALFORMED", "WH-HEADER-MISSING", "WH-SIGNATURE-FORM", "WH-TIMESTAMP-AHEAD",
-		"WH-TIMESTAMP-CHANGED", "WH-TIMESTAMP-FORM", "WH-TIMESTAMP-OLD", "WH-WRONG-SECRET"}
+		"WH-TIMESTAMP-CHANGED", "WH-TIMESTAMP-FORM-OLD", "WH-TIMESTAMP-OLD", "WH-WRONG-SECRET"}
 )
 
 // runWebhook runs the webhook set against url and returns the suite.
@@ -77,7 +77,7 @@ func TestWebhookSuiteAgainstTheStrictReceiver(t *testing.T) {
 	require.Equal(t, reports.Passed, s.Verdict(), "%v", s.Results())
 	selected, err := steps.SelectWebhook("all", "")
 	require.NoError(t, err)
-	assert.Equal(t, 112, selected, "19 scenarios, 56 rows, two languages")
+	assert.Equal(t, 118, selected, "20 scenarios, 59 rows, two languages")
 	require.Len(t, s.Results(), selected)
 	assert.Equal(t, selected, s.Count(reports.Passed))
 	assert.Empty(t, s.Hints())
@@ -260,7 +260,9 @@ func TestWebhookSuiteFailureSaysWhatWasSentAndAnswered(t *testing.T) {
 	assert.Contains(t, r.Error, `"title":"DEMO_SIGNED Contrato de arriendo 42 — Ñuñoa"`)
 	assert.Contains(t, r.Error, `answered: 200 in `)
 	assert.Contains(t, r.Error, `{"ok":true}`)
-	assert.Equal(t, r.Exchange, r.Error[strings.Index(r.Error, "sent: "):])
+	exchange, rule, _ := strings.Cut(r.Error[strings.Index(r.Error, "sent: "):], "\n  rule: ")
+	assert.Equal(t, r.Exchange, exchange)
+	assert.Contains(t, rule, "defaults §B paragraph 1", "the failure cites the sentence it enforces")
 }
 
 // TestWebhookSuiteLateAndUnreachable: an answer after the delivery
@@ -316,7 +318,7 @@ func TestSelectWebhook(t *testing.T) {
 	assert.Equal(t, 7, n)
 	n, err = steps.SelectWebhook("all", "~@spec")
 	require.NoError(t, err)
-	assert.Equal(t, 2*49, n)
+	assert.Equal(t, 2*52, n)
 	_, err = steps.SelectWebhook("en", "@AUTH-OK")
 	var se *steps.SelectionError
 	require.ErrorAs(t, err, &se)
