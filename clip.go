@@ -54,6 +54,13 @@ func ClipRunes(s string, n int) string {
 	return s
 }
 
+// Excerpt is an excerpt of foreign text for a message on one line: at
+// most n bytes of it (ClipBytes, the mark not counted) with its control
+// characters escaped (EscapeText). A target's answer, an endpoint's, a
+// header or a field of a notification is shown through it, so that
+// nothing it sends can start a line of firmakit's output.
+func Excerpt(s string, n int) string { return EscapeText(ClipBytes(s, n)) }
+
 // EscapeText makes foreign text (a response's body, a header) safe to print
 // on one line of a terminal, a log or a file: control characters (C0,
 // DEL, C1, and the bidirectional overrides that reorder what a terminal

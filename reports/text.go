@@ -7,12 +7,11 @@ import (
 	"unicode/utf8"
 )
 
-// Clip shortens s to at most n characters, marking a cut with "…" (which
-// counts as one of the n). It never splits a UTF-8 character: a report or
-// a terminal line shows "ñandú…", never "ñand\xc3". Bytes of s that are not
-// UTF-8 (a target may send them) come out as U+FFFD, so what is shown is
-// always valid text, and control characters are escaped (firmakit.EscapeText):
-// a line shows no escape sequence and breaks nowhere.
+// Clip fits s in n columns of a report or a terminal line: escaped on
+// one line (firmakit.Excerpt's rules: control characters escaped, bytes
+// that are not UTF-8 shown as U+FFFD) and, when longer than n characters,
+// cut by the one clipper, firmakit.ClipRunes, to n-1 characters and its
+// "…", so that the mark fits the n too. A cut never splits a character.
 func Clip(s string, n int) string {
 	s = firmakit.EscapeText(strings.ToValidUTF8(s, "\uFFFD"))
 	if n <= 0 {
@@ -21,14 +20,7 @@ func Clip(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
-	i, count := 0, 0
-	for i = range s {
-		if count == n-1 {
-			break
-		}
-		count++
-	}
-	return s[:i] + "…"
+	return firmakit.ClipRunes(s, n-1)
 }
 
 // firstLine is s up to its first line break.

@@ -293,7 +293,7 @@ func describe(r *http.Request, body []byte, p *firmakit.Profile) string {
 // endpoint sent is shown in error messages, terminals, CI logs and
 // reports, where an escape sequence or a line break of its own must not
 // act.
-func clip(s string, n int) string { return firmakit.EscapeText(firmakit.ClipBytes(s, n)) }
+func clip(s string, n int) string { return firmakit.Excerpt(s, n) }
 
 func (sc *scenario) got() string {
 	again := ""
