@@ -78,7 +78,7 @@ func openBackend(cfg backendConfig) (backend, answerBook, error) {
 		}
 		return pg, pg.rules(), nil
 	}
-	st, err := openStore(cfg)
+	st, err := openSQLite(cfg)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -111,3 +111,10 @@ func (d *dropLog) note(cfg backendConfig, n int64) {
 		"max_events", cfg.maxEvents, "max_bytes", cfg.maxBytes, "max_age", cfg.maxAge.String())
 	d.unlogged, d.lastLog = 0, now
 }
+
+var (
+	_ backend    = (*pgStore)(nil)
+	_ backend    = (*sqliteStore)(nil)
+	_ answerBook = (*pgRules)(nil)
+	_ answerBook = (*answers)(nil)
+)

@@ -93,7 +93,7 @@ const maxContracts = 10000
 // The API's pages read listChunk at a time.
 const listBytes = 32 << 20
 
-// store keeps records in SQLite. One goroutine writes, in batches: every
+// sqliteStore keeps records in SQLite. One goroutine writes, in batches: every
 // request waiting in the queue goes into one transaction, and each learns
 // its id only once that transaction is committed (group commit). Readers
 // use their own connections, which WAL lets run beside the writer.
@@ -101,7 +101,7 @@ const listBytes = 32 << 20
 // Retention (count, bytes, age) runs inside each commit's transaction, so
 // that no limit is exceeded once a notification is answered, and on a
 // periodic pass for records that age while nothing arrives.
-type store struct {
+type sqliteStore struct {
 	backendConfig
 	write  *sql.DB
 	read   *sql.DB
@@ -140,10 +140,10 @@ type pending struct {
 	err chan error
 }
 
-// openStore opens (or creates) the SQLite database at cfg.dsn; ":memory:" keeps
+// openSQLite opens (or creates) the SQLite database at cfg.dsn; ":memory:" keeps
 // it in memory for the life of the process. A new file is created readable
 // by its owner only (SQLite gives its -wal and -shm files the same mode).
-func openStore(cfg backendConfig) (*store, error) {
+func openSQLite(cfg backendConfig) (*sqliteStore, error) {
 	path := cfg.dsn
 	memory := path == ":memory:"
 	pragmas := "_pragma=busy_timeout(10000)&_pragma=foreign_keys(on)"
@@ -198,7 +198,7 @@ func openStore(cfg backendConfig) (*store, error) {
 	if cfg.every <= 0 {
 		cfg.every = time.Second
 	}
-	s := &store{backendConfig: cfg, write: w, read: r, queue: make(chan *pending, 4096),
+	s := &sqliteStore{backendConfig: cfg, write: w, read: r, queue: make(chan *pending, 4096),
 		passes: make(chan chan struct{}), done: make(chan struct{}), pageCost: 1}
 	if memory {
 		s.pageCost = 2
@@ -291,7 +291,7 @@ func sameSet(a, b []string) bool {
 	return slices.Equal(x, y)
 }
 
-func (s *store) closeDBs() {
+func (s *sqliteStore) closeDBs() {
 	if s.read != s.write {
 		s.read.Close()
 	}
@@ -299,7 +299,7 @@ func (s *store) closeDBs() {
 }
 
 // insert queues rec and returns once it is committed, with rec.ID set.
-func (s *store) insert(ctx context.Context, rec *Record) error {
+func (s *sqliteStore) insert(ctx context.Context, rec *Record) error {
 	p := &pending{rec: rec, err: make(chan error, 1)}
 	s.mu.Lock()
 	if s.closed {
@@ -317,7 +317,7 @@ func (s *store) insert(ctx context.Context, rec *Record) error {
 
 const maxBatch = 512
 
-func (s *store) writer() {
+func (s *sqliteStore) writer() {
 	defer close(s.done)
 	tick := time.NewTicker(s.every)
 	defer tick.Stop()
@@ -350,7 +350,7 @@ func (s *store) writer() {
 	}
 }
 
-func (s *store) commit(batch []*pending) {
+func (s *sqliteStore) commit(batch []*pending) {
 	recs := make([]*Record, len(batch))
 	for i, p := range batch {
 		recs[i] = p.rec
@@ -364,7 +364,7 @@ func (s *store) commit(batch []*pending) {
 	}
 }
 
-func (s *store) commitRecords(recs []*Record) error {
+func (s *sqliteStore) commitRecords(recs []*Record) error {
 	tx, err := s.write.Begin()
 	if err != nil {
 		return fmt.Errorf("store: %w", err)
@@ -449,7 +449,7 @@ type execer interface {
 // many records went. It runs on the writer goroutine (inside a commit or
 // on a pass), so it never races an insert; last is the last id given, and
 // no record from keepFrom on is deleted (the batch being committed).
-func (s *store) retain(db execer, last, keepFrom int64) (int64, error) {
+func (s *sqliteStore) retain(db execer, last, keepFrom int64) (int64, error) {
 	var dropped int64
 	del := func(q string, args ...any) error {
 		res, err := db.Exec(q, args...)
@@ -529,7 +529,7 @@ func oldestWorth(db execer, need int64) (int64, error) {
 
 // pass applies the limits outside a commit, on the writer: records age
 // while nothing arrives.
-func (s *store) pass() {
+func (s *sqliteStore) pass() {
 	last := s.last()
 	dropped, err := s.retain(s.write, last, last+1)
 	if err != nil {
@@ -539,7 +539,7 @@ func (s *store) pass() {
 }
 
 // retentionPass runs a pass on the writer now and returns once it is done.
-func (s *store) retentionPass() {
+func (s *sqliteStore) retentionPass() {
 	done := make(chan struct{})
 	select {
 	case s.passes <- done:
@@ -548,12 +548,12 @@ func (s *store) retentionPass() {
 	}
 }
 
-func (s *store) dropped() int64 { return s.drops.total.Load() }
+func (s *sqliteStore) dropped() int64 { return s.drops.total.Load() }
 
 // health is always nil: the file is the process's own.
-func (s *store) health(context.Context) error { return nil }
+func (s *sqliteStore) health(context.Context) error { return nil }
 
-func (s *store) close() {
+func (s *sqliteStore) close() {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -593,7 +593,7 @@ func scanRecord(row interface{ Scan(...any) error }) (*Record, error) {
 	return &r, nil
 }
 
-func (s *store) get(ctx context.Context, id int64) (*Record, error) {
+func (s *sqliteStore) get(ctx context.Context, id int64) (*Record, error) {
 	r, err := scanRecord(s.read.QueryRowContext(ctx, `SELECT `+columns+` FROM records r
 		LEFT JOIN contracts c ON c.signature_id = r.signature_id AND r.signature_id != '' WHERE r.id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -656,7 +656,7 @@ func conditions(f Filter, paging bool) (string, []any) {
 
 // list returns the records matching f, up to f.Limit of them; truncated
 // tells that it stopped early, past maxBytes of bodies, with more to come.
-func (s *store) list(ctx context.Context, f Filter, maxBytes int) (recs []*Record, truncated bool, err error) {
+func (s *sqliteStore) list(ctx context.Context, f Filter, maxBytes int) (recs []*Record, truncated bool, err error) {
 	where, args := conditions(f, true)
 	q := `SELECT ` + columns + ` FROM records r LEFT JOIN contracts c ON c.signature_id = r.signature_id AND r.signature_id != ''` + where
 	if f.Newest {
@@ -688,7 +688,7 @@ func (s *store) list(ctx context.Context, f Filter, maxBytes int) (recs []*Recor
 }
 
 // total counts the records matching f's conditions, paging left out.
-func (s *store) total(ctx context.Context, f Filter) (int64, error) {
+func (s *sqliteStore) total(ctx context.Context, f Filter) (int64, error) {
 	where, args := conditions(f, false)
 	var n int64
 	err := s.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM records r`+where, args...).Scan(&n)
@@ -696,19 +696,19 @@ func (s *store) total(ctx context.Context, f Filter) (int64, error) {
 }
 
 // last returns the id of the last committed record.
-func (s *store) last() int64 {
+func (s *sqliteStore) last() int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.lastID
 }
 
-func (s *store) count(ctx context.Context) (int64, error) {
+func (s *sqliteStore) count(ctx context.Context) (int64, error) {
 	var n int64
 	err := s.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM records`).Scan(&n)
 	return n, err
 }
 
-func (s *store) deleteOne(ctx context.Context, id int64) error {
+func (s *sqliteStore) deleteOne(ctx context.Context, id int64) error {
 	res, err := s.write.ExecContext(ctx, `DELETE FROM records WHERE id = ?`, id)
 	if err != nil {
 		return err
@@ -719,7 +719,7 @@ func (s *store) deleteOne(ctx context.Context, id int64) error {
 	return nil
 }
 
-func (s *store) deleteAll(ctx context.Context) (int64, error) {
+func (s *sqliteStore) deleteAll(ctx context.Context) (int64, error) {
 	res, err := s.write.ExecContext(ctx, `DELETE FROM records`)
 	if err != nil {
 		return 0, err
@@ -730,7 +730,7 @@ func (s *store) deleteAll(ctx context.Context) (int64, error) {
 
 // noteContract keeps when a contract was created, the last maxContracts
 // noted only, and measures what they take.
-func (s *store) noteContract(ctx context.Context, signatureID, createdAt string) error {
+func (s *sqliteStore) noteContract(ctx context.Context, signatureID, createdAt string) error {
 	s.hasContracts.Store(true)
 	_, err := s.write.ExecContext(ctx, `INSERT INTO contracts (signature_id, created_at) VALUES (?, ?)
 		ON CONFLICT(signature_id) DO UPDATE SET created_at = excluded.created_at`, signatureID, createdAt)
