@@ -97,19 +97,19 @@ func (b *pgRules) take(ctx context.Context, channel, signatureID string) (Answer
 }
 
 func (b *pgRules) list(ctx context.Context, channel string) (*answerRule, []answerRule, error) {
-	rows, _ := b.pool.Query(ctx, `SELECT signature_id, status, delay, delay_us, hang_up, COALESCE(remaining, 0)
-		FROM answer_rules WHERE channel = $1 AND `+liveRule+` ORDER BY signature_id`, []byte(channel))
 	rules := []answerRule{}
-	err := eachRow(rows, func(r pgx.Rows) error {
-		var sig []byte
-		var status, remaining int32
-		var us int64
-		var a answerRule
-		err := r.Scan(&sig, &status, &a.Delay, &us, &a.HangUp, &remaining)
-		a.SignatureID, a.Status, a.Remaining, a.delay = string(sig), int(status), int(remaining), time.Duration(us)*time.Microsecond
-		rules = append(rules, a)
-		return err
-	})
+	err := pgDB{b.pool}.each(ctx, `SELECT signature_id, status, delay, delay_us, hang_up, COALESCE(remaining, 0)
+		FROM answer_rules WHERE channel = $1 AND `+liveRule+` ORDER BY signature_id`, []any{[]byte(channel)},
+		func(row scanner) (bool, error) {
+			var sig []byte
+			var status, remaining int32
+			var us int64
+			var a answerRule
+			err := row.Scan(&sig, &status, &a.Delay, &us, &a.HangUp, &remaining)
+			a.SignatureID, a.Status, a.Remaining, a.delay = string(sig), int(status), int(remaining), time.Duration(us)*time.Microsecond
+			rules = append(rules, a)
+			return true, err
+		})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -2,7 +2,6 @@ package receiver
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -70,12 +69,6 @@ CREATE TABLE IF NOT EXISTS records (
 	status       INTEGER NOT NULL DEFAULT 0,
 	forward      TEXT NOT NULL DEFAULT ''
 );
-CREATE INDEX IF NOT EXISTS records_channel ON records(channel, id);
-CREATE INDEX IF NOT EXISTS records_signature ON records(signature_id, id);
-CREATE INDEX IF NOT EXISTS records_event ON records(event_id);
-CREATE INDEX IF NOT EXISTS records_received ON records(received_at);
-CREATE INDEX IF NOT EXISTS records_state ON records(state, id);
-CREATE INDEX IF NOT EXISTS records_verdict ON records(verdict, id);
 CREATE TABLE IF NOT EXISTS contracts (
 	signature_id BYTEA PRIMARY KEY,
 	created_at   TEXT NOT NULL,
@@ -139,16 +132,16 @@ const deleteBatch = 1000
 // id it published on.
 type pgStore struct {
 	backendConfig
+	sqlCore
 	pool   *pgxpool.Pool
 	listen *pgx.ConnConfig
-	queue  chan *pending
+	queue  *inserts
 	done   chan struct{} // closed when the writer has stopped
 	ctx    context.Context
 	cancel context.CancelFunc
 	bg     sync.WaitGroup // the follower, the listener and the pass ticker
 
-	mu     sync.Mutex
-	closed bool
+	mu sync.Mutex
 	// own holds this replica's committed batches, in commit order, until
 	// the follower publishes them.
 	own [][]*Record
@@ -193,8 +186,9 @@ func openPostgres(cfg backendConfig) (*pgStore, error) {
 		cancel()
 		return nil, fmt.Errorf("database %s: %w", RedactDB(cfg.dsn), err)
 	}
-	p := &pgStore{backendConfig: cfg, pool: pool, listen: pcfg.ConnConfig.Copy(), queue: make(chan *pending, 4096),
-		done: make(chan struct{}), ctx: ctx, cancel: cancel, wake: make(chan struct{}, 1)}
+	p := &pgStore{backendConfig: cfg, sqlCore: sqlCore{d: pgDialect, readDB: pgDB{pool}, writeDB: pgDB{pool}}, pool: pool,
+		listen: pcfg.ConnConfig.Copy(), queue: newInserts(), done: make(chan struct{}), ctx: ctx, cancel: cancel,
+		wake: make(chan struct{}, 1)}
 	octx, ocancel := context.WithTimeout(ctx, 30*time.Second)
 	defer ocancel()
 	if err := p.migrate(octx); err != nil {
@@ -275,49 +269,19 @@ func (p *pgStore) migrate(ctx context.Context) error {
 		return fmt.Errorf("%w: the PostgreSQL database %s has a records table but no receiver meta table; give the receiver a database of its own (CREATE DATABASE firmakit)",
 			ErrIncompatibleDatabase, name)
 	}
-	if _, err := tx.Exec(ctx, pgSchema); err != nil {
+	if _, err := tx.Exec(ctx, pgSchema+recordIndexes); err != nil {
 		return fmt.Errorf("database %s: creating the schema: %w", name, err)
 	}
 	return tx.Commit(ctx)
 }
 
-func (p *pgStore) insert(ctx context.Context, rec *Record) error {
-	q := &pending{rec: rec, err: make(chan error, 1)}
-	p.mu.Lock()
-	if p.closed {
-		p.mu.Unlock()
-		return errors.New("receiver is shutting down")
-	}
-	p.mu.Unlock()
-	select {
-	case p.queue <- q:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	return <-q.err
-}
+func (p *pgStore) insert(ctx context.Context, rec *Record) error { return p.queue.insert(ctx, rec) }
 
 func (p *pgStore) writer() {
 	defer close(p.done)
-	for q := range p.queue {
-		batch := []*pending{q}
-	fill:
-		for len(batch) < maxBatch {
-			select {
-			case q, ok := <-p.queue:
-				if !ok {
-					break fill
-				}
-				batch = append(batch, q)
-			default:
-				break fill
-			}
-		}
-		recs := make([]*Record, len(batch))
-		for i, q := range batch {
-			recs[i] = q.rec
-		}
-		err := p.commit(recs)
+	for first := range p.queue.ch {
+		batch := p.queue.batch(first)
+		err := p.commit(records(batch))
 		switch {
 		case err == nil && *p.healthy.Load() != nil:
 			p.healthyAgain()
@@ -328,16 +292,9 @@ func (p *pgStore) writer() {
 			}
 			cancel()
 		}
-		for _, q := range batch {
-			q.err <- err
-		}
+		answer(batch, err)
 	}
 }
-
-// recordColumns are the records columns a batch is copied into.
-var recordColumns = []string{"id", "channel", "method", "path", "query", "headers", "body", "size", "body_dropped",
-	"received_at", "remote_addr", "verdict", "reason", "event_id", "signature_id", "state", "created_at", "duplicate",
-	"status", "forward"}
 
 // commit stores recs in one transaction and hands them to the follower.
 func (p *pgStore) commit(recs []*Record) error {
@@ -355,11 +312,16 @@ func (p *pgStore) commit(recs []*Record) error {
 	if err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
-	stored, created, err := knownEventsAndContracts(ctx, tx, recs)
-	if err != nil {
+	rows := make([][]any, len(recs))
+	for i, r := range recs {
+		r.ID = ids[i]
+	}
+	if err := p.d.stamp(ctx, pgDB{tx}, recs, true); err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
-	rows := recordRows(recs, ids, stored, created)
+	for i, r := range recs {
+		rows[i] = p.d.values(r)
+	}
 	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"records"}, recordColumns, pgx.CopyFromRows(rows)); err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
@@ -398,106 +360,21 @@ func (p *pgStore) commit(recs []*Record) error {
 	return nil
 }
 
-// knownEventsAndContracts reads which event ids of recs are stored already
-// (their records are duplicates) and when the contracts they name were
-// created.
-func knownEventsAndContracts(ctx context.Context, tx pgx.Tx, recs []*Record) (stored map[string]bool, created map[string]string, err error) {
-	var events, sigs [][]byte
-	for _, r := range recs {
-		if r.EventID != "" {
-			events = append(events, []byte(r.EventID))
-		}
-		if r.SignatureID != "" {
-			sigs = append(sigs, []byte(r.SignatureID))
-		}
-	}
-	stored = map[string]bool{}
-	if len(events) > 0 {
-		rows, _ := tx.Query(ctx, `SELECT DISTINCT event_id FROM records WHERE event_id = ANY($1)`, events)
-		if err := eachRow(rows, func(r pgx.Rows) error {
-			var e []byte
-			err := r.Scan(&e)
-			stored[string(e)] = true
-			return err
-		}); err != nil {
-			return nil, nil, err
-		}
-	}
-	created = map[string]string{}
-	if len(sigs) > 0 {
-		rows, _ := tx.Query(ctx, `SELECT signature_id, created_at FROM contracts WHERE signature_id = ANY($1)`, sigs)
-		if err := eachRow(rows, func(r pgx.Rows) error {
-			var s []byte
-			var c string
-			err := r.Scan(&s, &c)
-			created[string(s)] = c
-			return err
-		}); err != nil {
-			return nil, nil, err
-		}
-	}
-	return stored, created, nil
-}
-
-// recordRows gives recs their ids, duplicate flags and contracts' creation
-// times, and returns them as the rows COPY writes.
-func recordRows(recs []*Record, ids []int64, stored map[string]bool, created map[string]string) [][]any {
-	rows := make([][]any, len(recs))
-	for i, r := range recs {
-		r.ID = ids[i]
-		if r.EventID != "" {
-			r.Duplicate = stored[r.EventID]
-			stored[r.EventID] = true
-		}
-		if r.SignatureID != "" {
-			r.ContractCreatedAt = created[r.SignatureID]
-		}
-		h := r.headerJSON
-		if h == nil {
-			h, _ = json.Marshal(r.Header)
-		}
-		fwd := ""
-		if r.Forward != nil {
-			b, _ := json.Marshal(r.Forward)
-			fwd = string(b)
-		}
-		body := r.Body
-		if body == nil {
-			body = []byte{}
-		}
-		rows[i] = []any{r.ID, []byte(r.Channel), r.Method, []byte(r.Path), []byte(r.Query), string(h), body, r.Size,
-			r.BodyDropped, r.ReceivedAt.UnixMicro(), r.RemoteAddr, r.Check, []byte(r.Reason), []byte(r.EventID),
-			[]byte(r.SignatureID), []byte(r.State), []byte(r.CreatedAt), r.Duplicate, int32(r.Status), fwd}
-	}
-	return rows
-}
-
 // pgIDs takes n ids from the records sequence, in ascending order.
 func pgIDs(ctx context.Context, tx pgx.Tx, n int) ([]int64, error) {
-	rows, _ := tx.Query(ctx, `SELECT nextval(pg_get_serial_sequence('records', 'id')) FROM generate_series(1, $1)`, n)
 	ids := make([]int64, 0, n)
-	err := eachRow(rows, func(r pgx.Rows) error {
-		var id int64
-		err := r.Scan(&id)
-		ids = append(ids, id)
-		return err
-	})
+	err := pgDB{tx}.each(ctx, `SELECT nextval(pg_get_serial_sequence('records', 'id')) FROM generate_series(1, $1)`, []any{n},
+		func(row scanner) (bool, error) {
+			var id int64
+			err := row.Scan(&id)
+			ids = append(ids, id)
+			return true, err
+		})
 	if err == nil && len(ids) != n {
 		err = fmt.Errorf("the sequence gave %d ids for %d records", len(ids), n)
 	}
 	slices.Sort(ids)
 	return ids, err
-}
-
-// eachRow calls fn on each row, closes rows, and returns the first error.
-func eachRow(rows pgx.Rows, fn func(pgx.Rows) error) error {
-	defer rows.Close()
-	for rows.Next() {
-		if err := fn(rows); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
 }
 
 // unhealthy records that the database failed, and says so in the log when
@@ -646,180 +523,11 @@ func (p *pgStore) retain(ctx context.Context, conn *pgxpool.Conn) (int64, error)
 }
 
 func (p *pgStore) close() {
-	p.mu.Lock()
-	if p.closed {
-		p.mu.Unlock()
+	if !p.queue.close() {
 		return
 	}
-	p.closed = true
-	p.mu.Unlock()
-	close(p.queue)
 	<-p.done
 	p.cancel()
 	p.bg.Wait()
 	p.pool.Close()
-}
-
-const pgColumns = `r.id, r.channel, r.method, r.path, r.query, r.headers, r.body, r.size, r.body_dropped, r.received_at,
-	r.remote_addr, r.verdict, r.reason, r.event_id, r.signature_id, r.state, r.created_at, r.duplicate, r.status,
-	r.forward, COALESCE(c.created_at, '')`
-
-const pgFrom = ` FROM records r LEFT JOIN contracts c ON c.signature_id = r.signature_id AND r.signature_id != ''::bytea`
-
-func scanPgRecord(row pgx.Row) (*Record, error) {
-	var r Record
-	var channel, path, query, reason, event, sig, state, created []byte
-	var headers, fwd string
-	var micros int64
-	var status int32
-	if err := row.Scan(&r.ID, &channel, &r.Method, &path, &query, &headers, &r.Body, &r.Size, &r.BodyDropped,
-		&micros, &r.RemoteAddr, &r.Check, &reason, &event, &sig, &state, &created,
-		&r.Duplicate, &status, &fwd, &r.ContractCreatedAt); err != nil {
-		return nil, err
-	}
-	r.Channel, r.Path, r.Query, r.Reason = string(channel), string(path), string(query), string(reason)
-	r.EventID, r.SignatureID, r.State, r.CreatedAt = string(event), string(sig), string(state), string(created)
-	r.Status = int(status)
-	_ = json.Unmarshal([]byte(headers), &r.Header)
-	if fwd != "" {
-		r.Forward = &Forward{}
-		if json.Unmarshal([]byte(fwd), r.Forward) != nil {
-			r.Forward = nil
-		}
-	}
-	r.ReceivedAt = time.UnixMicro(micros).UTC()
-	if r.Body == nil {
-		r.Body = []byte{}
-	}
-	return &r, nil
-}
-
-func (p *pgStore) get(ctx context.Context, id int64) (*Record, error) {
-	r, err := scanPgRecord(p.pool.QueryRow(ctx, `SELECT `+pgColumns+pgFrom+` WHERE r.id = $1`, id))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, ErrNotFound
-	}
-	return r, err
-}
-
-// pgConditions is conditions in PostgreSQL's terms.
-func pgConditions(f Filter, paging bool) (string, []any) {
-	var where []string
-	var args []any
-	add := func(cond string, v ...any) {
-		for _, x := range v {
-			args = append(args, x)
-			cond = strings.Replace(cond, "?", "$"+strconv.Itoa(len(args)), 1)
-		}
-		where = append(where, cond)
-	}
-	if f.Channel != "" {
-		add("r.channel = ?", []byte(f.Channel))
-	}
-	if f.ChannelPrefix != "" {
-		// A byte-wise range, so the channel index serves it.
-		add("r.channel >= ? AND r.channel < ?", []byte(f.ChannelPrefix), []byte(f.ChannelPrefix+"\xff\xff\xff\xff"))
-	}
-	if f.State != "" {
-		add("r.state = ?", []byte(f.State))
-	}
-	if f.SignatureID != "" {
-		add("r.signature_id = ?", []byte(f.SignatureID))
-	}
-	if f.EventID != "" {
-		add("r.event_id = ?", []byte(f.EventID))
-	}
-	if f.Check != "" {
-		add("r.verdict = ?", f.Check)
-	}
-	if f.Text != "" {
-		add("NOT r.body_dropped AND position(?::bytea in r.body) > 0", []byte(f.Text))
-	}
-	if paging && f.AfterID > 0 {
-		add("r.id > ?", f.AfterID)
-	}
-	if paging && f.BeforeID > 0 {
-		add("r.id < ?", f.BeforeID)
-	}
-	if !f.Since.IsZero() {
-		add("r.received_at >= ?", f.Since.UnixMicro())
-	}
-	if len(where) == 0 {
-		return "", nil
-	}
-	return " WHERE " + strings.Join(where, " AND "), args
-}
-
-func (p *pgStore) list(ctx context.Context, f Filter, maxBytes int) ([]*Record, bool, error) {
-	where, args := pgConditions(f, true)
-	q := `SELECT ` + pgColumns + pgFrom + where
-	if f.Newest {
-		q += " ORDER BY r.id DESC"
-	} else {
-		q += " ORDER BY r.id ASC"
-	}
-	args = append(args, f.Limit)
-	q += " LIMIT $" + strconv.Itoa(len(args))
-	rows, err := p.pool.Query(ctx, q, args...)
-	if err != nil {
-		return nil, false, err
-	}
-	defer rows.Close()
-	out := []*Record{}
-	var size int
-	for rows.Next() {
-		if size >= maxBytes {
-			return out, true, nil
-		}
-		r, err := scanPgRecord(rows)
-		if err != nil {
-			return nil, false, err
-		}
-		out = append(out, r)
-		size += len(r.Body)
-	}
-	return out, false, rows.Err()
-}
-
-func (p *pgStore) total(ctx context.Context, f Filter) (int64, error) {
-	where, args := pgConditions(f, false)
-	var n int64
-	err := p.pool.QueryRow(ctx, `SELECT COUNT(*) FROM records r`+where, args...).Scan(&n)
-	return n, err
-}
-
-func (p *pgStore) count(ctx context.Context) (int64, error) {
-	var n int64
-	err := p.pool.QueryRow(ctx, `SELECT COUNT(*) FROM records`).Scan(&n)
-	return n, err
-}
-
-func (p *pgStore) deleteOne(ctx context.Context, id int64) error {
-	tag, err := p.pool.Exec(ctx, `DELETE FROM records WHERE id = $1`, id)
-	if err != nil {
-		return err
-	}
-	if tag.RowsAffected() == 0 {
-		return ErrNotFound
-	}
-	return nil
-}
-
-func (p *pgStore) deleteAll(ctx context.Context) (int64, error) {
-	tag, err := p.pool.Exec(ctx, `DELETE FROM records`)
-	if err != nil {
-		return 0, err
-	}
-	return tag.RowsAffected(), nil
-}
-
-// noteContract keeps when a contract was created, the last maxContracts
-// noted only (a note updated keeps its place).
-func (p *pgStore) noteContract(ctx context.Context, signatureID, createdAt string) error {
-	if _, err := p.pool.Exec(ctx, `INSERT INTO contracts (signature_id, created_at) VALUES ($1, $2)
-		ON CONFLICT (signature_id) DO UPDATE SET created_at = excluded.created_at`, []byte(signatureID), createdAt); err != nil {
-		return err
-	}
-	_, err := p.pool.Exec(ctx, `DELETE FROM contracts WHERE seq <= (SELECT MAX(seq) FROM contracts) - $1`, maxContracts)
-	return err
 }

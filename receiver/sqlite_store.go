@@ -3,7 +3,6 @@ package receiver
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -16,14 +15,6 @@ import (
 
 	_ "modernc.org/sqlite" // pure Go SQLite, no cgo
 )
-
-// ErrNotFound is returned for a record id that is not stored.
-var ErrNotFound = errors.New("record not found")
-
-// ErrIncompatibleDatabase is returned by Open when the database file is not
-// a receiver's database of this version: not SQLite, tables with other
-// columns, or a newer schema. The receiver does not touch such a file.
-var ErrIncompatibleDatabase = errors.New("the database file is not a firmakit receiver database of this version")
 
 // schemaVersion is the receiver's schema, kept in the meta table; a file
 // with a greater one was written by a newer firmakit. Version 2 added the
@@ -53,12 +44,6 @@ CREATE TABLE IF NOT EXISTS records (
 	status       INTEGER NOT NULL DEFAULT 0,
 	forward      TEXT NOT NULL DEFAULT ''
 );
-CREATE INDEX IF NOT EXISTS records_channel ON records(channel, id);
-CREATE INDEX IF NOT EXISTS records_signature ON records(signature_id, id);
-CREATE INDEX IF NOT EXISTS records_event ON records(event_id);
-CREATE INDEX IF NOT EXISTS records_received ON records(received_at);
-CREATE INDEX IF NOT EXISTS records_state ON records(state, id);
-CREATE INDEX IF NOT EXISTS records_verdict ON records(verdict, id);
 CREATE TABLE IF NOT EXISTS contracts (
 	signature_id TEXT PRIMARY KEY,
 	created_at   TEXT NOT NULL
@@ -70,28 +55,16 @@ CREATE TABLE IF NOT EXISTS meta (
 INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', 2), ('last_id', 0);
 `
 
-// v1Records are the records columns of schema version 1.
-var v1Records = []string{"id", "channel", "method", "path", "query", "headers", "body", "size", "body_dropped", "received_at",
-	"remote_addr", "verdict", "reason", "event_id", "signature_id", "state", "created_at", "duplicate", "status"}
+// v1Records are the records columns of schema version 1: no forward.
+var v1Records = slices.DeleteFunc(slices.Clone(recordColumns), func(c string) bool { return c == "forward" })
 
 // tables are the columns of each table of the schema, for checking a file
 // made elsewhere.
 var tables = map[string][]string{
-	"records":   append(append([]string(nil), v1Records...), "forward"),
+	"records":   recordColumns,
 	"contracts": {"signature_id", "created_at"},
 	"meta":      {"key", "value"},
 }
-
-// maxContracts bounds the contract notes (POST /api/contracts): past it
-// the oldest noted go. With signature ids of at most 200 bytes they take a
-// few MiB at most, outside the records' budget (MaxBytes), so that noting
-// contracts never pushes acknowledged records out.
-const maxContracts = 10000
-
-// listBytes bounds the bodies one in-process List call holds in memory; a
-// page of large records is cut short there, and paging goes on after it.
-// The API's pages read listChunk at a time.
-const listBytes = 32 << 20
 
 // sqliteStore keeps records in SQLite. One goroutine writes, in batches: every
 // request waiting in the queue goes into one transaction, and each learns
@@ -103,14 +76,14 @@ const listBytes = 32 << 20
 // periodic pass for records that age while nothing arrives.
 type sqliteStore struct {
 	backendConfig
+	sqlCore
 	write  *sql.DB
 	read   *sql.DB
-	queue  chan *pending
+	queue  *inserts
 	passes chan chan struct{}
 	done   chan struct{}
 
-	mu     sync.Mutex
-	closed bool
+	mu sync.Mutex
 	// lastID is the greatest id ever given, kept in the meta table too,
 	// so that ids are never reused after deletes and restarts.
 	lastID int64
@@ -133,11 +106,6 @@ type sqliteStore struct {
 	floor int64
 	// drops counts records removed by retention.
 	drops dropLog
-}
-
-type pending struct {
-	rec *Record
-	err chan error
 }
 
 // openSQLite opens (or creates) the SQLite database at cfg.dsn; ":memory:" keeps
@@ -179,10 +147,6 @@ func openSQLite(cfg backendConfig) (*sqliteStore, error) {
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
 	w.SetMaxOpenConns(1)
-	if _, err := w.Exec(schema); err != nil {
-		w.Close()
-		return nil, fmt.Errorf("open database %s: %w", path, err)
-	}
 	if err := migrate(w); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("open database %s: %w", path, err)
@@ -198,8 +162,8 @@ func openSQLite(cfg backendConfig) (*sqliteStore, error) {
 	if cfg.every <= 0 {
 		cfg.every = time.Second
 	}
-	s := &sqliteStore{backendConfig: cfg, write: w, read: r, queue: make(chan *pending, 4096),
-		passes: make(chan chan struct{}), done: make(chan struct{}), pageCost: 1}
+	s := &sqliteStore{backendConfig: cfg, sqlCore: sqlCore{d: sqliteDialect, readDB: stdDB{r}, writeDB: stdDB{w}},
+		write: w, read: r, queue: newInserts(), passes: make(chan chan struct{}), done: make(chan struct{}), pageCost: 1}
 	if memory {
 		s.pageCost = 2
 	}
@@ -210,7 +174,7 @@ func openSQLite(cfg backendConfig) (*sqliteStore, error) {
 	var contracts int
 	_ = w.QueryRow(`SELECT COUNT(*) FROM contracts`).Scan(&contracts)
 	s.hasContracts.Store(contracts > 0)
-	s.contractBytes.Store(contractPages(w))
+	s.contractBytes.Store(contractPages(context.Background(), s.writeDB))
 	go s.writer()
 	return s, nil
 }
@@ -261,34 +225,34 @@ func checkSchema(db *sql.DB, path string) error {
 	return nil
 }
 
-// migrate brings a version 1 database (checkSchema let it through) to
-// schemaVersion in one transaction: it adds the forward column.
+// migrate creates the schema, or brings a version 1 database (checkSchema
+// let it through) to schemaVersion, in one transaction: it adds the
+// forward column.
 func migrate(db *sql.DB) error {
-	var has int
-	if err := db.QueryRow(`SELECT COUNT(*) FROM pragma_table_info('records') WHERE name = 'forward'`).Scan(&has); err != nil {
-		return err
-	}
 	tx, err := db.Begin()
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
+	if _, err := tx.Exec(schema); err != nil {
+		return err
+	}
+	var has int
+	if err := tx.QueryRow(`SELECT COUNT(*) FROM pragma_table_info('records') WHERE name = 'forward'`).Scan(&has); err != nil {
+		return err
+	}
 	if has == 0 {
 		if _, err := tx.Exec(`ALTER TABLE records ADD COLUMN forward TEXT NOT NULL DEFAULT ''`); err != nil {
 			return fmt.Errorf("migrating to schema version 2: %w", err)
 		}
 	}
+	if _, err := tx.Exec(recordIndexes); err != nil {
+		return err
+	}
 	if _, err := tx.Exec(`UPDATE meta SET value = ? WHERE key = 'schema_version' AND value < ?`, schemaVersion, schemaVersion); err != nil {
 		return err
 	}
 	return tx.Commit()
-}
-
-func sameSet(a, b []string) bool {
-	x, y := slices.Clone(a), slices.Clone(b)
-	slices.Sort(x)
-	slices.Sort(y)
-	return slices.Equal(x, y)
 }
 
 func (s *sqliteStore) closeDBs() {
@@ -298,24 +262,7 @@ func (s *sqliteStore) closeDBs() {
 	s.write.Close()
 }
 
-// insert queues rec and returns once it is committed, with rec.ID set.
-func (s *sqliteStore) insert(ctx context.Context, rec *Record) error {
-	p := &pending{rec: rec, err: make(chan error, 1)}
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return errors.New("receiver is shutting down")
-	}
-	s.mu.Unlock()
-	select {
-	case s.queue <- p:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	return <-p.err
-}
-
-const maxBatch = 512
+func (s *sqliteStore) insert(ctx context.Context, rec *Record) error { return s.queue.insert(ctx, rec) }
 
 func (s *sqliteStore) writer() {
 	defer close(s.done)
@@ -323,24 +270,17 @@ func (s *sqliteStore) writer() {
 	defer tick.Stop()
 	for {
 		select {
-		case p, ok := <-s.queue:
+		case p, ok := <-s.queue.ch:
 			if !ok {
 				return
 			}
-			batch := []*pending{p}
-		fill:
-			for len(batch) < maxBatch {
-				select {
-				case q, ok := <-s.queue:
-					if !ok {
-						break fill
-					}
-					batch = append(batch, q)
-				default:
-					break fill
-				}
+			batch := s.queue.batch(p)
+			recs := records(batch)
+			err := s.commit(recs)
+			answer(batch, err)
+			if err == nil && s.published != nil {
+				s.published(recs)
 			}
-			s.commit(batch)
 		case <-tick.C:
 			s.pass()
 		case done := <-s.passes:
@@ -350,72 +290,31 @@ func (s *sqliteStore) writer() {
 	}
 }
 
-func (s *sqliteStore) commit(batch []*pending) {
-	recs := make([]*Record, len(batch))
-	for i, p := range batch {
-		recs[i] = p.rec
-	}
-	err := s.commitRecords(recs)
-	for _, p := range batch {
-		p.err <- err
-	}
-	if err == nil && s.published != nil {
-		s.published(recs)
-	}
-}
-
-func (s *sqliteStore) commitRecords(recs []*Record) error {
+// commit stores recs in one transaction, with the retention their
+// insert calls for.
+func (s *sqliteStore) commit(recs []*Record) error {
+	ctx := context.Background()
 	tx, err := s.write.Begin()
 	if err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
 	defer tx.Rollback()
-	ins, err := tx.Prepare(`INSERT INTO records (id, channel, method, path, query, headers, body, size, body_dropped,
-		received_at, remote_addr, verdict, reason, event_id, signature_id, state, created_at, duplicate, status, forward)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
+	ins, err := tx.Prepare(`INSERT INTO records (` + quoted("", recordColumns) + `)
+		VALUES (?` + strings.Repeat(", ?", len(recordColumns)-1) + `)`)
 	if err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
 	defer ins.Close()
-	dupQ, err := tx.Prepare(`SELECT 1 FROM records WHERE event_id = ? LIMIT 1`)
-	if err != nil {
-		return fmt.Errorf("store: %w", err)
-	}
-	defer dupQ.Close()
-	contractQ, err := tx.Prepare(`SELECT created_at FROM contracts WHERE signature_id = ?`)
-	if err != nil {
-		return fmt.Errorf("store: %w", err)
-	}
-	defer contractQ.Close()
 	id := s.lastID
-	seen := map[string]bool{}
 	for _, r := range recs {
 		id++
 		r.ID = id
-		if r.EventID != "" {
-			if seen[r.EventID] {
-				r.Duplicate = true
-			} else {
-				var one int
-				r.Duplicate = dupQ.QueryRow(r.EventID).Scan(&one) == nil
-			}
-			seen[r.EventID] = true
-		}
-		if r.SignatureID != "" && s.hasContracts.Load() {
-			_ = contractQ.QueryRow(r.SignatureID).Scan(&r.ContractCreatedAt)
-		}
-		h := r.headerJSON
-		if h == nil {
-			h, _ = json.Marshal(r.Header)
-		}
-		fwd := ""
-		if r.Forward != nil {
-			b, _ := json.Marshal(r.Forward)
-			fwd = string(b)
-		}
-		if _, err := ins.Exec(r.ID, r.Channel, r.Method, r.Path, r.Query, string(h), r.Body, r.Size, r.BodyDropped,
-			r.ReceivedAt.UnixMicro(), r.RemoteAddr, r.Check, r.Reason, r.EventID, r.SignatureID, r.State,
-			r.CreatedAt, r.Duplicate, r.Status, fwd); err != nil {
+	}
+	if err := s.d.stamp(ctx, stdDB{tx}, recs, s.hasContracts.Load()); err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	for _, r := range recs {
+		if _, err := ins.Exec(s.d.values(r)...); err != nil {
 			return fmt.Errorf("store: %w", err)
 		}
 	}
@@ -424,7 +323,7 @@ func (s *sqliteStore) commitRecords(recs []*Record) error {
 	}
 	// The records of this batch are about to be acknowledged: the
 	// retention their insert triggers deletes only older ones.
-	dropped, err := s.retain(tx, id, recs[0].ID)
+	dropped, err := s.retain(ctx, stdDB{tx}, id, recs[0].ID)
 	if err != nil {
 		return fmt.Errorf("store: retention: %w", err)
 	}
@@ -438,27 +337,16 @@ func (s *sqliteStore) commitRecords(recs []*Record) error {
 	return nil
 }
 
-// execer is a transaction or the database.
-type execer interface {
-	Exec(query string, args ...any) (sql.Result, error)
-	Query(query string, args ...any) (*sql.Rows, error)
-	QueryRow(query string, args ...any) *sql.Row
-}
-
 // retain deletes what is over the limits, oldest first, and returns how
 // many records went. It runs on the writer goroutine (inside a commit or
 // on a pass), so it never races an insert; last is the last id given, and
 // no record from keepFrom on is deleted (the batch being committed).
-func (s *sqliteStore) retain(db execer, last, keepFrom int64) (int64, error) {
+func (s *sqliteStore) retain(ctx context.Context, db sqlDB, last, keepFrom int64) (int64, error) {
 	var dropped int64
 	del := func(q string, args ...any) error {
-		res, err := db.Exec(q, args...)
-		if err != nil {
-			return err
-		}
-		n, _ := res.RowsAffected()
+		n, err := db.exec(ctx, q, args...)
 		dropped += n
-		return nil
+		return err
 	}
 	if upTo := min(last-s.maxEvents, keepFrom-1); s.maxEvents > 0 && upTo > s.floor {
 		if err := del(`DELETE FROM records WHERE id <= ?`, upTo); err != nil {
@@ -476,7 +364,7 @@ func (s *sqliteStore) retain(db execer, last, keepFrom int64) (int64, error) {
 		// delete a little. The sizes are estimates (indexes and pages add
 		// to them), so measure again until under.
 		for range 8 {
-			used, err := bytesInUse(db)
+			used, err := bytesInUse(ctx, db)
 			if err != nil {
 				return dropped, err
 			}
@@ -484,7 +372,7 @@ func (s *sqliteStore) retain(db execer, last, keepFrom int64) (int64, error) {
 			if used <= s.maxBytes {
 				break
 			}
-			upTo, err := oldestWorth(db, (used-s.maxBytes*9/10)/s.pageCost)
+			upTo, err := oldestWorth(ctx, db, (used-s.maxBytes*9/10)/s.pageCost)
 			if err != nil || upTo == 0 {
 				return dropped, err
 			}
@@ -501,37 +389,32 @@ func (s *sqliteStore) retain(db execer, last, keepFrom int64) (int64, error) {
 
 // bytesInUse returns the bytes of the database's pages that hold data
 // (free pages are kept for reuse, not counted).
-func bytesInUse(db execer) (int64, error) {
+func bytesInUse(ctx context.Context, db sqlDB) (int64, error) {
 	var n int64
-	err := db.QueryRow(`SELECT (p.page_count - f.freelist_count) * s.page_size
+	err := db.row(ctx, `SELECT (p.page_count - f.freelist_count) * s.page_size
 		FROM pragma_page_count() p, pragma_freelist_count() f, pragma_page_size() s`).Scan(&n)
 	return n, err
 }
 
 // oldestWorth returns the id up to which the oldest records add up to at
 // least need bytes, or 0 when there are none.
-func oldestWorth(db execer, need int64) (int64, error) {
-	rows, err := db.Query(`SELECT id, COALESCE(length(body), 0) + length(headers) + 256 FROM records ORDER BY id`)
-	if err != nil {
-		return 0, err
-	}
-	defer rows.Close()
+func oldestWorth(ctx context.Context, db sqlDB, need int64) (int64, error) {
 	var id, sum int64
-	for sum < need && rows.Next() {
-		var n int64
-		if err := rows.Scan(&id, &n); err != nil {
-			return 0, err
-		}
-		sum += n
-	}
-	return id, rows.Err()
+	err := db.each(ctx, `SELECT id, COALESCE(length(body), 0) + length(headers) + 256 FROM records ORDER BY id`, nil,
+		func(row scanner) (bool, error) {
+			var n int64
+			err := row.Scan(&id, &n)
+			sum += n
+			return sum < need, err
+		})
+	return id, err
 }
 
 // pass applies the limits outside a commit, on the writer: records age
 // while nothing arrives.
 func (s *sqliteStore) pass() {
 	last := s.last()
-	dropped, err := s.retain(s.write, last, last+1)
+	dropped, err := s.retain(context.Background(), s.writeDB, last, last+1)
 	if err != nil {
 		s.log.Error("retention pass failed", "err", err)
 	}
@@ -554,145 +437,10 @@ func (s *sqliteStore) dropped() int64 { return s.drops.total.Load() }
 func (s *sqliteStore) health(context.Context) error { return nil }
 
 func (s *sqliteStore) close() {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return
+	if s.queue.close() {
+		<-s.done
+		s.closeDBs()
 	}
-	s.closed = true
-	s.mu.Unlock()
-	close(s.queue)
-	<-s.done
-	s.closeDBs()
-}
-
-const columns = `r.id, r.channel, r.method, r.path, r.query, r.headers, r.body, r.size, r.body_dropped, r.received_at,
-	r.remote_addr, r.verdict, r.reason, r.event_id, r.signature_id, r.state, r.created_at, r.duplicate, r.status,
-	r.forward, COALESCE(c.created_at, '')`
-
-func scanRecord(row interface{ Scan(...any) error }) (*Record, error) {
-	var r Record
-	var headers, fwd string
-	var micros int64
-	if err := row.Scan(&r.ID, &r.Channel, &r.Method, &r.Path, &r.Query, &headers, &r.Body, &r.Size, &r.BodyDropped,
-		&micros, &r.RemoteAddr, &r.Check, &r.Reason, &r.EventID, &r.SignatureID, &r.State, &r.CreatedAt,
-		&r.Duplicate, &r.Status, &fwd, &r.ContractCreatedAt); err != nil {
-		return nil, err
-	}
-	_ = json.Unmarshal([]byte(headers), &r.Header)
-	if fwd != "" {
-		r.Forward = &Forward{}
-		if json.Unmarshal([]byte(fwd), r.Forward) != nil {
-			r.Forward = nil
-		}
-	}
-	r.ReceivedAt = time.UnixMicro(micros).UTC()
-	if r.Body == nil {
-		r.Body = []byte{}
-	}
-	return &r, nil
-}
-
-func (s *sqliteStore) get(ctx context.Context, id int64) (*Record, error) {
-	r, err := scanRecord(s.read.QueryRowContext(ctx, `SELECT `+columns+` FROM records r
-		LEFT JOIN contracts c ON c.signature_id = r.signature_id AND r.signature_id != '' WHERE r.id = ?`, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, ErrNotFound
-	}
-	return r, err
-}
-
-// conditions returns the WHERE clause (empty, or " WHERE …") and its
-// arguments for f; paging adds the id bounds (AfterID, BeforeID).
-func conditions(f Filter, paging bool) (string, []any) {
-	var where []string
-	var args []any
-	add := func(cond string, v ...any) { where = append(where, cond); args = append(args, v...) }
-	if f.Channel != "" {
-		add("r.channel = ?", f.Channel)
-	}
-	if f.ChannelPrefix != "" {
-		// A byte-wise range, so the channel index serves it and no LIKE
-		// wildcard or case folding applies: prefix <= channel < prefix+\xff…
-		add("r.channel >= ? AND r.channel < ?", f.ChannelPrefix, f.ChannelPrefix+"\xff\xff\xff\xff")
-	}
-	// With a signature or event id, that index is the selective one: the
-	// unary + keeps the planner off the state and verdict indexes.
-	weak := ""
-	if f.SignatureID != "" || f.EventID != "" {
-		weak = "+"
-	}
-	if f.State != "" {
-		add(weak+"r.state = ?", f.State)
-	}
-	if f.SignatureID != "" {
-		add("r.signature_id = ?", f.SignatureID)
-	}
-	if f.EventID != "" {
-		add("r.event_id = ?", f.EventID)
-	}
-	if f.Check != "" {
-		add(weak+"r.verdict = ?", f.Check)
-	}
-	if f.Text != "" {
-		// instr on two blobs compares bytes: no wildcard to escape, and
-		// the same answer as Filter.Match's bytes.Contains.
-		add("r.body_dropped = 0 AND instr(r.body, ?) > 0", []byte(f.Text))
-	}
-	if paging && f.AfterID > 0 {
-		add("r.id > ?", f.AfterID)
-	}
-	if paging && f.BeforeID > 0 {
-		add("r.id < ?", f.BeforeID)
-	}
-	if !f.Since.IsZero() {
-		add("r.received_at >= ?", f.Since.UnixMicro())
-	}
-	if len(where) == 0 {
-		return "", nil
-	}
-	return " WHERE " + strings.Join(where, " AND "), args
-}
-
-// list returns the records matching f, up to f.Limit of them; truncated
-// tells that it stopped early, past maxBytes of bodies, with more to come.
-func (s *sqliteStore) list(ctx context.Context, f Filter, maxBytes int) (recs []*Record, truncated bool, err error) {
-	where, args := conditions(f, true)
-	q := `SELECT ` + columns + ` FROM records r LEFT JOIN contracts c ON c.signature_id = r.signature_id AND r.signature_id != ''` + where
-	if f.Newest {
-		q += " ORDER BY r.id DESC"
-	} else {
-		q += " ORDER BY r.id ASC"
-	}
-	q += " LIMIT ?"
-	args = append(args, f.Limit)
-	rows, err := s.read.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, false, err
-	}
-	defer rows.Close()
-	out := []*Record{}
-	var size int
-	for rows.Next() {
-		if size >= maxBytes {
-			return out, true, nil
-		}
-		r, err := scanRecord(rows)
-		if err != nil {
-			return nil, false, err
-		}
-		out = append(out, r)
-		size += len(r.Body)
-	}
-	return out, false, rows.Err()
-}
-
-// total counts the records matching f's conditions, paging left out.
-func (s *sqliteStore) total(ctx context.Context, f Filter) (int64, error) {
-	where, args := conditions(f, false)
-	var n int64
-	err := s.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM records r`+where, args...).Scan(&n)
-	return n, err
 }
 
 // last returns the id of the last committed record.
@@ -702,58 +450,26 @@ func (s *sqliteStore) last() int64 {
 	return s.lastID
 }
 
-func (s *sqliteStore) count(ctx context.Context) (int64, error) {
-	var n int64
-	err := s.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM records`).Scan(&n)
-	return n, err
-}
-
-func (s *sqliteStore) deleteOne(ctx context.Context, id int64) error {
-	res, err := s.write.ExecContext(ctx, `DELETE FROM records WHERE id = ?`, id)
-	if err != nil {
-		return err
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return ErrNotFound
-	}
-	return nil
-}
-
-func (s *sqliteStore) deleteAll(ctx context.Context) (int64, error) {
-	res, err := s.write.ExecContext(ctx, `DELETE FROM records`)
-	if err != nil {
-		return 0, err
-	}
-	n, _ := res.RowsAffected()
-	return n, nil
-}
-
 // noteContract keeps when a contract was created, the last maxContracts
 // noted only, and measures what they take.
 func (s *sqliteStore) noteContract(ctx context.Context, signatureID, createdAt string) error {
 	s.hasContracts.Store(true)
-	_, err := s.write.ExecContext(ctx, `INSERT INTO contracts (signature_id, created_at) VALUES (?, ?)
-		ON CONFLICT(signature_id) DO UPDATE SET created_at = excluded.created_at`, signatureID, createdAt)
-	if err != nil {
-		return err
-	}
-	// A note updated keeps its rowid; new ones take the next.
-	if _, err := s.write.ExecContext(ctx, `DELETE FROM contracts WHERE rowid <= (SELECT MAX(rowid) FROM contracts) - ?`, maxContracts); err != nil {
+	if err := s.sqlCore.noteContract(ctx, signatureID, createdAt); err != nil {
 		return err
 	}
 	// Measured now and then: between two measures, records may be
 	// dropped a few KiB early, never kept over the budget.
 	if s.notes.Add(1)%64 == 1 {
-		s.contractBytes.Store(contractPages(s.write))
+		s.contractBytes.Store(contractPages(ctx, s.writeDB))
 	}
 	return nil
 }
 
 // contractPages returns the bytes of the pages the contract notes and
 // their index take (0 when it cannot tell).
-func contractPages(db execer) int64 {
+func contractPages(ctx context.Context, db sqlDB) int64 {
 	var n int64
-	_ = db.QueryRow(`SELECT COALESCE(SUM(pgsize), 0) FROM dbstat('main', 1)
+	_ = db.row(ctx, `SELECT COALESCE(SUM(pgsize), 0) FROM dbstat('main', 1)
 		WHERE name IN ('contracts', 'sqlite_autoindex_contracts_1')`).Scan(&n)
 	return n
 }
