@@ -3,6 +3,7 @@ package receiver_test
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -157,7 +158,7 @@ var behaviours = []struct {
 		assert.Equal(t, []int64{5}, idsOf(listEvents(t, rv, "state=SIGNED").Events))
 		assert.Equal(t, []int64{2}, idsOf(listEvents(t, rv, "signature_id=s1").Events))
 		assert.Equal(t, []int64{3}, idsOf(listEvents(t, rv, "event_id=e2").Events))
-		assert.Equal(t, []int64{7, 6}, idsOf(listEvents(t, rv, "verdict=missing").Events))
+		assert.Equal(t, []int64{7, 6}, idsOf(listEvents(t, rv, "check=missing").Events))
 		page := listEvents(t, rv, "limit=3")
 		assert.Equal(t, []int64{7, 6, 5}, idsOf(page.Events))
 		assert.Equal(t, int64(7), page.Total)
@@ -390,6 +391,39 @@ var behaviours = []struct {
 		}
 		require.NoError(t, <-sent)
 	}},
+	{"a database from before the check took its name (verdict) is migrated, its records kept", func(t *testing.T, db string) {
+		rv := openOn(t, db, nil)
+		mustSend(t, rv, "merchant_demo", notification(firmakit.StateSigned, "e1", "s1"))
+		post(t, rv, "other", []byte("plain"), "")
+		require.NoError(t, rv.Close())
+		// Back to the schema the previous version wrote.
+		version := "3"
+		if receiver.IsPostgres(db) {
+			version = "2"
+			execSQL(t, db, `ALTER TABLE records RENAME COLUMN "check" TO verdict; ALTER INDEX records_check RENAME TO records_verdict;
+				UPDATE meta SET value = 1 WHERE key = 'schema_version'`)
+		} else {
+			mustExec(t, db, `ALTER TABLE records RENAME COLUMN "check" TO verdict; DROP INDEX records_check;
+				CREATE INDEX records_verdict ON records(verdict, id); UPDATE meta SET value = 2 WHERE key = 'schema_version'`)
+		}
+		cols, indexes, _ := schemaOf(t, db)
+		require.Contains(t, cols, "verdict")
+		require.Contains(t, indexes, "records_verdict")
+
+		again := openOn(t, db, nil)
+		assert.Equal(t, []int64{2}, idsOf(listEvents(t, again, "check=missing").Events))
+		var rec receiver.Record
+		getJSON(t, again.URL()+"/api/events/1", &rec)
+		assert.Equal(t, receiver.CheckValid, rec.Check)
+		assert.Equal(t, int64(3), mustSend(t, again, "merchant_demo", notification(firmakit.StateSigned, "e3", "s3")))
+		require.NoError(t, again.Close())
+		cols, indexes, v := schemaOf(t, db)
+		assert.Contains(t, cols, "check")
+		assert.NotContains(t, cols, "verdict")
+		assert.Contains(t, indexes, "records_check")
+		assert.NotContains(t, indexes, "records_verdict")
+		assert.Equal(t, version, v, "the schema version now")
+	}},
 	{"called directly: each filter lists and counts what Filter.Match picks", func(t *testing.T, db string) {
 		b := receiver.OpenBackend(t, db)
 		ctx := context.Background()
@@ -482,6 +516,56 @@ var behaviours = []struct {
 		require.Eventually(t, func() bool { return len(b.Published()) >= 25 }, 10*time.Second, 10*time.Millisecond)
 		assert.Equal(t, want, b.Published(), "every committed record handed to the hub once, in id order")
 	}},
+}
+
+// schemaOf returns the records table's columns and indexes and the
+// schema version, as the database (SQLite file or PostgreSQL) has them.
+func schemaOf(t *testing.T, db string) (columns, indexes []string, version string) {
+	t.Helper()
+	version = queryStrings(t, db, `SELECT CAST(value AS TEXT) FROM meta WHERE key = 'schema_version'`)[0]
+	if receiver.IsPostgres(db) {
+		return queryStrings(t, db, `SELECT column_name FROM information_schema.columns WHERE table_name = 'records' AND table_schema = current_schema()`),
+			queryStrings(t, db, `SELECT indexname FROM pg_indexes WHERE tablename = 'records' AND schemaname = current_schema()`), version
+	}
+	return queryStrings(t, db, `SELECT name FROM pragma_table_info('records')`),
+		queryStrings(t, db, `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'records'`), version
+}
+
+// queryStrings runs q on db, SQLite file or PostgreSQL, and returns the
+// first column of each row.
+func queryStrings(t *testing.T, db, q string) []string {
+	t.Helper()
+	ctx := context.Background()
+	var rows interface {
+		Next() bool
+		Scan(dest ...any) error
+		Err() error
+	}
+	if receiver.IsPostgres(db) {
+		c, err := pgx.Connect(ctx, db)
+		require.NoError(t, err)
+		defer c.Close(ctx)
+		r, err := c.Query(ctx, q)
+		require.NoError(t, err)
+		defer r.Close()
+		rows = r
+	} else {
+		c, err := sql.Open("sqlite", db)
+		require.NoError(t, err)
+		defer c.Close()
+		r, err := c.QueryContext(ctx, q)
+		require.NoError(t, err)
+		defer r.Close()
+		rows = r
+	}
+	out := []string{}
+	for rows.Next() {
+		var s string
+		require.NoError(t, rows.Scan(&s))
+		out = append(out, s)
+	}
+	require.NoError(t, rows.Err())
+	return out
 }
 
 // directRecords are records to insert into a backend directly: every

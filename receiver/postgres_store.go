@@ -36,7 +36,9 @@ func RedactDB(db string) string {
 
 // pgSchemaVersion is the receiver's PostgreSQL schema, kept in its meta
 // table; a database with a greater one was written by a newer firmakit.
-const pgSchemaVersion = 1
+// Version 2 renamed verdict to check; a version 1 database is migrated
+// when opened.
+const pgSchemaVersion = 2
 
 // Text that comes from a request (channel, path, query, the reason that
 // may quote a header, ids read from the body) is kept as bytea: a
@@ -59,7 +61,7 @@ CREATE TABLE IF NOT EXISTS records (
 	body_dropped BOOLEAN NOT NULL DEFAULT false,
 	received_at  BIGINT NOT NULL,
 	remote_addr  TEXT NOT NULL,
-	verdict      TEXT NOT NULL,
+	"check"      TEXT NOT NULL,
 	reason       BYTEA NOT NULL,
 	event_id     BYTEA NOT NULL,
 	signature_id BYTEA NOT NULL,
@@ -84,7 +86,7 @@ CREATE TABLE IF NOT EXISTS answer_rules (
 	remaining    INTEGER,
 	PRIMARY KEY (channel, signature_id)
 );
-INSERT INTO meta (key, value) VALUES ('schema_version', 1) ON CONFLICT (key) DO NOTHING;
+INSERT INTO meta (key, value) VALUES ('schema_version', 2) ON CONFLICT (key) DO NOTHING;
 `
 
 // pgTables are the columns of each table of the PostgreSQL schema, for
@@ -253,7 +255,7 @@ func (p *pgStore) migrate(ctx context.Context) error {
 		return fmt.Errorf("database %s: %w", name, err)
 	}
 	for _, t := range names {
-		if cols := got[t]; len(cols) > 0 && !sameSet(cols, pgTables[t]) {
+		if cols := got[t]; len(cols) > 0 && !sameSet(cols, pgTables[t]) && !(t == "records" && sameSet(cols, verdictColumns)) {
 			return fmt.Errorf("%w: in the PostgreSQL database %s, table %s has the columns (%s), not the receiver's (%s); give the receiver a database of its own (CREATE DATABASE firmakit)",
 				ErrIncompatibleDatabase, name, t, strings.Join(cols, ", "), strings.Join(pgTables[t], ", "))
 		}
@@ -269,8 +271,16 @@ func (p *pgStore) migrate(ctx context.Context) error {
 		return fmt.Errorf("%w: the PostgreSQL database %s has a records table but no receiver meta table; give the receiver a database of its own (CREATE DATABASE firmakit)",
 			ErrIncompatibleDatabase, name)
 	}
+	if slices.Contains(got["records"], "verdict") {
+		if _, err := tx.Exec(ctx, renameVerdict+`; ALTER INDEX IF EXISTS records_verdict RENAME TO records_check`); err != nil {
+			return fmt.Errorf("database %s: migrating to schema version 2: %w", name, err)
+		}
+	}
 	if _, err := tx.Exec(ctx, pgSchema+recordIndexes); err != nil {
 		return fmt.Errorf("database %s: creating the schema: %w", name, err)
+	}
+	if _, err := tx.Exec(ctx, `UPDATE meta SET value = $1 WHERE key = 'schema_version' AND value < $1`, pgSchemaVersion); err != nil {
+		return fmt.Errorf("database %s: %w", name, err)
 	}
 	return tx.Commit(ctx)
 }

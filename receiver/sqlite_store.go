@@ -18,8 +18,9 @@ import (
 
 // schemaVersion is the receiver's schema, kept in the meta table; a file
 // with a greater one was written by a newer firmakit. Version 2 added the
-// forward column; a version 1 file is migrated when opened.
-const schemaVersion = 2
+// forward column, version 3 renamed verdict to check; a file of an
+// earlier version is migrated when opened.
+const schemaVersion = 3
 
 const schema = `
 CREATE TABLE IF NOT EXISTS records (
@@ -34,7 +35,7 @@ CREATE TABLE IF NOT EXISTS records (
 	body_dropped INTEGER NOT NULL DEFAULT 0,
 	received_at  INTEGER NOT NULL,
 	remote_addr  TEXT NOT NULL,
-	verdict      TEXT NOT NULL,
+	"check"      TEXT NOT NULL,
 	reason       TEXT NOT NULL DEFAULT '',
 	event_id     TEXT NOT NULL DEFAULT '',
 	signature_id TEXT NOT NULL DEFAULT '',
@@ -52,11 +53,12 @@ CREATE TABLE IF NOT EXISTS meta (
 	key   TEXT PRIMARY KEY,
 	value INTEGER NOT NULL
 );
-INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', 2), ('last_id', 0);
+INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', 3), ('last_id', 0);
 `
 
-// v1Records are the records columns of schema version 1: no forward.
-var v1Records = slices.DeleteFunc(slices.Clone(recordColumns), func(c string) bool { return c == "forward" })
+// v1Records are the records columns of schema version 1: verdict, and no
+// forward.
+var v1Records = slices.DeleteFunc(slices.Clone(verdictColumns), func(c string) bool { return c == "forward" })
 
 // tables are the columns of each table of the schema, for checking a file
 // made elsewhere.
@@ -211,7 +213,7 @@ func checkSchema(db *sql.DB, path string) error {
 			return fmt.Errorf("open database %s: %w", path, err)
 		}
 		want := tables[table]
-		if len(got) > 0 && !sameSet(got, want) && !(table == "records" && sameSet(got, v1Records)) {
+		if len(got) > 0 && !sameSet(got, want) && !(table == "records" && (sameSet(got, v1Records) || sameSet(got, verdictColumns))) {
 			return fmt.Errorf("%w: in %s, table %s has the columns (%s), not the receiver's (%s)",
 				ErrIncompatibleDatabase, path, table, strings.Join(got, ", "), strings.Join(want, ", "))
 		}
@@ -225,9 +227,9 @@ func checkSchema(db *sql.DB, path string) error {
 	return nil
 }
 
-// migrate creates the schema, or brings a version 1 database (checkSchema
-// let it through) to schemaVersion, in one transaction: it adds the
-// forward column.
+// migrate creates the schema, or brings a database of an earlier version
+// (checkSchema let it through) to schemaVersion, in one transaction:
+// version 2 added the forward column, version 3 renamed verdict to check.
 func migrate(db *sql.DB) error {
 	tx, err := db.Begin()
 	if err != nil {
@@ -237,13 +239,19 @@ func migrate(db *sql.DB) error {
 	if _, err := tx.Exec(schema); err != nil {
 		return err
 	}
-	var has int
-	if err := tx.QueryRow(`SELECT COUNT(*) FROM pragma_table_info('records') WHERE name = 'forward'`).Scan(&has); err != nil {
+	var forward, verdict int
+	if err := tx.QueryRow(`SELECT COUNT(*) FILTER (WHERE name = 'forward'), COUNT(*) FILTER (WHERE name = 'verdict')
+		FROM pragma_table_info('records')`).Scan(&forward, &verdict); err != nil {
 		return err
 	}
-	if has == 0 {
+	if forward == 0 {
 		if _, err := tx.Exec(`ALTER TABLE records ADD COLUMN forward TEXT NOT NULL DEFAULT ''`); err != nil {
 			return fmt.Errorf("migrating to schema version 2: %w", err)
+		}
+	}
+	if verdict > 0 {
+		if _, err := tx.Exec(renameVerdict + `; DROP INDEX IF EXISTS records_verdict`); err != nil {
+			return fmt.Errorf("migrating to schema version 3: %w", err)
 		}
 	}
 	if _, err := tx.Exec(recordIndexes); err != nil {

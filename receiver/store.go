@@ -138,7 +138,7 @@ func (d *dialect) bind(q string, args ...any) (string, []any) {
 // recordColumns are the records table's columns, in the order of values
 // and scanRecord.
 var recordColumns = []string{"id", "channel", "method", "path", "query", "headers", "body", "size", "body_dropped",
-	"received_at", "remote_addr", "verdict", "reason", "event_id", "signature_id", "state", "created_at", "duplicate",
+	"received_at", "remote_addr", "check", "reason", "event_id", "signature_id", "state", "created_at", "duplicate",
 	"status", "forward"}
 
 // recordIndexes are the records table's indexes, alike on both databases.
@@ -148,8 +148,21 @@ CREATE INDEX IF NOT EXISTS records_signature ON records(signature_id, id);
 CREATE INDEX IF NOT EXISTS records_event ON records(event_id);
 CREATE INDEX IF NOT EXISTS records_received ON records(received_at);
 CREATE INDEX IF NOT EXISTS records_state ON records(state, id);
-CREATE INDEX IF NOT EXISTS records_verdict ON records(verdict, id);
+CREATE INDEX IF NOT EXISTS records_check ON records("check", id);
 `
+
+// verdictColumns are the records columns before the check took its name
+// (SQLite's schema version 2, PostgreSQL's 1): a database of then is
+// migrated with renameVerdict when opened.
+var verdictColumns = func() []string {
+	cols := slices.Clone(recordColumns)
+	cols[slices.Index(cols, "check")] = "verdict"
+	return cols
+}()
+
+// renameVerdict gives the check column its name; each backend renames or
+// remakes its index.
+const renameVerdict = `ALTER TABLE records RENAME COLUMN verdict TO "check"`
 
 // quoted is the columns as SQL names, each with prefix.
 func quoted(prefix string, cols []string) string {
@@ -227,7 +240,7 @@ func (d *dialect) conditions(f Filter, paging bool) (string, []any) {
 		s.add("r.channel >= ? AND r.channel < ?", d.text(f.ChannelPrefix), d.text(f.ChannelPrefix+"\xff\xff\xff\xff"))
 	}
 	// With a signature or event id, that index is the selective one: keep
-	// the planner off the state and verdict indexes.
+	// the planner off the state and check indexes.
 	weak := ""
 	if f.SignatureID != "" || f.EventID != "" {
 		weak = d.weak
@@ -242,7 +255,7 @@ func (d *dialect) conditions(f Filter, paging bool) (string, []any) {
 		s.add("r.event_id = ?", d.text(f.EventID))
 	}
 	if f.Check != "" {
-		s.add(weak+`r."verdict" = ?`, f.Check)
+		s.add(weak+`r."check" = ?`, f.Check)
 	}
 	if f.Text != "" {
 		s.add(d.contains, []byte(f.Text))
