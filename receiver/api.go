@@ -135,8 +135,19 @@ func (rv *Receiver) handleStats(c echo.Context) error {
 func filterFrom(c echo.Context) (Filter, error) {
 	q := c.QueryParams()
 	f := Filter{Channel: q.Get("channel"), ChannelPrefix: q.Get("channel_prefix"), State: q.Get("state"),
-		SignatureID: q.Get("signature_id"), EventID: q.Get("event_id"), Check: q.Get("verdict"), Text: q.Get("q"),
+		SignatureID: q.Get("signature_id"), EventID: q.Get("event_id"), Check: q.Get("check"), Text: q.Get("q"),
 		Limit: 100, Newest: q.Get("order") != "asc"}
+	if v := q.Get("verdict"); v != "" {
+		// The check's former name, taken until VerdictSunset.
+		h := c.Response().Header()
+		h.Set("Deprecation", verdictDeprecated)
+		h.Set("Sunset", verdictSunsetHTTP)
+		h.Set("Warning", `299 - "`+msgVerdictDeprecated+`"`)
+		if f.Check != "" && f.Check != v {
+			return f, apiError(http.StatusBadRequest, msgCheckTwice)
+		}
+		f.Check = v
+	}
 	if v := q.Get("status"); v != "" && f.State == "" {
 		f.State = v
 	}
@@ -443,10 +454,11 @@ func harEntry(r *Record, base string) map[string]any {
 			"headers": []any{}, "cookies": []any{}, "content": map[string]any{"size": 0, "mimeType": "application/json"},
 			"redirectURL": "", "headersSize": -1, "bodySize": -1,
 		},
-		"cache":     map[string]any{},
-		"timings":   map[string]any{"send": 0, "wait": 0, "receive": 0},
-		"comment":   fmt.Sprintf("firmakit record %d, channel %s, verdict %s", r.ID, r.Channel, r.Check),
-		"_firmakit": map[string]any{"id": r.ID, "verdict": r.Check, "reason": r.Reason, "event_id": r.EventID, "forward": r.Forward},
+		"cache":   map[string]any{},
+		"timings": map[string]any{"send": 0, "wait": 0, "receive": 0},
+		"comment": fmt.Sprintf("firmakit record %d, channel %s, signature check %s", r.ID, r.Channel, r.Check),
+		// verdict: the check's former name, until VerdictSunset.
+		"_firmakit": map[string]any{"id": r.ID, "check": r.Check, "verdict": r.Check, "reason": r.Reason, "event_id": r.EventID, "forward": r.Forward},
 	}
 }
 

@@ -2,10 +2,20 @@ package receiver
 
 import (
 	"context"
+	"errors"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 )
+
+// ErrNotFound is returned for a record id that is not stored.
+var ErrNotFound = errors.New("record not found")
+
+// ErrIncompatibleDatabase is returned by Open when the database file is not
+// a receiver's database of this version: not SQLite, tables with other
+// columns, or a newer schema. The receiver does not touch such a file.
+var ErrIncompatibleDatabase = errors.New("the database file is not a firmakit receiver database of this version")
 
 // backend is where a receiver keeps its records and contract notes: an
 // SQLite file (or memory) for one process, PostgreSQL for several
@@ -78,11 +88,96 @@ func openBackend(cfg backendConfig) (backend, answerBook, error) {
 		}
 		return pg, pg.rules(), nil
 	}
-	st, err := openStore(cfg)
+	st, err := openSQLite(cfg)
 	if err != nil {
 		return nil, nil, err
 	}
 	return st, &answers{}, nil
+}
+
+// inserts queues the records a backend's writer commits in batches:
+// every record waiting goes into one transaction, and each learns its id
+// only once that transaction is committed (group commit).
+type inserts struct {
+	ch chan *pending
+	// mu is held to send, and to close ch, so that no send meets it closed.
+	mu     sync.RWMutex
+	closed bool
+}
+
+type pending struct {
+	rec *Record
+	err chan error
+}
+
+// maxBatch bounds the records one transaction commits.
+const maxBatch = 512
+
+func newInserts() *inserts { return &inserts{ch: make(chan *pending, 4096)} }
+
+// insert queues rec and returns once it is committed, with rec.ID set,
+// or the commit's error.
+func (q *inserts) insert(ctx context.Context, rec *Record) error {
+	p := &pending{rec: rec, err: make(chan error, 1)}
+	q.mu.RLock()
+	if q.closed {
+		q.mu.RUnlock()
+		return errors.New("receiver is shutting down")
+	}
+	select {
+	case q.ch <- p:
+		q.mu.RUnlock()
+	case <-ctx.Done():
+		q.mu.RUnlock()
+		return ctx.Err()
+	}
+	return <-p.err
+}
+
+// batch returns first and what else is queued now, maxBatch at most.
+func (q *inserts) batch(first *pending) []*pending {
+	batch := []*pending{first}
+	for len(batch) < maxBatch {
+		select {
+		case p, ok := <-q.ch:
+			if !ok {
+				return batch
+			}
+			batch = append(batch, p)
+		default:
+			return batch
+		}
+	}
+	return batch
+}
+
+// records returns the batch's records.
+func records(batch []*pending) []*Record {
+	recs := make([]*Record, len(batch))
+	for i, p := range batch {
+		recs[i] = p.rec
+	}
+	return recs
+}
+
+// answer tells every insert of the batch how its commit went.
+func answer(batch []*pending, err error) {
+	for _, p := range batch {
+		p.err <- err
+	}
+}
+
+// close stops taking inserts, once; the writer then drains what is
+// queued and stops. It tells whether this call closed it.
+func (q *inserts) close() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed {
+		return false
+	}
+	q.closed = true
+	close(q.ch)
+	return true
 }
 
 // dropLog counts records removed by retention and says so in the log: at
@@ -111,3 +206,10 @@ func (d *dropLog) note(cfg backendConfig, n int64) {
 		"max_events", cfg.maxEvents, "max_bytes", cfg.maxBytes, "max_age", cfg.maxAge.String())
 	d.unlogged, d.lastLog = 0, now
 }
+
+var (
+	_ backend    = (*pgStore)(nil)
+	_ backend    = (*sqliteStore)(nil)
+	_ answerBook = (*pgRules)(nil)
+	_ answerBook = (*answers)(nil)
+)

@@ -3,12 +3,14 @@ package receiver_test
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -156,7 +158,7 @@ var behaviours = []struct {
 		assert.Equal(t, []int64{5}, idsOf(listEvents(t, rv, "state=SIGNED").Events))
 		assert.Equal(t, []int64{2}, idsOf(listEvents(t, rv, "signature_id=s1").Events))
 		assert.Equal(t, []int64{3}, idsOf(listEvents(t, rv, "event_id=e2").Events))
-		assert.Equal(t, []int64{7, 6}, idsOf(listEvents(t, rv, "verdict=missing").Events))
+		assert.Equal(t, []int64{7, 6}, idsOf(listEvents(t, rv, "check=missing").Events))
 		page := listEvents(t, rv, "limit=3")
 		assert.Equal(t, []int64{7, 6, 5}, idsOf(page.Events))
 		assert.Equal(t, int64(7), page.Total)
@@ -389,6 +391,220 @@ var behaviours = []struct {
 		}
 		require.NoError(t, <-sent)
 	}},
+	{"a database from before the check took its name (verdict) is migrated, its records kept", func(t *testing.T, db string) {
+		rv := openOn(t, db, nil)
+		mustSend(t, rv, "merchant_demo", notification(firmakit.StateSigned, "e1", "s1"))
+		post(t, rv, "other", []byte("plain"), "")
+		require.NoError(t, rv.Close())
+		// Back to the schema the previous version wrote.
+		version := "3"
+		if receiver.IsPostgres(db) {
+			version = "2"
+			execSQL(t, db, `ALTER TABLE records RENAME COLUMN "check" TO verdict; ALTER INDEX records_check RENAME TO records_verdict;
+				UPDATE meta SET value = 1 WHERE key = 'schema_version'`)
+		} else {
+			mustExec(t, db, `ALTER TABLE records RENAME COLUMN "check" TO verdict; DROP INDEX records_check;
+				CREATE INDEX records_verdict ON records(verdict, id); UPDATE meta SET value = 2 WHERE key = 'schema_version'`)
+		}
+		cols, indexes, _ := schemaOf(t, db)
+		require.Contains(t, cols, "verdict")
+		require.Contains(t, indexes, "records_verdict")
+
+		again := openOn(t, db, nil)
+		assert.Equal(t, []int64{2}, idsOf(listEvents(t, again, "check=missing").Events))
+		var rec receiver.Record
+		getJSON(t, again.URL()+"/api/events/1", &rec)
+		assert.Equal(t, receiver.CheckValid, rec.Check)
+		assert.Equal(t, int64(3), mustSend(t, again, "merchant_demo", notification(firmakit.StateSigned, "e3", "s3")))
+		require.NoError(t, again.Close())
+		cols, indexes, v := schemaOf(t, db)
+		assert.Contains(t, cols, "check")
+		assert.NotContains(t, cols, "verdict")
+		assert.Contains(t, indexes, "records_check")
+		assert.NotContains(t, indexes, "records_verdict")
+		assert.Equal(t, version, v, "the schema version now")
+	}},
+	{"called directly: each filter lists and counts what Filter.Match picks", func(t *testing.T, db string) {
+		b := receiver.OpenBackend(t, db)
+		ctx := context.Background()
+		base := time.UnixMicro(1795860000123456).UTC()
+		recs := directRecords(base)
+		for _, r := range recs {
+			require.NoError(t, b.Insert(ctx, r))
+		}
+		for _, f := range []receiver.Filter{
+			{}, {Channel: "merchant_demo"}, {Channel: "nul\x00chan"}, {ChannelPrefix: "merchant_demo"}, {ChannelPrefix: "nul\x00"},
+			{State: "SIGNED"}, {SignatureID: "s1"}, {EventID: "e3"}, {Check: receiver.CheckMissing}, {Check: receiver.CheckUnverified},
+			{Text: "<needle>"}, {Text: `"n":1`}, {AfterID: 5}, {BeforeID: 9}, {AfterID: 3, BeforeID: 12},
+			{Since: base.Add(10 * time.Second)}, {Since: base.Add(10*time.Second + time.Microsecond)},
+			{SignatureID: "s2", State: "CREATED"}, {EventID: "e1", Check: receiver.CheckValid}, {SignatureID: "s0", Text: "needle"},
+			{Channel: "other", Text: "n", Newest: true}, {Newest: true, Limit: 5}, {Limit: 3, AfterID: 20}, {Limit: 2, BeforeID: 8, Newest: true},
+		} {
+			if f.Limit == 0 {
+				f.Limit = 1000
+			}
+			var want []int64
+			var total int64
+			unpaged := f
+			unpaged.AfterID, unpaged.BeforeID = 0, 0
+			for _, r := range recs {
+				if f.Match(r) {
+					want = append(want, r.ID)
+				}
+				if unpaged.Match(r) {
+					total++
+				}
+			}
+			if f.Newest {
+				slices.Reverse(want)
+			}
+			want = want[:min(len(want), f.Limit)]
+			got, truncated, err := b.List(ctx, f, 1<<20)
+			require.NoError(t, err)
+			assert.False(t, truncated)
+			assert.Equal(t, append([]int64{}, want...), idsOfPtrs(got), "list %+v", f)
+			n, err := b.Total(ctx, f)
+			require.NoError(t, err)
+			assert.Equal(t, total, n, "total %+v", f)
+		}
+		got, truncated, err := b.List(ctx, receiver.Filter{Limit: 1000}, len(recs[0].Body)+1)
+		require.NoError(t, err)
+		assert.True(t, truncated, "past maxBytes of bodies, with more to come")
+		assert.Equal(t, []int64{1, 2}, idsOfPtrs(got))
+	}},
+	{"called directly: records read back whole; duplicates, contracts, deletes, ids, the hub's feed", func(t *testing.T, db string) {
+		b := receiver.OpenBackend(t, db)
+		ctx := context.Background()
+		created := "2026-11-22T10:00:00.000Z"
+		require.NoError(t, b.NoteContract(ctx, "s1", created))
+		recs := directRecords(time.UnixMicro(1795860000123456).UTC())
+		for _, r := range recs {
+			require.NoError(t, b.Insert(ctx, r))
+		}
+		for i, r := range recs {
+			assert.Equal(t, int64(i+1), r.ID)
+			assert.Equal(t, i >= 10, r.Duplicate, "record %d: its event id came before", r.ID)
+			assert.Equal(t, r.SignatureID == "s1", r.ContractCreatedAt == created, "record %d", r.ID)
+			got, err := b.Get(ctx, r.ID)
+			require.NoError(t, err)
+			assert.Equal(t, r, got, "record %d as inserted", r.ID)
+		}
+		n, err := b.Count(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, int64(len(recs)), n)
+		assert.Equal(t, int64(len(recs)), b.Last())
+		_, err = b.Get(ctx, 99)
+		assert.ErrorIs(t, err, receiver.ErrNotFound)
+		require.NoError(t, b.DeleteOne(ctx, 24))
+		assert.ErrorIs(t, b.DeleteOne(ctx, 24), receiver.ErrNotFound)
+		_, err = b.Get(ctx, 24)
+		assert.ErrorIs(t, err, receiver.ErrNotFound)
+		again := directRecords(time.UnixMicro(1795860000123456).UTC())[0]
+		require.NoError(t, b.Insert(ctx, again))
+		assert.Equal(t, int64(25), again.ID, "24 is not given again")
+		assert.True(t, again.Duplicate)
+		deleted, err := b.DeleteAll(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, int64(24), deleted)
+		n, err = b.Count(ctx)
+		require.NoError(t, err)
+		assert.Zero(t, n)
+		want := []int64{}
+		for id := range int64(25) {
+			want = append(want, id+1)
+		}
+		require.Eventually(t, func() bool { return len(b.Published()) >= 25 }, 10*time.Second, 10*time.Millisecond)
+		assert.Equal(t, want, b.Published(), "every committed record handed to the hub once, in id order")
+	}},
+}
+
+// schemaOf returns the records table's columns and indexes and the
+// schema version, as the database (SQLite file or PostgreSQL) has them.
+func schemaOf(t *testing.T, db string) (columns, indexes []string, version string) {
+	t.Helper()
+	version = queryStrings(t, db, `SELECT CAST(value AS TEXT) FROM meta WHERE key = 'schema_version'`)[0]
+	if receiver.IsPostgres(db) {
+		return queryStrings(t, db, `SELECT column_name FROM information_schema.columns WHERE table_name = 'records' AND table_schema = current_schema()`),
+			queryStrings(t, db, `SELECT indexname FROM pg_indexes WHERE tablename = 'records' AND schemaname = current_schema()`), version
+	}
+	return queryStrings(t, db, `SELECT name FROM pragma_table_info('records')`),
+		queryStrings(t, db, `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'records'`), version
+}
+
+// queryStrings runs q on db, SQLite file or PostgreSQL, and returns the
+// first column of each row.
+func queryStrings(t *testing.T, db, q string) []string {
+	t.Helper()
+	ctx := context.Background()
+	var rows interface {
+		Next() bool
+		Scan(dest ...any) error
+		Err() error
+	}
+	if receiver.IsPostgres(db) {
+		c, err := pgx.Connect(ctx, db)
+		require.NoError(t, err)
+		defer c.Close(ctx)
+		r, err := c.Query(ctx, q)
+		require.NoError(t, err)
+		defer r.Close()
+		rows = r
+	} else {
+		c, err := sql.Open("sqlite", db)
+		require.NoError(t, err)
+		defer c.Close()
+		r, err := c.QueryContext(ctx, q)
+		require.NoError(t, err)
+		defer r.Close()
+		rows = r
+	}
+	out := []string{}
+	for rows.Next() {
+		var s string
+		require.NoError(t, rows.Scan(&s))
+		out = append(out, s)
+	}
+	require.NoError(t, rows.Err())
+	return out
+}
+
+// directRecords are records to insert into a backend directly: every
+// field a filter reads, varied, with bytes a text column refuses, at
+// microsecond times from base, one second apart. Event ids repeat from
+// the eleventh on.
+func directRecords(base time.Time) []*receiver.Record {
+	channels := []string{"merchant_demo", "merchant_demo2", "other", "nul\x00chan"}
+	states := []string{"SIGNED", "CREATED", "", "REJECTED", "BOUNCED"}
+	checks := []string{receiver.CheckValid, receiver.CheckInvalid, receiver.CheckMissing, receiver.CheckUnverified}
+	var recs []*receiver.Record
+	for i := range 24 {
+		ch := channels[i%len(channels)]
+		r := &receiver.Record{Channel: ch, Method: "POST", Path: "/hooks/" + ch, Query: fmt.Sprint("i=", i),
+			Header: http.Header{"Content-Type": {"application/json"}, "X-Raw": {"a, b"}},
+			Body:   []byte(fmt.Sprintf(`{"n":%d}`, i)), ReceivedAt: base.Add(time.Duration(i) * time.Second),
+			RemoteAddr: "127.0.0.1:4000", Check: checks[(i/2)%len(checks)], EventID: fmt.Sprint("e", i%10),
+			SignatureID: fmt.Sprint("s", i%3), State: states[i%len(states)], CreatedAt: "2026-11-22T10:00:00Z", Status: 200}
+		if i%5 == 0 {
+			r.Body = append(r.Body, " <needle>"...)
+		}
+		if i%7 == 5 {
+			r.BodyDropped, r.Reason = true, "bad\x00reason \xff" // a dropped body is found by no text
+		}
+		if i == 4 {
+			r.Forward = &receiver.Forward{URL: "http://127.0.0.1:3000/webhook", Status: 502, LatencyMS: 1.5, Body: "down", Error: "refused"}
+		}
+		r.Size = int64(len(r.Body))
+		recs = append(recs, r)
+	}
+	return recs
+}
+
+func idsOfPtrs(recs []*receiver.Record) []int64 {
+	out := []int64{}
+	for _, r := range recs {
+		out = append(out, r.ID)
+	}
+	return out
 }
 
 // TestBackends runs every behaviour against every backend.

@@ -38,7 +38,7 @@ var defaultClient = &http.Client{Timeout: time.Minute, Transport: peer.Transport
 func query(f Filter) url.Values {
 	q := url.Values{}
 	for k, v := range map[string]string{"channel": f.Channel, "state": f.State, "signature_id": f.SignatureID,
-		"event_id": f.EventID, "verdict": f.Check} {
+		"event_id": f.EventID, "check": f.Check} {
 		if v != "" {
 			q.Set(k, v)
 		}

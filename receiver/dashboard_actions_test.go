@@ -394,7 +394,7 @@ func TestDashboardExportsTheFilter(t *testing.T) {
 	}
 
 	// The links follow the filter as it changes in the page.
-	eval[chromedp.Void](ctx, t, `(() => { const s = document.getElementById("f-verdict"); s.value = "valid"; s.dispatchEvent(new Event("change")); })()`)
+	eval[chromedp.Void](ctx, t, `(() => { const s = document.getElementById("f-check"); s.value = "valid"; s.dispatchEvent(new Event("change")); })()`)
 	waitIDs(ctx, t, 5, 1)
 	checkJSONL(receiver.Filter{State: "SIGNED", Check: receiver.CheckValid}, 1, 5)
 	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#f-clear"))))

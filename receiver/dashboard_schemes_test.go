@@ -44,13 +44,13 @@ func TestDashboardShowsTheScheme(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`#rows tr[data-id="3"]`)),
 	))
 	title := func(id string) string {
-		return eval[string](ctx, t, `document.querySelector('#rows tr[data-id="`+id+`"] td.verdict-cell').title`)
+		return eval[string](ctx, t, `document.querySelector('#rows tr[data-id="`+id+`"] td.check-cell').title`)
 	}
-	assert.Equal(t, "valid", text(ctx, t, `#rows tr[data-id="1"] .verdict.verdict-valid`))
+	assert.Equal(t, "valid", text(ctx, t, `#rows tr[data-id="1"] .check.check-valid`))
 	assert.Contains(t, title("1"), "github: replay cannot be judged: github signs no timestamp")
-	assert.Equal(t, "invalid", text(ctx, t, `#rows tr[data-id="2"] .verdict.verdict-invalid`))
+	assert.Equal(t, "invalid", text(ctx, t, `#rows tr[data-id="2"] .check.check-invalid`))
 	assert.Contains(t, title("2"), "github: no matching signature: none of 1 sha256= signature(s) in X-Hub-Signature-256 matches")
-	assert.Equal(t, "valid", text(ctx, t, `#rows tr[data-id="3"] .verdict.verdict-valid`))
+	assert.Equal(t, "valid", text(ctx, t, `#rows tr[data-id="3"] .check.check-valid`))
 
 	require.NoError(t, chromedp.Do(ctx,
 		chromedp.Click(chromedp.CSS(`#rows tr[data-id="2"]`)),

@@ -49,7 +49,7 @@ func eval[T any](ctx context.Context, t *testing.T, js string) T {
 }
 
 // TestDashboardInABrowser drives the dashboard in headless Chromium: rows
-// appear live with the right badges and verdicts, hostile bodies are shown
+// appear live with the right badges and signature checks, hostile bodies are shown
 // as text, pause holds rows back, the language switches, and the page
 // reconnects by itself after the receiver restarts, with no gap.
 func TestDashboardInABrowser(t *testing.T) {
@@ -65,14 +65,14 @@ func TestDashboardInABrowser(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`#conn[data-state="open"]`)),
 	))
 
-	// Live rows, with their badges and verdicts.
+	// Live rows, with their badges and signature checks.
 	signedPost(t, rv, "merchant_demo", notification(firmakit.StateSigned, "ev-signed", "sig-1"))
 	post(t, rv, "merchant_demo", notification(firmakit.StateRejected, "ev-forged", "sig-2"), "t=1,v1=00")
 	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`#rows tr[data-id="2"]`))))
 	assert.Equal(t, "SIGNED", text(ctx, t, `#rows tr[data-id="1"] .badge.state-SIGNED`))
-	assert.Equal(t, "valid", text(ctx, t, `#rows tr[data-id="1"] .verdict.verdict-valid`))
+	assert.Equal(t, "valid", text(ctx, t, `#rows tr[data-id="1"] .check.check-valid`))
 	assert.Equal(t, "REJECTED", text(ctx, t, `#rows tr[data-id="2"] .badge.state-REJECTED`))
-	assert.Equal(t, "invalid", text(ctx, t, `#rows tr[data-id="2"] .verdict.verdict-invalid`))
+	assert.Equal(t, "invalid", text(ctx, t, `#rows tr[data-id="2"] .check.check-invalid`))
 	assert.Equal(t, "sig-1", text(ctx, t, `#rows tr[data-id="1"] td.signature`))
 	assert.Equal(t, []int{2, 1}, eval[[]int](ctx, t, `[...document.querySelectorAll("#rows tr")].map(r => +r.dataset.id)`), "newest first")
 	assert.Regexp(t, `^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}$`, text(ctx, t, `#rows tr[data-id="1"] td.time`))

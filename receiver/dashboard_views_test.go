@@ -121,13 +121,13 @@ func TestDashboardSearchesTheServer(t *testing.T) {
 	poll(ctx, t, `document.querySelector("#rows tr").dataset.id === "263"`, "the live match on top")
 
 	// A filter that matches nothing says so; back restores the previous one.
-	eval[chromedp.Void](ctx, t, `(() => { const s = document.getElementById("f-verdict"); s.value = "valid"; s.dispatchEvent(new Event("change")); })()`)
+	eval[chromedp.Void](ctx, t, `(() => { const s = document.getElementById("f-check"); s.value = "valid"; s.dispatchEvent(new Event("change")); })()`)
 	poll(ctx, t, `document.getElementById("empty").textContent === "No record matches the filter." && !document.getElementById("empty").hidden`, "the empty result")
-	assert.Contains(t, eval[string](ctx, t, `location.hash`), "verdict=valid")
-	assert.Contains(t, eval[string](ctx, t, `document.getElementById("export-jsonl").getAttribute("href")`), "verdict=valid", "the export follows the filter")
+	assert.Contains(t, eval[string](ctx, t, `location.hash`), "check=valid")
+	assert.Contains(t, eval[string](ctx, t, `document.getElementById("export-jsonl").getAttribute("href")`), "check=valid", "the export follows the filter")
 	eval[chromedp.Void](ctx, t, `history.back()`)
 	poll(ctx, t, `document.getElementById("counts").textContent.startsWith("131 match")`, "back to the previous filter")
-	assert.Equal(t, "", eval[string](ctx, t, `document.getElementById("f-verdict").value`))
+	assert.Equal(t, "", eval[string](ctx, t, `document.getElementById("f-check").value`))
 	// Reloading keeps the filter.
 	require.NoError(t, chromedp.Do(ctx, chromedp.Reload()))
 	poll(ctx, t, `document.getElementById("counts").textContent.startsWith("131 match · 100 loaded")`, "the filter survives a reload")
@@ -136,12 +136,15 @@ func TestDashboardSearchesTheServer(t *testing.T) {
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(rv.URL()+"/#q=aguja&state=SIGND")))
 	poll(ctx, t, `document.getElementById("counts").textContent.startsWith("132 match")`, "the typo left out: every match of the text")
 	assert.Equal(t, "", eval[string](ctx, t, `document.getElementById("f-state").value`))
+	// A link made before the check took its name keeps its filter.
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(rv.URL()+"/#verdict=valid")))
+	poll(ctx, t, `document.getElementById("f-check").value === "valid" && !document.getElementById("empty").hidden`, "#verdict= read as the check")
 }
 
 // TestDashboardShowsWhatTheReceiverDid: attempts of one event grouped with
 // their answers (a programmed 503, then 200), the delay against the
 // 300-1500 ms window, and everything in Spanish with no English label
-// left in the filters or verdicts.
+// left in the filters or signature checks.
 func TestDashboardShowsWhatTheReceiverDid(t *testing.T) {
 	rv := MustOpenReceiver(t, nil)
 	ctx := browser.New(t)
@@ -175,7 +178,7 @@ func TestDashboardShowsWhatTheReceiverDid(t *testing.T) {
 	assert.Contains(t, attempts[1], "answered 200")
 	assert.Contains(t, text(ctx, t, "#d-answer"), "200: accepted.")
 
-	// Spanish: every label of the filters and verdicts.
+	// Spanish: every label of the filters and signature checks.
 	eval[chromedp.Void](ctx, t, `(() => { const s = document.getElementById("lang"); s.value = "es"; s.dispatchEvent(new Event("change")); })()`)
 	assert.Equal(t, "intento 2 de 2", text(ctx, t, `#rows tr[data-id="2"] .attempt`))
 	assert.Contains(t, text(ctx, t, "#d-answer"), "200: aceptada.")
@@ -184,16 +187,16 @@ func TestDashboardShowsWhatTheReceiverDid(t *testing.T) {
 	poll(ctx, t, `document.querySelector("#d-attempts").textContent.includes("respuesta 503")`, "the attempts listed again, in Spanish")
 	assert.Contains(t, text(ctx, t, "#d-attempts"), "respuesta 503")
 	options := eval[[]string](ctx, t, `[...document.querySelectorAll("#filters option, #filters label > span")].map(o => o.textContent)`)
-	verdicts := eval[[]string](ctx, t, `[...document.querySelectorAll("#rows .verdict")].map(o => o.textContent)`)
-	assert.ElementsMatch(t, []string{"válida", "válida", "válida", "válida", "inválida"}, verdicts)
-	for _, s := range append(options, verdicts...) {
+	checks := eval[[]string](ctx, t, `[...document.querySelectorAll("#rows .check")].map(o => o.textContent)`)
+	assert.ElementsMatch(t, []string{"válida", "válida", "válida", "válida", "inválida"}, checks)
+	for _, s := range append(options, checks...) {
 		for _, english := range []string{"valid", "invalid", "missing", "unverified", "all", "Channel", "State", "Signature", "Text"} {
 			assert.NotEqual(t, english, s, "an English label left in Spanish mode")
 		}
 	}
 	assert.Contains(t, options, "Firma del aviso")
 	assert.Contains(t, options, "sin verificar")
-	assert.Equal(t, "Firma del aviso", text(ctx, t, `th[data-i18n="verdict"]`))
+	assert.Equal(t, "Firma del aviso", text(ctx, t, `th[data-i18n="check"]`))
 	english := map[string]string{"#clear-all": "Clear all", "#answers-toggle": "Programmed answers", "#export-jsonl": "Export JSONL",
 		"#f-clear": "Clear filter", "#pause": "Pause", "#copy-curl": "Copy as curl", "#d-answer": "200: accepted."}
 	for sel, en := range english {

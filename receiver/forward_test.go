@@ -306,6 +306,7 @@ func TestSchemaVersion1IsMigrated(t *testing.T) {
 	rv := MustOpenReceiver(t, func(r *receiver.Receiver) { r.DB, r.ForwardTo = file, ep.URL })
 	old := lastRecord(t, rv)
 	assert.Equal(t, "ev-old", old.EventID)
+	assert.Equal(t, receiver.CheckValid, old.Check, "verdict renamed check, its values kept")
 	assert.Nil(t, old.Forward)
 	status, _ := signedPost(t, rv, "merchant_demo", notification(firmakit.StateSigned, "ev-new", "sig-1"))
 	assert.Equal(t, 202, status)
@@ -316,7 +317,7 @@ func TestSchemaVersion1IsMigrated(t *testing.T) {
 	var version int
 	require.NoError(t, db.QueryRow(`SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&version))
 	require.NoError(t, db.Close())
-	assert.Equal(t, 2, version)
+	assert.Equal(t, 3, version)
 
 	rv2 := MustOpenReceiver(t, func(r *receiver.Receiver) { r.DB = file })
 	rec := lastRecord(t, rv2)

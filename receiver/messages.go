@@ -11,7 +11,8 @@ const (
 	msgSinceTime       = "since must be an RFC 3339 time such as 2026-11-22T10:00:00Z"
 	msgLimitRange      = "limit must be from 1 to 1000"
 	msgOrder           = "order must be asc or desc"
-	msgCheck           = "verdict must be valid, invalid, missing or unverified"
+	msgCheck           = "check must be valid, invalid, missing or unverified"
+	msgCheckTwice      = "check and verdict differ: send check only (verdict is its former name)"
 	msgRecordID        = "the record id must be a positive whole number"
 	msgNoRecord        = "no record %d"
 	msgWaitTimeout     = "timeout must be a duration from 1ms to 5m, such as 2s"
@@ -35,8 +36,10 @@ const (
 	msgTooManyStreams  = "too many streams open (%d); close one and reconnect"
 	msgTooManyDelayed  = "answered at once: %d delayed programmed answers are already being held back, the most at once, so that delayed answers never take the connections other notifications need"
 	msgNotFound        = "not found: "
-	msgHookHostHint    = "a receiver behind a tunnel or proxy that keeps the public Host: start it with --public-url https://<that host> to allow that host"
-	msgHostHint        = "to serve another name, start it with --public-url http://<that name>:<port> or with --token"
-	msgProxyHint       = "start it with --public-url https://<the public name> (it then creates a token and prints it) or with --token T, " +
+	// msgVerdictDeprecated is the Warning of an answer to ?verdict=.
+	msgVerdictDeprecated = "verdict is deprecated: send check, with the same values (verdict is taken until " + VerdictSunset + ")"
+	msgHookHostHint      = "a receiver behind a tunnel or proxy that keeps the public Host: start it with --public-url https://<that host> to allow that host"
+	msgHostHint          = "to serve another name, start it with --public-url http://<that name>:<port> or with --token"
+	msgProxyHint         = "start it with --public-url https://<the public name> (it then creates a token and prints it) or with --token T, " +
 		"and send Authorization: Bearer <token>; only /hooks/ stay open to senders"
 )

@@ -673,9 +673,9 @@ func (rv *Receiver) logForward(channel string, rec *Record) {
 	case f.Error != "":
 		log.Warn("notification not delivered to the endpoint", "status", f.Status, "err", f.Error)
 	case f.Status < 200 || f.Status > 299:
-		log.Warn("the endpoint refused a notification", "status", f.Status, "verdict", rec.Check)
+		log.Warn("the endpoint refused a notification", "status", f.Status, "check", rec.Check)
 	default:
-		log.Info("notification forwarded", "status", f.Status, "verdict", rec.Check)
+		log.Info("notification forwarded", "status", f.Status, "check", rec.Check)
 	}
 }
 

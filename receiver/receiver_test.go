@@ -159,7 +159,7 @@ func TestVerdicts(t *testing.T) {
 	now := time.Now()
 	sign := func(secret string, at time.Time) string { return profile.WebhookSignature([]string{secret}, at, body) }
 	for _, tc := range []struct {
-		name, channel, sig, verdict, reason string
+		name, channel, sig, check, reason string
 	}{
 		{"valid", "merchant_demo", sign("whsec_test_demo", now), "valid", ""},
 		{"rotated secret", "merchant_demo", sign("whsec_new", now), "valid", ""},
@@ -175,7 +175,7 @@ func TestVerdicts(t *testing.T) {
 			require.Equal(t, 200, status, "not strict: every notification is taken")
 			var rec receiver.Record
 			getJSON(t, fmt.Sprintf("%s/api/events/%v", rv.URL(), out["received"]), &rec)
-			assert.Equal(t, tc.verdict, rec.Check)
+			assert.Equal(t, tc.check, rec.Check)
 			assert.Contains(t, rec.Reason, tc.reason)
 		})
 	}
@@ -325,7 +325,7 @@ func TestListFiltersPagingDeleteExport(t *testing.T) {
 	getJSON(t, rv.URL()+"/api/events?state=SIGNED", &list)
 	require.Len(t, list.Events, 1)
 	assert.Equal(t, "s4", list.Events[0].SignatureID)
-	getJSON(t, rv.URL()+"/api/events?verdict=missing", &list)
+	getJSON(t, rv.URL()+"/api/events?check=missing", &list)
 	require.Len(t, list.Events, 1)
 	assert.Equal(t, "other", list.Events[0].Channel)
 	getJSON(t, rv.URL()+"/api/events?order=asc&limit=2&after=1", &list)
@@ -694,7 +694,7 @@ func (c *fakeClock) Add(d time.Duration) {
 }
 
 // postAt posts a notification signed at the fake clock's time, so that the
-// receiver's verdict is valid.
+// receiver's signature check is valid.
 func postAt(t *testing.T, rv *receiver.Receiver, clock *fakeClock, body []byte) {
 	t.Helper()
 	st, _ := post(t, rv, "merchant_demo", body, profile.WebhookSignature([]string{"whsec_test_demo"}, clock.Now(), body))

@@ -16,13 +16,28 @@ import (
 	"unicode/utf8"
 )
 
-// Outcomes of a record's signature check (Record.Check; "verdict" in
-// the API and the store, names kept for their clients).
+// Outcomes of a record's signature check (Record.Check, "check" in the
+// API and the store).
 const (
 	CheckValid      = "valid"      // a signature entry matches a channel secret
 	CheckInvalid    = "invalid"    // malformed header, stale or future timestamp, or no match
 	CheckMissing    = "missing"    // no signature header
 	CheckUnverified = "unverified" // no secret known for the channel
+)
+
+// Until VerdictSunset the record's check is also readable by its former
+// name, "verdict": a record's JSON carries both keys and the API takes
+// ?verdict= (answering with a Deprecation header), so that clients of
+// earlier versions keep working. The first release after that date drops
+// the old name (docs/receiver.md, "The check, formerly verdict").
+const (
+	VerdictSunset = "2027-05-31"
+	// verdictDeprecated is the day the old name was deprecated, as the
+	// Deprecation header (RFC 9745) writes it: 2026-11-26.
+	verdictDeprecated = "@1795651200"
+	// verdictSunsetHTTP is VerdictSunset's end as the Sunset header
+	// (RFC 8594) writes it.
+	verdictSunsetHTTP = "Mon, 31 May 2027 23:59:59 GMT"
 )
 
 // Record is one request received on a hook, exactly as it came.
@@ -38,7 +53,7 @@ type Record struct {
 	BodyDropped bool        `json:"body_dropped,omitempty"`
 	ReceivedAt  time.Time   `json:"-"`
 	RemoteAddr  string      `json:"remote_addr"`
-	Check       string      `json:"verdict"`
+	Check       string      `json:"check"`
 	Reason      string      `json:"reason,omitempty"`
 	// Extracted from the body when it is a notification.
 	EventID     string `json:"event_id,omitempty"`
@@ -81,17 +96,18 @@ func (r *Record) wireJSON() ([]byte, error) {
 	return r.wire.b, r.wire.err
 }
 
-// MarshalJSON adds the body (as text when it is UTF-8, else base64) and
-// the formatted receive time.
+// MarshalJSON adds the body (as text when it is UTF-8, else base64), the
+// formatted receive time, and the check's former name until VerdictSunset.
 func (r *Record) MarshalJSON() ([]byte, error) {
 	type plain Record
 	out := struct {
 		*plain
+		Verdict    string   `json:"verdict"` // deprecated: check
 		ReceivedAt string   `json:"received_at"`
 		Body       *string  `json:"body,omitempty"`
 		BodyBase64 *string  `json:"body_base64,omitempty"`
 		DelayMS    *float64 `json:"delay_ms,omitempty"`
-	}{plain: (*plain)(r), ReceivedAt: r.ReceivedAt.UTC().Format(firmakit.ReceivedAtFormat)}
+	}{plain: (*plain)(r), Verdict: r.Check, ReceivedAt: r.ReceivedAt.UTC().Format(firmakit.ReceivedAtFormat)}
 	if utf8.Valid(r.Body) {
 		s := string(r.Body)
 		out.Body = &s
@@ -108,11 +124,14 @@ func (r *Record) MarshalJSON() ([]byte, error) {
 	return json.Marshal(out)
 }
 
-// UnmarshalJSON reads a record as MarshalJSON writes it, for API clients.
+// UnmarshalJSON reads a record as MarshalJSON writes it, for API clients;
+// a record with verdict and no check (from a receiver of an earlier
+// version) has it as its check.
 func (r *Record) UnmarshalJSON(b []byte) error {
 	type plain Record
 	var in struct {
 		*plain
+		Verdict    string  `json:"verdict"`
 		ReceivedAt string  `json:"received_at"`
 		Body       *string `json:"body"`
 		BodyBase64 *string `json:"body_base64"`
@@ -120,6 +139,9 @@ func (r *Record) UnmarshalJSON(b []byte) error {
 	in.plain = (*plain)(r)
 	if err := json.Unmarshal(b, &in); err != nil {
 		return err
+	}
+	if r.Check == "" {
+		r.Check = in.Verdict
 	}
 	r.ReceivedAt, _ = time.Parse(firmakit.ReceivedAtFormat, in.ReceivedAt)
 	switch {

@@ -18,19 +18,20 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func getRaw(t *testing.T, url string) (int, string) {
+// getRaw sends a GET and returns the answer's status, body and headers.
+func getRaw(t *testing.T, url string) (int, string, http.Header) {
 	t.Helper()
 	resp, err := http.Get(url)
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
+	return resp.StatusCode, string(b), resp.Header
 }
 
 func TestRequestsWithoutAFeed(t *testing.T) {
 	rv := MustOpenReceiver(t, nil)
 	for _, path := range []string{"/api/requests", "/api/requests/stream"} {
-		status, body := getRaw(t, rv.URL()+path)
+		status, body, _ := getRaw(t, rv.URL()+path)
 		assert.Equal(t, 404, status, path)
 		assert.Equal(t, `{"error":"the requests a service received are shown when the receiver runs with a reference server ('firmakit up')"}`+"\n", body)
 	}
@@ -50,7 +51,7 @@ func TestRequestsSameContractAsTheReference(t *testing.T) {
 	getJSON(t, rv.URL()+"/api/info", &info)
 	assert.Equal(t, true, info["requests"])
 
-	status, body := getRaw(t, rv.URL()+"/api/requests")
+	status, body, _ := getRaw(t, rv.URL()+"/api/requests")
 	require.Equal(t, 200, status)
 	assert.Equal(t, `{"requests":[],"count":0,"total":0,"last_id":0}`+"\n", body)
 	for i := 0; i < 6; i++ {
@@ -62,9 +63,9 @@ func TestRequestsSameContractAsTheReference(t *testing.T) {
 		resp.Body.Close()
 	}
 	for _, q := range []string{"", "?limit=2", "?after=0", "?after=4&limit=1", "?after=6", "?after=99"} {
-		status, fromRef := getRaw(t, ref.URL()+"/_sandbox/requests"+q)
+		status, fromRef, _ := getRaw(t, ref.URL()+"/_sandbox/requests"+q)
 		require.Equal(t, 200, status, q)
-		status, fromRV := getRaw(t, rv.URL()+"/api/requests"+q)
+		status, fromRV, _ := getRaw(t, rv.URL()+"/api/requests"+q)
 		require.Equal(t, 200, status, q)
 		assert.Equal(t, fromRef, fromRV, q)
 	}
@@ -76,14 +77,14 @@ func TestRequestsSameContractAsTheReference(t *testing.T) {
 	assert.Equal(t, firmakit.AuthAccepted, pg.Requests[0].Auth)
 
 	for _, q := range []string{"?after=x", "?after=-2", "?limit=0", "?limit=1001"} {
-		status, fromRef := getRaw(t, ref.URL()+"/_sandbox/requests"+q)
+		status, fromRef, _ := getRaw(t, ref.URL()+"/_sandbox/requests"+q)
 		assert.Equal(t, 400, status)
 		var refErr firmakit.APIResponse
 		require.NoError(t, json.Unmarshal([]byte(fromRef), &refErr))
-		status, fromRV := getRaw(t, rv.URL()+"/api/requests"+q)
+		status, fromRV, _ := getRaw(t, rv.URL()+"/api/requests"+q)
 		assert.Equal(t, 400, status)
 		assert.Equal(t, fmt.Sprintf(`{"error":%q}`, refErr.Message)+"\n", fromRV, "the same message in each server's shape")
-		status, _ = getRaw(t, rv.URL()+"/api/requests/stream"+q)
+		status, _, _ = getRaw(t, rv.URL()+"/api/requests/stream"+q)
 		if strings.HasPrefix(q, "?after") {
 			assert.Equal(t, 400, status, "a stream with a bad after is refused before the upgrade")
 		}
@@ -93,9 +94,9 @@ func TestRequestsSameContractAsTheReference(t *testing.T) {
 func TestRequestsAreGuarded(t *testing.T) {
 	log := reference.NewRequestLog(10)
 	rv := MustOpenReceiver(t, func(r *receiver.Receiver) { r.Requests = log; r.Token = "tok" })
-	status, _ := getRaw(t, rv.URL()+"/api/requests")
+	status, _, _ := getRaw(t, rv.URL()+"/api/requests")
 	assert.Equal(t, 401, status, "a token is required")
-	status, _ = getRaw(t, rv.URL()+"/api/requests?token=tok")
+	status, _, _ = getRaw(t, rv.URL()+"/api/requests?token=tok")
 	assert.Equal(t, 200, status)
 	req, _ := http.NewRequest("GET", rv.URL()+"/api/requests/stream?token=tok", nil)
 	req.Header.Set("Sec-Fetch-Site", "cross-site")

@@ -37,7 +37,7 @@ func TestChannelSchemes(t *testing.T) {
 	for _, tc := range []struct {
 		name, channel string
 		header        http.Header
-		verdict       string
+		check         string
 		reason        string
 	}{
 		{"stripe valid", "st", signed(stripe, "whsec_st", now), "valid", ""},
@@ -64,7 +64,7 @@ func TestChannelSchemes(t *testing.T) {
 			require.NoError(t, decodeJSON(resp, &out))
 			var rec receiver.Record
 			getJSON(t, fmt.Sprintf("%s/api/events/%v", rv.URL(), out["received"]), &rec)
-			assert.Equal(t, tc.verdict, rec.Check)
+			assert.Equal(t, tc.check, rec.Check)
 			if tc.reason == "" {
 				assert.Empty(t, rec.Reason)
 			} else {

@@ -424,8 +424,8 @@ func benchLarge(bin, dir string, n, workers int) error {
 		{"list newest 100", func(int) string { return p.base + "/api/events?limit=100" }, 500},
 		{"list by state, newest 100", func(int) string { return p.base + "/api/events?state=CANCELED&limit=100" }, 500},
 		{"list by a state no record has", func(int) string { return p.base + "/api/events?state=SIGNED&limit=100" }, 500},
-		{"list by verdict, page after id", func(i int) string {
-			return fmt.Sprintf("%s/api/events?verdict=valid&order=asc&after=%d&limit=100", p.base, i*150)
+		{"list by check, page after id", func(i int) string {
+			return fmt.Sprintf("%s/api/events?check=valid&order=asc&after=%d&limit=100", p.base, i*150)
 		}, 500},
 		{"list by signature_id", func(i int) string { return p.base + "/api/events?signature_id=" + sigIDs[i*97%n] }, 500},
 		{"wait for a stored signature_id", func(i int) string {

@@ -28,7 +28,7 @@ func TestUpDashboardDemoButton(t *testing.T) {
 	shown, err := chromedp.Run(ctx, chromedp.TextContent(chromedp.CSS(`#demo-result`)))
 	require.NoError(t, err)
 	assert.Regexp(t, `^SIGNED contract created: [0-9a-f-]{36}$`, shown, "the button says what it did")
-	verdict, err := chromedp.Run(ctx, chromedp.TextContent(chromedp.CSS(`#rows tr[data-id="1"] .verdict`)))
+	verdict, err := chromedp.Run(ctx, chromedp.TextContent(chromedp.CSS(`#rows tr[data-id="1"] .check`)))
 	require.NoError(t, err)
 	assert.Equal(t, "valid", verdict)
 	delay, err := chromedp.Run(ctx, chromedp.TextContent(chromedp.CSS(`#rows tr[data-id="1"] td.delay`)))

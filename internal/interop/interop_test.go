@@ -194,7 +194,7 @@ func TestReceiverVerifiesTheirSignatures(t *testing.T) {
 					want = "invalid"
 				}
 				if rec.Check != want {
-					t.Fatalf("record of %s's notification (forged %v): verdict %q (%s), want %q", l.name, forge, rec.Check, rec.Reason, want)
+					t.Fatalf("record of %s's notification (forged %v): check %q (%s), want %q", l.name, forge, rec.Check, rec.Reason, want)
 				}
 			})
 		}

@@ -12,13 +12,13 @@
   var T = {
     es: {
       subtitle: "notificaciones de firma", connecting: "conectando…", open: "en vivo", closed: "desconectado, reintentando…",
-      pause: "Pausar", resume: "Reanudar", channel: "Canal", state: "Estado", verdict: "Firma del aviso",
-      allStates: "todos", allVerdicts: "todas", search: "Texto en el cuerpo", clearFilter: "Quitar filtro",
+      pause: "Pausar", resume: "Reanudar", channel: "Canal", state: "Estado", check: "Firma del aviso",
+      allStates: "todos", allChecks: "todas", search: "Texto en el cuerpo", clearFilter: "Quitar filtro",
       channelPrefixTip: "Canales que empiezan por este texto",
-      v_valid: "válida", v_invalid: "inválida", v_missing: "ausente", v_unverified: "sin verificar",
-      vt_valid: "La firma HMAC del aviso (X-Service-Signature) coincide con un secreto del canal",
-      vt_invalid: "La firma HMAC del aviso no coincide, está mal formada o su hora está fuera de tolerancia",
-      vt_missing: "El aviso llegó sin cabecera de firma", vt_unverified: "El receptor no conoce un secreto para este canal",
+      c_valid: "válida", c_invalid: "inválida", c_missing: "ausente", c_unverified: "sin verificar",
+      ct_valid: "La firma HMAC del aviso (X-Service-Signature) coincide con un secreto del canal",
+      ct_invalid: "La firma HMAC del aviso no coincide, está mal formada o su hora está fuera de tolerancia",
+      ct_missing: "El aviso llegó sin cabecera de firma", ct_unverified: "El receptor no conoce un secreto para este canal",
       s_CREATED: "creado", s_BOUNCED: "rebotado", s_REJECTED: "rechazado", s_CANCELED: "cancelado", s_SIGNED: "firmado",
       received: "Recibida", delay: "Demora", attempt: "Intento", answer: "Respuesta", record: "Registro",
       copycurl: "Copiar como curl", copied: "¡Copiado!", close: "Cerrar",
@@ -27,11 +27,11 @@
       demo: "Crear contrato demo:", demoCreated: "Contrato {state} creado: {id}", demoFailed: "No se pudo crear: {msg}",
       counts: "{total} registros · {n} cargados", countsMatch: "{total} coinciden · {n} cargados", paused: "{n} en espera",
       more: "Desplázate para cargar registros más antiguos", loading: "Cargando…", loadFailed: "No se pudo cargar: {msg}",
-      hint: "Envía notificaciones a {url}", size: "bytes", verdictOf: "firma del aviso",
+      hint: "Envía notificaciones a {url}", size: "bytes", checkOf: "firma del aviso",
       forwarded: "Reenviada a tu endpoint", forwarding: "; cada una se reenvía a {url}",
       endpoint: "endpoint", noanswer: "sin respuesta", answered: "respondió {status} en {ms} ms", answeredUs: "se respondió {status} al servicio",
       attemptOf: "intento {k} de {n}", retry: "reintento", attempts: "Intentos de este evento",
-      attemptLine: "#{id} · {time} · respuesta {status} · firma {verdict}", attemptsMore: "…y {n} más",
+      attemptLine: "#{id} · {time} · respuesta {status} · firma {check}", attemptsMore: "…y {n} más",
       noEventId: "Sin event_id: no se puede agrupar con otros intentos.",
       whatReceiverDid: "Qué respondió el receptor",
       ans200: "200: aceptada.", ans401: "401: rechazada en modo estricto porque la firma del aviso no es válida.",
@@ -67,13 +67,13 @@
     },
     en: {
       subtitle: "signature notifications", connecting: "connecting…", open: "live", closed: "disconnected, retrying…",
-      pause: "Pause", resume: "Resume", channel: "Channel", state: "State", verdict: "Webhook signature",
-      allStates: "all", allVerdicts: "all", search: "Text in the body", clearFilter: "Clear filter",
+      pause: "Pause", resume: "Resume", channel: "Channel", state: "State", check: "Webhook signature",
+      allStates: "all", allChecks: "all", search: "Text in the body", clearFilter: "Clear filter",
       channelPrefixTip: "Channels that start with this text",
-      v_valid: "valid", v_invalid: "invalid", v_missing: "missing", v_unverified: "unverified",
-      vt_valid: "The notification's HMAC signature (X-Service-Signature) matches a secret of the channel",
-      vt_invalid: "The notification's HMAC signature does not match, is malformed or its time is out of tolerance",
-      vt_missing: "The notification came with no signature header", vt_unverified: "The receiver knows no secret for this channel",
+      c_valid: "valid", c_invalid: "invalid", c_missing: "missing", c_unverified: "unverified",
+      ct_valid: "The notification's HMAC signature (X-Service-Signature) matches a secret of the channel",
+      ct_invalid: "The notification's HMAC signature does not match, is malformed or its time is out of tolerance",
+      ct_missing: "The notification came with no signature header", ct_unverified: "The receiver knows no secret for this channel",
       s_CREATED: "created", s_BOUNCED: "bounced", s_REJECTED: "rejected", s_CANCELED: "canceled", s_SIGNED: "signed",
       received: "Received", delay: "Delay", attempt: "Attempt", answer: "Answer", record: "Record",
       copycurl: "Copy as curl", copied: "Copied!", close: "Close",
@@ -82,11 +82,11 @@
       demo: "Create demo contract:", demoCreated: "{state} contract created: {id}", demoFailed: "Could not create it: {msg}",
       counts: "{total} records · {n} loaded", countsMatch: "{total} match · {n} loaded", paused: "{n} waiting",
       more: "Scroll to load older records", loading: "Loading…", loadFailed: "Could not load: {msg}",
-      hint: "Send notifications to {url}", size: "bytes", verdictOf: "webhook signature check",
+      hint: "Send notifications to {url}", size: "bytes", checkOf: "webhook signature check",
       forwarded: "Forwarded to your endpoint", forwarding: "; each is forwarded to {url}",
       endpoint: "endpoint", noanswer: "no answer", answered: "answered {status} in {ms} ms", answeredUs: "the service was answered {status}",
       attemptOf: "attempt {k} of {n}", retry: "retry", attempts: "Attempts of this event",
-      attemptLine: "#{id} · {time} · answered {status} · signature {verdict}", attemptsMore: "…and {n} more",
+      attemptLine: "#{id} · {time} · answered {status} · signature {check}", attemptsMore: "…and {n} more",
       noEventId: "No event_id: it cannot be grouped with other attempts.",
       whatReceiverDid: "What the receiver answered",
       ans200: "200: accepted.", ans401: "401: refused in strict mode because the webhook signature is not valid.",
@@ -126,9 +126,9 @@
   var OVERSCAN = 6;        // rows rendered beyond each edge of the view
   var WINDOW_MIN = 300, WINDOW_MAX = 1500; // the suite's window for a notification, in ms after the 201
   var REQ_KEEP = 500;      // requests of the reference shown at most
-  var FILTERS = [["channel_prefix", "f-channel"], ["state", "f-state"], ["verdict", "f-verdict"],
+  var FILTERS = [["channel_prefix", "f-channel"], ["state", "f-state"], ["check", "f-check"],
     ["signature_id", "f-signature"], ["event_id", "f-event"], ["q", "f-q"]];
-  var VERDICTS = ["valid", "invalid", "missing", "unverified"];
+  var CHECKS = ["valid", "invalid", "missing", "unverified"];
 
   var lang = localStorage.getItem("firmakit.lang") || ((navigator.language || "es").slice(0, 2) === "en" ? "en" : "es");
   var filter = {};          // the active filter, as in the URL's hash
@@ -302,7 +302,7 @@
       pad(d.getHours()) + ":" + pad(d.getMinutes()) + ":" + pad(d.getSeconds()) + "." + pad(d.getMilliseconds(), 3);
   }
 
-  function verdictLabel(v) { return VERDICTS.indexOf(v) >= 0 ? t("v_" + v) : str(v); }
+  function checkLabel(v) { return CHECKS.indexOf(v) >= 0 ? t("c_" + v) : str(v); }
 
   function delayOf(r) {
     if (typeof r.delay_ms === "number") {
@@ -346,8 +346,8 @@
     var state = /^[A-Z]+$/.test(str(r.state)) ? r.state : "none";
     var st = cell("state", null, r.state ? t("s_" + r.state) : "");
     st.appendChild(el("span", "badge state-" + state, r.state || "—"));
-    var vd = cell("verdict-cell", null, (r.reason ? r.reason + " · " : "") + (VERDICTS.indexOf(r.verdict) >= 0 ? t("vt_" + r.verdict) : ""));
-    vd.appendChild(el("span", "verdict verdict-" + (VERDICTS.indexOf(r.verdict) >= 0 ? r.verdict : "unverified"), verdictLabel(r.verdict)));
+    var ck = cell("check-cell", null, (r.reason ? r.reason + " · " : "") + (CHECKS.indexOf(r.check) >= 0 ? t("ct_" + r.check) : ""));
+    ck.appendChild(el("span", "check check-" + (CHECKS.indexOf(r.check) >= 0 ? r.check : "unverified"), checkLabel(r.check)));
     var at = attemptOf(r), ac = cell("attempt-cell");
     if (at) { ac.appendChild(el("span", "attempt" + (at.first ? " first" : ""), at.text)); ac.title = at.text; }
     cell("ids event", r.event_id || "", r.event_id);
@@ -372,7 +372,8 @@
   function filterFromHash() {
     var p = new URLSearchParams(location.hash.slice(1)), f = {};
     FILTERS.forEach(function (kv) {
-      var v = p.get(kv[0]) || "", input = $(kv[1]);
+      // A link made before the check took its name says verdict=.
+      var v = p.get(kv[0]) || (kv[0] === "check" && p.get("verdict")) || "", input = $(kv[1]);
       input.value = v;
       // A value a select does not offer (a typo in a shared link) is
       // left out rather than searched for and shown as a blank choice.
@@ -616,9 +617,9 @@
   function fillDetail(r) {
     $("d-id").textContent = "#" + r.id;
     $("d-summary").textContent = [r.method + " " + r.path + (r.query ? "?" + r.query : ""), r.size + " " + t("size"),
-      t("verdictOf") + ": " + verdictLabel(r.verdict) + (r.reason ? " (" + r.reason + ")" : ""), r.remote_addr].join(" · ");
+      t("checkOf") + ": " + checkLabel(r.check) + (r.reason ? " (" + r.reason + ")" : ""), r.remote_addr].join(" · ");
     var code = Number(r.answer_status) || 0, ans;
-    if (r.forward) { ans = t("ansForward", { status: code }); } else if (code === 200) { ans = t("ans200"); } else if (code === 401 && r.verdict !== "valid") { ans = t("ans401"); } else if (code === 413) { ans = t("ans413"); } else { ans = t("ansOther", { status: code }); }
+    if (r.forward) { ans = t("ansForward", { status: code }); } else if (code === 200) { ans = t("ans200"); } else if (code === 401 && r.check !== "valid") { ans = t("ans401"); } else if (code === 413) { ans = t("ans413"); } else { ans = t("ansOther", { status: code }); }
     if (r.body_dropped && code !== 413) { ans += " " + t("bodyDropped"); }
     say($("d-answer"), ans, code >= 300);
     var d = delayOf(r);
@@ -654,7 +655,7 @@
       var evs = res.data.events || [];
       evs.forEach(function (a, i) {
         var li = el("li", a.id === r.id ? "current" : null, t("attemptOf", { k: i + 1, n: res.data.total || evs.length }) + " · " +
-          t("attemptLine", { id: a.id, time: fmtTime(a.received_at), status: a.answer_status, verdict: verdictLabel(a.verdict) }));
+          t("attemptLine", { id: a.id, time: fmtTime(a.received_at), status: a.answer_status, check: checkLabel(a.check) }));
         ol.appendChild(li);
       });
       if ((res.data.total || 0) > evs.length) { ol.appendChild(el("li", null, t("attemptsMore", { n: res.data.total - evs.length }))); }
