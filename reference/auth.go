@@ -55,7 +55,7 @@ type Verifier func(c echo.Context, now time.Time, read func() ([]byte, error)) (
 // Auth returns echo middleware that runs checks 1 to 4 of defaults.md A
 // in order and answers the first failure with its status and exact label.
 // The body is read only after the headers, the time and the credentials
-// have passed; handlers get it from requestBody. It panics when
+// have passed; the endpoints get it with the credential. It panics when
 // cfg.Lookup is nil, so that a server without credentials cannot start.
 func Auth(cfg AuthConfig) echo.MiddlewareFunc {
 	if cfg.Lookup == nil {
