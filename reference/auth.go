@@ -43,15 +43,34 @@ const (
 	authRanKey    ctxKey = "firmakit.auth_ran"
 )
 
+// Verifier runs checks 1 to 4 of defaults.md A on the request of c at
+// now and returns the credential that signed it. read returns the body,
+// read once within the body limit; the checks call it once the headers,
+// the time and the credentials have passed. A refusal is an error of
+// firmakit's request verification (ErrMissingHeaders, ErrExpired,
+// ErrInvalidCredentials, ErrInvalidSignature), answered with its label,
+// or an *APIError, answered as it is.
+type Verifier func(c echo.Context, now time.Time, read func() ([]byte, error)) (firmakit.Credential, error)
+
 // Auth returns echo middleware that runs checks 1 to 4 of defaults.md A
 // in order and answers the first failure with its status and exact label.
 // The body is read only after the headers, the time and the credentials
-// have passed; handlers get it from RequestBody. It panics when
+// have passed; the endpoints get it with the credential. It panics when
 // cfg.Lookup is nil, so that a server without credentials cannot start.
 func Auth(cfg AuthConfig) echo.MiddlewareFunc {
 	if cfg.Lookup == nil {
 		panic(errNoLookup)
 	}
+	cfg = cfg.withDefaults()
+	return cfg.middleware(func(c echo.Context, now time.Time, read func() ([]byte, error)) (firmakit.Credential, error) {
+		r := c.Request()
+		return cfg.Profile.VerifyRequest(r.Method, firmakit.RequestTarget(r), c.Param(cfg.MerchantParam),
+			r.Header, cfg.Lookup, now, read)
+	})
+}
+
+// withDefaults fills the zero fields of cfg with their defaults.
+func (cfg AuthConfig) withDefaults() AuthConfig {
 	if cfg.Profile == nil {
 		cfg.Profile = firmakit.BundledProfile()
 	}
@@ -64,6 +83,13 @@ func Auth(cfg AuthConfig) echo.MiddlewareFunc {
 	if cfg.MerchantParam == "" {
 		cfg.MerchantParam = "merchant_id"
 	}
+	return cfg
+}
+
+// middleware is authentication by verify: the body read within MaxBody,
+// a refusal answered with its label (and explained when cfg.Explain is
+// set), the body and the credential kept for the endpoints.
+func (cfg AuthConfig) middleware(verify Verifier) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			r := c.Request()
@@ -75,8 +101,7 @@ func Auth(cfg AuthConfig) echo.MiddlewareFunc {
 				return b, err
 			}
 			now := cfg.Now()
-			cred, err := cfg.Profile.VerifyRequest(r.Method, firmakit.RequestTarget(r), c.Param(cfg.MerchantParam),
-				r.Header, cfg.Lookup, now, read)
+			cred, err := verify(c, now, read)
 			if err != nil {
 				if cfg.Explain {
 					cfg.explain(c, err, now, body, bodyRead)
@@ -90,19 +115,11 @@ func Auth(cfg AuthConfig) echo.MiddlewareFunc {
 	}
 }
 
-// RequestBody returns the body the authentication middleware read.
-func RequestBody(c echo.Context) []byte {
+// requestBody returns the body the authentication middleware read, as
+// the body deviations left it.
+func requestBody(c echo.Context) []byte {
 	b, _ := c.Get(string(bodyKey)).([]byte)
 	return b
-}
-
-// SetRequestBody keeps the body an authentication middleware read, for
-// RequestBody, and SetRequestCredential the credential that signed it.
-func SetRequestBody(c echo.Context, body []byte) { c.Set(string(bodyKey), body) }
-
-// SetRequestCredential: see SetRequestBody.
-func SetRequestCredential(c echo.Context, cred firmakit.Credential) {
-	c.Set(string(credentialKey), cred)
 }
 
 // What a client is told of a body the service does not read.
@@ -112,12 +129,8 @@ const (
 	msgBodyUnreadable = "Request body could not be read: "
 )
 
-// ReadBody reads a request body of at most limit bytes; a larger one is
+// readBody reads a request body of at most limit bytes; a larger one is
 // an *APIError 413, a body that cannot be read a 400.
-func ReadBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
-	return readBody(w, r, limit)
-}
-
 func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
 	if r.ContentLength > limit {
 		return nil, &APIError{Status: http.StatusRequestEntityTooLarge,
@@ -134,10 +147,6 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 	}
 	return b, nil
 }
-
-// AuthError maps an error of firmakit's request verification to its
-// answer, an *APIError with the exact label of defaults.md A.
-func AuthError(err error) error { return authError(err) }
 
 // authError maps a verification error to its answer: the exact label of
 // defaults.md A, with the detail kept for logs only.

@@ -1,6 +1,3 @@
-// Package reference is firmakit's reference implementation of the merchant
-// service: the verification and create-signature endpoints, signed demo
-// notifications with retries, and the demo documents they link to.
 package reference
 
 import (

@@ -176,7 +176,7 @@ var demoReasons = map[firmakit.State]string{
 // sent DemoDelay after now.
 func (d *dispatcher) scheduleDemo(m *Merchant, env firmakit.Envelope, state firmakit.State) {
 	s := d.s
-	delay := s.deviations.DemoDelay(s.DemoDelay)
+	delay := s.DemoDelay
 	n := firmakit.Notification{
 		EventID:     uuid.NewString(),
 		Type:        firmakit.NotificationType,
@@ -187,20 +187,20 @@ func (d *dispatcher) scheduleDemo(m *Merchant, env firmakit.Envelope, state firm
 		Demo:        true,
 	}
 	if state.HasDocumentURL() {
-		n.DocumentURL = s.PublicURL + "/demo/documents/" + env.SignatureID + ".pdf"
+		n.DocumentURL = s.documentURL(env.SignatureID)
 	}
 	if state.HasReason() {
 		n.Reason = demoReasons[state]
 	}
 	// created_at is the time the event happens, DemoDelay after now.
 	n.CreatedAt = firmakit.FormatTime(d.clock.Now().Add(delay))
-	s.deviations.Notification(&n, env)
+	s.dev.Notification.Notification(&n, env)
 	body, err := s.Profile.EncodeNotification(n)
 	if err != nil {
 		s.Logger.Error("demo notification not encoded", "signature_id", env.SignatureID, "err", err)
 		return
 	}
-	body = s.deviations.Payload(body, n)
+	body = s.dev.Notification.Payload(body, n)
 	now := d.clock.Now()
 	dl := &delivery{Delivery: Delivery{
 		EventID: n.EventID, MerchantID: m.ID, SignatureID: env.SignatureID, State: state,
@@ -373,13 +373,13 @@ func (d *dispatcher) attempt(dl *delivery) {
 	at := Attempt{At: d.clock.Now().UTC()}
 	at.QueuedMS = msOf(at.At.Sub(dueAt))
 	start := time.Now()
-	ctx, cancel := context.WithTimeout(d.ctx, s.deviations.DeliveryTimeout(s.DeliveryTimeout))
+	ctx, cancel := context.WithTimeout(d.ctx, s.DeliveryTimeout)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
 	if err == nil {
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("User-Agent", "firmakit-reference/1")
 		s.Profile.SignWebhook(req.Header, eventID, secrets, d.clock.Now(), []byte(body))
-		s.deviations.Attempt(req, body, secrets)
+		s.dev.Delivery.Attempt(req, body, secrets)
 		var resp *http.Response
 		resp, err = s.HTTPClient.Do(req)
 		if err == nil {
@@ -394,7 +394,7 @@ func (d *dispatcher) attempt(dl *delivery) {
 	// else is retried on the schedule.
 	if err != nil {
 		at.Error = err.Error()
-	} else if !s.deviations.Delivered(at.StatusCode, at.StatusCode >= 200 && at.StatusCode <= 299) {
+	} else if !s.dev.Delivery.Delivered(at.StatusCode, at.StatusCode >= 200 && at.StatusCode <= 299) {
 		at.Error = fmt.Sprintf("answered %d", at.StatusCode)
 	}
 
@@ -413,8 +413,8 @@ func (d *dispatcher) attempt(dl *delivery) {
 		if !d.deliverAgain(dl) {
 			d.end(dl)
 		}
-	case s.deviations.Retried(at.StatusCode, err, !dl.final && try < len(s.RetrySchedule) && !d.closing):
-		wait := s.deviations.RetryWait(&dl.Delivery, s.RetrySchedule[try])
+	case s.dev.Delivery.Retried(at.StatusCode, err, !dl.final && try < len(s.RetrySchedule) && !d.closing):
+		wait := s.dev.Delivery.RetryWait(&dl.Delivery, s.RetrySchedule[try])
 		log.Warn("notification not delivered, will retry", "err", at.Error, "retry_in", wait)
 		d.retryAfter(dl, wait, false)
 	default:
@@ -432,7 +432,7 @@ func (d *dispatcher) attempt(dl *delivery) {
 // delivery then stays pending (and holds the wait group) until that
 // attempt ends. d.mu is held.
 func (d *dispatcher) deliverAgain(dl *delivery) bool {
-	wait, ok := d.s.deviations.Redelivery()
+	wait, ok := d.s.dev.Delivery.Redelivery()
 	if !ok || dl.redelivered || d.closing {
 		return false
 	}

@@ -21,84 +21,10 @@ import (
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/internal/peer"
 	"github.com/firmakit/firmakit/reference"
+	"github.com/firmakit/firmakit/reference/internal/reftest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-type hit struct {
-	at     time.Time
-	header http.Header
-	body   []byte
-}
-
-// sink is a webhook endpoint that records what it gets and answers the
-// statuses it is told, in order, then 200. Two statuses are actions
-// instead: hangUp closes the connection without an answer, lateOK answers
-// 200 after lateWait.
-type sink struct {
-	mu       sync.Mutex
-	hits     []hit
-	statuses []int
-	got      chan struct{}
-}
-
-const (
-	hangUp   = -1
-	lateOK   = -2
-	lateWait = 300 * time.Millisecond
-)
-
-func newSink(t *testing.T, statuses ...int) (*sink, string) {
-	sk := &sink{statuses: statuses, got: make(chan struct{}, 100)}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		sk.mu.Lock()
-		sk.hits = append(sk.hits, hit{time.Now(), r.Header.Clone(), b})
-		st := 200
-		if len(sk.statuses) > 0 {
-			st, sk.statuses = sk.statuses[0], sk.statuses[1:]
-		}
-		sk.mu.Unlock()
-		defer func() { sk.got <- struct{}{} }()
-		switch st {
-		case hangUp:
-			if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
-				conn.Close()
-			}
-			return
-		case lateOK:
-			select {
-			case <-time.After(lateWait):
-			case <-r.Context().Done():
-			}
-			st = 200
-		}
-		w.WriteHeader(st)
-	}))
-	t.Cleanup(srv.Close)
-	return sk, srv.URL + "/hook"
-}
-
-func (sk *sink) wait(t *testing.T, n int, within time.Duration) []hit {
-	t.Helper()
-	deadline := time.After(within)
-	for i := 0; i < n; i++ {
-		select {
-		case <-sk.got:
-		case <-deadline:
-			t.Fatalf("expected %d notifications within %s, got %d", n, within, i)
-		}
-	}
-	sk.mu.Lock()
-	defer sk.mu.Unlock()
-	return append([]hit(nil), sk.hits...)
-}
-
-func (sk *sink) count() int {
-	sk.mu.Lock()
-	defer sk.mu.Unlock()
-	return len(sk.hits)
-}
 
 func openWithWebhook(t *testing.T, url string, change func(*reference.Server)) *reference.Server {
 	return MustOpenServer(t, func(s *reference.Server) {
@@ -280,7 +206,7 @@ func TestDemoNotifications(t *testing.T) {
 	p := firmakit.BundledProfile()
 	for _, st := range firmakit.States {
 		t.Run(string(st), func(t *testing.T) {
-			sk, url := newSink(t)
+			sk, url := reftest.NewSink(t)
 			s, clock, obs := openFake(t, url, nil)
 			env, _ := createDemo(t, s, st.DemoPrefix()+" contrato ñ 😀")
 			require.Equal(t, reference.DefaultDemoDelay, clock.nextArmed(t), "sent DemoDelay after the 201")
@@ -289,14 +215,14 @@ func TestDemoNotifications(t *testing.T) {
 			assert.Equal(t, clock.Now().Add(reference.DefaultDemoDelay), scheduled.ScheduledAt)
 
 			clock.Advance(reference.DefaultDemoDelay - time.Millisecond)
-			assert.Zero(t, sk.count(), "nothing is sent before its time")
+			assert.Zero(t, sk.Count(), "nothing is sent before its time")
 			clock.Advance(time.Millisecond)
-			h := sk.wait(t, 1, 5*time.Second)[0]
+			h := sk.Wait(t, 1, 5*time.Second)[0]
 			d := obs.next(t, ended)
 
-			assert.Equal(t, "application/json", h.header.Get("Content-Type"))
-			require.NoError(t, p.VerifyWebhook(h.header.Get("X-Service-Signature"), h.body, []string{"whsec_test_demo"}, time.Now()))
-			n, raw, err := p.DecodeNotification(h.body)
+			assert.Equal(t, "application/json", h.Header.Get("Content-Type"))
+			require.NoError(t, p.VerifyWebhook(h.Header.Get("X-Service-Signature"), h.Body, []string{"whsec_test_demo"}, time.Now()))
+			n, raw, err := p.DecodeNotification(h.Body)
 			require.NoError(t, err)
 			assert.Equal(t, st, n.Status)
 			assert.Equal(t, env.SignatureID, n.SignatureID)
@@ -312,7 +238,7 @@ func TestDemoNotifications(t *testing.T) {
 			if st.HasReason() {
 				assert.NotEmpty(t, n.Reason)
 			}
-			assert.NotContains(t, string(h.body), "null")
+			assert.NotContains(t, string(h.Body), "null")
 			if st == firmakit.StateSigned {
 				assert.Equal(t, s.URL()+"/demo/documents/"+env.SignatureID+".pdf", n.DocumentURL)
 				resp, err := http.Get(n.DocumentURL)
@@ -329,7 +255,7 @@ func TestDemoNotifications(t *testing.T) {
 			assert.Equal(t, n.EventID, d.EventID)
 			assert.Zero(t, clock.waiting())
 			clock.Advance(time.Hour)
-			assert.Equal(t, 1, sk.count())
+			assert.Equal(t, 1, sk.Count())
 			assert.Equal(t, 0, s.DeliveryStats().Pending)
 			ds := s.Deliveries()
 			require.Len(t, ds, 1)
@@ -342,17 +268,17 @@ func TestDemoNotifications(t *testing.T) {
 // TestDemoDelayRunsFromThe201 is the one test on the real clock: the wait
 // starts once the 201 is on the wire.
 func TestDemoDelayRunsFromThe201(t *testing.T) {
-	sk, url := newSink(t)
+	sk, url := reftest.NewSink(t)
 	s := openWithWebhook(t, url, nil)
 	before := time.Now()
 	_, created := createDemo(t, s, "DEMO_SIGNED on the real clock")
-	h := sk.wait(t, 1, 3*time.Second)[0]
-	assert.GreaterOrEqual(t, h.at.Sub(before), reference.DefaultDemoDelay)
-	assert.Less(t, h.at.Sub(created), 1500*time.Millisecond)
+	h := sk.Wait(t, 1, 3*time.Second)[0]
+	assert.GreaterOrEqual(t, h.At.Sub(before), reference.DefaultDemoDelay)
+	assert.Less(t, h.At.Sub(created), 1500*time.Millisecond)
 }
 
 func TestNonDemoTitlesGetNoNotification(t *testing.T) {
-	sk, url := newSink(t)
+	sk, url := reftest.NewSink(t)
 	s, clock, _ := openFake(t, url, nil)
 	for _, title := range []string{"demo_signed x", "x DEMO_SIGNED", "DEMO_SIGN", " DEMO_SIGNED", "Contrato"} {
 		createDemo(t, s, title)
@@ -361,12 +287,12 @@ func TestNonDemoTitlesGetNoNotification(t *testing.T) {
 	require.NoError(t, s.Close())
 	assert.Empty(t, s.Deliveries())
 	assert.Empty(t, clock.armed)
-	assert.Zero(t, sk.count())
+	assert.Zero(t, sk.Count())
 }
 
 func TestDeliveryRetriesKeepEventID(t *testing.T) {
 	p := firmakit.BundledProfile()
-	sk, url := newSink(t, 500, 503)
+	sk, url := reftest.NewSink(t, 500, 503)
 	s, clock, obs := openFake(t, url, func(s *reference.Server) {
 		s.DemoDelay = 10 * time.Millisecond
 		s.RetrySchedule = []time.Duration{20 * time.Millisecond, 40 * time.Millisecond, 80 * time.Millisecond}
@@ -377,14 +303,14 @@ func TestDeliveryRetriesKeepEventID(t *testing.T) {
 		clock.Advance(wait)
 		obs.next(t, attempts(i+1))
 	}
-	hits := sk.wait(t, 3, 5*time.Second)
+	hits := sk.Wait(t, 3, 5*time.Second)
 	var ids []string
 	for _, h := range hits {
-		require.NoError(t, p.VerifyWebhook(h.header.Get("X-Service-Signature"), h.body, []string{"whsec_test_demo"}, time.Now()))
+		require.NoError(t, p.VerifyWebhook(h.Header.Get("X-Service-Signature"), h.Body, []string{"whsec_test_demo"}, time.Now()))
 		var n struct {
 			EventID string `json:"event_id"`
 		}
-		require.NoError(t, json.Unmarshal(h.body, &n))
+		require.NoError(t, json.Unmarshal(h.Body, &n))
 		ids = append(ids, n.EventID)
 	}
 	assert.Equal(t, ids[0], ids[1])
@@ -412,7 +338,7 @@ func TestDeliveryRetriesKeepEventID(t *testing.T) {
 }
 
 func TestDeliveryGivesUpAfterSchedule(t *testing.T) {
-	sk, url := newSink(t, 500, 500, 500)
+	sk, url := reftest.NewSink(t, 500, 500, 500)
 	s, clock, obs := openFake(t, url, func(s *reference.Server) {
 		s.DemoDelay = 5 * time.Millisecond
 		s.RetrySchedule = []time.Duration{5 * time.Millisecond, 7 * time.Millisecond}
@@ -426,7 +352,7 @@ func TestDeliveryGivesUpAfterSchedule(t *testing.T) {
 	assert.Equal(t, reference.OutcomeFailed, d.Outcome)
 	assert.Len(t, d.Attempts, 3)
 	assert.Zero(t, clock.waiting(), "no attempt after the schedule's last")
-	assert.Equal(t, 3, sk.count())
+	assert.Equal(t, 3, sk.Count())
 }
 
 func TestNoWebhookIsRecordedAsFailed(t *testing.T) {
@@ -439,12 +365,12 @@ func TestNoWebhookIsRecordedAsFailed(t *testing.T) {
 }
 
 func TestCloseFinishesPendingDeliveries(t *testing.T) {
-	sk, url := newSink(t)
+	sk, url := reftest.NewSink(t)
 	s, clock, _ := openFake(t, url, func(s *reference.Server) { s.DemoDelay = time.Hour })
 	createDemo(t, s, "DEMO_CREATED at shutdown")
 	clock.nextArmed(t)
 	require.NoError(t, s.Close())
-	assert.Len(t, sk.wait(t, 1, time.Second), 1)
+	assert.Len(t, sk.Wait(t, 1, time.Second), 1)
 	assert.Equal(t, reference.OutcomeDelivered, s.Deliveries()[0].Outcome)
 	assert.Zero(t, clock.waiting(), "the timer is stopped")
 }
@@ -582,7 +508,7 @@ func TestDeliveryRecordsAreCapped(t *testing.T) {
 // pending, a new one is not kept, but its notification is sent; once some
 // have ended, they are the ones that make room.
 func TestPendingBeyondTheCapAreSentWithoutARecord(t *testing.T) {
-	sk, url := newSink(t)
+	sk, url := reftest.NewSink(t)
 	s, clock, obs := openFake(t, url, func(s *reference.Server) { s.MaxKeptDeliveries = 3 })
 	for i := 0; i < 5; i++ {
 		createDemo(t, s, fmt.Sprintf("DEMO_SIGNED %d", i))
@@ -594,7 +520,7 @@ func TestPendingBeyondTheCapAreSentWithoutARecord(t *testing.T) {
 	assert.Equal(t, 5, st.Pending)
 
 	clock.Advance(reference.DefaultDemoDelay)
-	sk.wait(t, 5, 5*time.Second)
+	sk.Wait(t, 5, 5*time.Second)
 	for i := 0; i < 5; i++ {
 		obs.next(t, ended)
 	}
@@ -613,7 +539,7 @@ func TestPendingBeyondTheCapAreSentWithoutARecord(t *testing.T) {
 // notification is not scheduled; its record says why.
 func TestPendingLimitRefusesNewNotifications(t *testing.T) {
 	var log logBuffer
-	_, url := newSink(t)
+	_, url := reftest.NewSink(t)
 	s, clock, _ := openFake(t, url, func(s *reference.Server) { s.MaxPending = 2; s.Logger = log.logger() })
 	for i := 0; i < 3; i++ {
 		createDemo(t, s, fmt.Sprintf("DEMO_SIGNED %d", i))

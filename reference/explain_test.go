@@ -14,6 +14,7 @@ import (
 
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/reference"
+	"github.com/firmakit/firmakit/reference/internal/reftest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -187,7 +188,7 @@ func TestRequestLogCannotBeReplayed(t *testing.T) {
 
 func TestRequestLogRecordsEveryAPIRequest(t *testing.T) {
 	now := time.Date(2026, 11, 22, 10, 0, 0, 123456789, time.UTC)
-	s := MustOpenServer(t, func(s *reference.Server) { s.Clock = stoppedClock(func() time.Time { return now }) })
+	s := MustOpenServer(t, func(s *reference.Server) { s.Clock = reftest.StoppedClock(func() time.Time { return now }) })
 	const check = "/v1/check/merchant_demo"
 	p := firmakit.BundledProfile()
 	sign := func(path, body string) call {

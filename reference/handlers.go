@@ -77,39 +77,45 @@ const (
 	msgAfter             = "after must be the seq of a delivery (a whole number), as the next link gives it"
 )
 
+// handleCheck is POST /{api_version}/check/{merchant_id} (interface
+// §4.1): an authenticated request whose body passes check 5 is answered
+// 200.
 func (s *Server) handleCheck(c echo.Context) error {
-	if err := s.deviations.Body(c); err != nil {
+	body, err := s.body(c)
+	if err != nil {
 		return err
 	}
-	if _, err := jsonObject(c); err != nil {
-		if err = s.deviations.CheckRefusal(c, err); err != nil {
-			return err
-		}
-	}
-	if s.deviations.CheckAnswered(c) {
-		return nil
+	_, refusal := jsonObject(c.Request(), body)
+	if answered, err := s.dev.Auth.Check(c, body, refusal); answered || err != nil {
+		return err
 	}
 	return c.JSON(http.StatusOK, firmakit.APIResponse{StatusCode: http.StatusOK, Message: msgAuthenticated})
 }
 
-// JSONObject is check 5 of defaults.md A on an authenticated request: its
-// body as a JSON object, or the *APIError 400 that refuses it.
-func JSONObject(c echo.Context) (json.RawMessage, error) { return jsonObject(c) }
+// body is the authenticated body of a request, as the deviations leave it
+// for check 5.
+func (s *Server) body(c echo.Context) ([]byte, error) {
+	body, err := s.dev.Auth.Body(c, requestBody(c))
+	if err != nil {
+		return nil, err
+	}
+	c.Set(string(bodyKey), body)
+	return body, nil
+}
 
-// jsonObject is check 5 of defaults.md A: the body, already authenticated,
-// must be a JSON object sent as JSON. It returns the object's raw bytes.
-// A Content-Type that is not JSON is one of the body's problems, so it is a
-// 400 of check 5 like the others (never a 415 before authentication); no
-// Content-Type at all is taken as JSON.
-func jsonObject(c echo.Context) (json.RawMessage, error) {
-	if ct := c.Request().Header.Get("Content-Type"); ct != "" {
+// jsonObject is check 5 of defaults.md A: the body of r, already
+// authenticated, must be a JSON object sent as JSON. It returns the
+// object's raw bytes. A Content-Type that is not JSON is one of the body's
+// problems, so it is a 400 of check 5 like the others (never a 415 before
+// authentication); no Content-Type at all is taken as JSON.
+func jsonObject(r *http.Request, body []byte) (json.RawMessage, error) {
+	if ct := r.Header.Get("Content-Type"); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
 			return nil, &APIError{Status: http.StatusBadRequest, Err: ErrNotJSONContentType,
 				Message: fmt.Sprintf(msgContentTypeNotJSON, firmakit.ClipRunes(ct, 80))}
 		}
 	}
-	body := RequestBody(c)
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) == 0 {
 		return nil, bad(msgBodyEmpty)
@@ -178,9 +184,9 @@ func (s *Server) handleCreateSignature(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	req, tmpls, err := validateCreate(obj, m, s.deviations)
+	req, tmpls, err := validateCreate(obj, m, s.dev.Validation)
 	if err != nil {
-		return s.deviations.Refusal(err)
+		return s.dev.Validation.Refusal(err)
 	}
 	env := s.newEnvelope(m, req, tmpls)
 	s.signatures.put(m.ID, env)
@@ -188,7 +194,7 @@ func (s *Server) handleCreateSignature(c echo.Context) error {
 		return err
 	}
 	st, ok := firmakit.DemoState(req.Title)
-	state, demo := s.deviations.DemoState(req.Title, st, ok)
+	state, demo := s.dev.Notification.DemoState(req.Title, st, ok)
 	if demo {
 		// The delay runs from the 201 on the wire, not from the handler.
 		c.Response().Flush()
@@ -199,7 +205,7 @@ func (s *Server) handleCreateSignature(c echo.Context) error {
 		s.OnCreated(m.ID, env.SignatureID, env.CreatedAt)
 	}
 	if demo {
-		for range s.deviations.DemoNotifications(1) {
+		for range s.dev.Notification.DemoNotifications(1) {
 			s.deliveries.scheduleDemo(m, env, state)
 		}
 	}
@@ -209,10 +215,11 @@ func (s *Server) handleCreateSignature(c echo.Context) error {
 // createRequest is check 5 of a create request: its merchant and the
 // members of its JSON object.
 func (s *Server) createRequest(c echo.Context) (*Merchant, map[string]json.RawMessage, error) {
-	if err := s.deviations.Body(c); err != nil {
+	body, err := s.body(c)
+	if err != nil {
 		return nil, nil, err
 	}
-	raw, err := jsonObject(c)
+	raw, err := jsonObject(c.Request(), body)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -237,7 +244,7 @@ func (s *Server) newEnvelope(m *Merchant, req firmakit.CreateSignatureRequest, t
 		Sender:      m.Sender,
 		CreatedAt:   firmakit.FormatTime(s.Clock.Now()),
 	}
-	s.deviations.Envelope(&env)
+	s.dev.Envelope.Envelope(&env)
 	for i, t := range tmpls {
 		env.Documents = append(env.Documents, firmakit.Document{Key: "document_" + strconv.Itoa(i), Title: t.Title})
 	}
@@ -249,7 +256,7 @@ func (s *Server) newEnvelope(m *Merchant, req firmakit.CreateSignatureRequest, t
 
 // writeCreated writes the 201 of a created contract.
 func (s *Server) writeCreated(c echo.Context, env firmakit.Envelope, req firmakit.CreateSignatureRequest) error {
-	if written, err := s.deviations.Created(c, env, req); written {
+	if written, err := s.dev.Envelope.Created(c, env, req); written {
 		return err
 	}
 	return c.JSON(http.StatusCreated, firmakit.APIResponse{StatusCode: http.StatusCreated, Message: msgCreated, Data: &env})
@@ -260,7 +267,7 @@ func (s *Server) writeCreated(c echo.Context, env firmakit.Envelope, req firmaki
 type createValidation struct {
 	obj map[string]json.RawMessage
 	m   *Merchant
-	dev Deviations
+	dev ValidationDeviations
 	req firmakit.CreateSignatureRequest
 
 	tmpls                 []*firmakit.Template
@@ -271,7 +278,7 @@ type createValidation struct {
 // validateCreate checks a create-signature body against defaults.md C and
 // the merchant's templates, in the order of its checks. Every refusal
 // names the field and what is wrong with it.
-func validateCreate(obj map[string]json.RawMessage, m *Merchant, dev Deviations) (firmakit.CreateSignatureRequest, []*firmakit.Template, error) {
+func validateCreate(obj map[string]json.RawMessage, m *Merchant, dev ValidationDeviations) (firmakit.CreateSignatureRequest, []*firmakit.Template, error) {
 	v := &createValidation{obj: obj, m: m, dev: dev, signerSet: map[string]bool{}, dataSet: map[string]bool{}}
 	for _, step := range []func() error{v.fields, v.title, v.routing, v.documents, v.signers, v.data} {
 		if err := step(); err != nil {

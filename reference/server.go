@@ -110,10 +110,10 @@ type Server struct {
 	// API paths a merchant's client calls never need it.
 	Token string
 	// Deviations are the server's deliberate departures from the
-	// interface (package faults has them), for measuring whether a
-	// conformance suite notices them; nil is NopDeviations, the correct
-	// service.
-	Deviations Deviations
+	// interface (packages faults and liberties have them), for measuring
+	// whether a conformance suite notices them, or passes what the
+	// documents allow; nil is the correct service.
+	Deviations *Deviations
 	// Documents, when set, is called once by Open with the server's public
 	// URL; each document it returns is served at its path (firmakit serve
 	// publishes the OpenAPI document of the interface so). An error fails Open.
@@ -132,8 +132,8 @@ type Server struct {
 	requestsOnce sync.Once
 	closeOnce    sync.Once
 	conns        graceful.Tracker
-	// deviations is Deviations, or NopDeviations.
-	deviations Deviations
+	// dev is Deviations with every area set: a nil one to its no-op.
+	dev Deviations
 	// publicURL is the PublicURL that was given, if any: its host is
 	// allowed as Host and Origin besides loopback.
 	publicURL string
@@ -200,7 +200,7 @@ func (s *Server) Open() error {
 		// followed. What an endpoint answers costs a bounded amount
 		// (package peer): its headers here, 64 KiB of body read and
 		// dropped, the delivery timeout; with up to MaxDeliveries at once.
-		s.HTTPClient = &http.Client{Timeout: s.deviations.DeliveryTimeout(s.DeliveryTimeout), Transport: peer.Bound(&http.Transport{
+		s.HTTPClient = &http.Client{Timeout: s.DeliveryTimeout, Transport: peer.Bound(&http.Transport{
 			MaxIdleConnsPerHost: s.MaxDeliveries, IdleConnTimeout: 30 * time.Second,
 		}), CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	}
@@ -242,14 +242,22 @@ func (s *Server) Open() error {
 	return nil
 }
 
-// openDeviations opens the server's deviations, NopDeviations when
-// none are given.
+// openDeviations takes the server's deviations, the no-ops where none
+// are given: the settings they change, then their Open with the seam.
 func (s *Server) openDeviations() error {
-	s.deviations = s.Deviations
-	if s.deviations == nil {
-		s.deviations = NopDeviations{}
+	s.dev = s.Deviations.withNops()
+	s.MaxBody = s.dev.Auth.MaxBody(s.MaxBody)
+	s.DemoDelay = s.dev.Notification.DemoDelay(s.DemoDelay)
+	s.DeliveryTimeout = s.dev.Delivery.Timeout(s.DeliveryTimeout)
+	if s.dev.Open == nil {
+		return nil
 	}
-	return s.deviations.Open(s)
+	return s.dev.Open(Seam{s})
+}
+
+// documentURL is the link to a contract's demo document.
+func (s *Server) documentURL(signatureID string) string {
+	return s.PublicURL + "/demo/documents/" + signatureID + ".pdf"
 }
 
 // URL returns the base URL the server listens on.
@@ -294,7 +302,7 @@ func (s *Server) DeliveryStats() DeliveryStats { return s.deliveries.stats() }
 func (s *Server) routes() *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	e.HTTPErrorHandler = s.deviations.ErrorHandler(apierror.Handler(apierror.Config{Shape: errorBody, Logger: s.Logger, Echo: s.echoError, Body: errorBodyOf}))
+	e.HTTPErrorHandler = s.dev.Auth.ErrorHandler(apierror.Handler(apierror.Config{Shape: errorBody, Logger: s.Logger, Echo: s.echoError, Body: errorBodyOf}))
 	// The receiver's rules (package guard): without a token, only loopback
 	// names and the public URL's host reach anything; the inspection
 	// paths need the token when there is one, and refuse a proxied
@@ -310,10 +318,10 @@ func (s *Server) routes() *echo.Echo {
 	e.Use(s.recordRequests, s.recoverer)
 	inspect := []echo.MiddlewareFunc{g.RefuseCrossSite, g.RequireToken}
 	auth := Auth(AuthConfig{Profile: s.Profile, Lookup: s.Config.Credential, Now: s.Clock.Now, MaxBody: s.MaxBody, Explain: s.Explain})
-	auth = markAuth(s.deviations.Auth(auth))
-	e.POST("/:api_version/check/:merchant_id", s.handleCheck, s.deviations.CheckVersion(s.requireVersion), requireMerchantSegment, auth)
+	auth = markAuth(s.dev.Auth.Auth(auth))
+	e.POST("/:api_version/check/:merchant_id", s.handleCheck, s.dev.Auth.CheckVersion(s.requireVersion), requireMerchantSegment, auth)
 	e.POST("/v1/signature/:merchant_id", s.handleCreateSignature, requireMerchantSegment, auth)
-	s.deviations.Routes(e, Endpoints{Check: s.handleCheck, Create: s.handleCreateSignature,
+	s.dev.Auth.Routes(e, Endpoints{Check: s.handleCheck, Create: s.handleCreateSignature, NotFound: handleNotFound,
 		Version: s.requireVersion, MerchantSegment: requireMerchantSegment, Auth: auth})
 	e.GET("/demo/documents/:file", s.handleDemoDocument)
 	e.GET("/_sandbox/deliveries", s.handleDeliveries, inspect...)
@@ -370,9 +378,10 @@ const (
 	msgProxyHint        = "start it with --public-url https://<the public name> (it then creates a token and prints it) or with --sandbox-token T, and send Authorization: Bearer <token>; the API paths stay open"
 )
 
-// NotFound is the answer to a request for a path the service does not have.
-func NotFound(r *http.Request) *APIError { return notFound(r) }
+// handleNotFound answers a request for a path the service does not have.
+func handleNotFound(c echo.Context) error { return notFound(c.Request()) }
 
+// notFound is the answer to a request for a path the service does not have.
 func notFound(r *http.Request) *APIError {
 	return apierror.New(http.StatusNotFound, fmt.Sprintf(msgNotFound, r.Method, firmakit.ClipRunes(r.URL.Path, 200)))
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/reference"
+	"github.com/firmakit/firmakit/reference/internal/reftest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -73,7 +74,7 @@ const createBody = `{"title":"Contrato 42","documents":["contrato_arriendo"],
 func TestHostileRequests(t *testing.T) {
 	// A fixed clock, so that the 299 s and 301 s cases sit where they say.
 	now := time.Now()
-	s := MustOpenServer(t, func(s *reference.Server) { s.Clock = stoppedClock(func() time.Time { return now }) })
+	s := MustOpenServer(t, func(s *reference.Server) { s.Clock = reftest.StoppedClock(func() time.Time { return now }) })
 	p := firmakit.BundledProfile()
 	const check = "/v1/check/merchant_demo"
 	ts := func(d time.Duration) string { return strconv.FormatInt(now.Add(d).Unix(), 10) }
@@ -298,11 +299,15 @@ func rawRequest(t *testing.T, addr, request string) (int, string, string) {
 	return resp.StatusCode, resp.Header.Get("Content-Type"), string(b)
 }
 
-// stoppedClock is a reference.Clock whose time is what now says, while
-// its timers run on the real clock.
-type stoppedClock func() time.Time
-
-func (c stoppedClock) Now() time.Time { return c() }
-func (stoppedClock) AfterFunc(d time.Duration, f func()) reference.Timer {
-	return time.AfterFunc(d, f)
+// TestRoutingIsOneOfTwoValuesWhenSent: routing is optional (parallel by
+// default), but sent, it is parallel or sequential; null and "" are
+// neither (defaults §C bullet 4).
+func TestRoutingIsOneOfTwoValuesWhenSent(t *testing.T) {
+	x := reftest.Open(t, nil, nil, nil)
+	for _, v := range []any{nil, "", "Parallel"} {
+		assert.Equal(t, "400 routing must be parallel or sequential", x.Create(t, func(r map[string]any) { r["routing"] = v }).Line(), "%#v", v)
+	}
+	a := x.Create(t, nil)
+	assert.Equal(t, "201 Signature request created", a.Line())
+	assert.Equal(t, "parallel", reftest.Str(a.Data()["routing"]), "absent: the default")
 }

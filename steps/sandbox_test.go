@@ -181,7 +181,7 @@ func TestAPersistent502IsJudged(t *testing.T) {
 }
 
 // mustFaults returns the deviations of the named faults.
-func mustFaults(t testing.TB, names []string) reference.Deviations {
+func mustFaults(t testing.TB, names []string) *reference.Deviations {
 	t.Helper()
 	d, err := refaults.New(names)
 	require.NoError(t, err)

@@ -1,31 +1,15 @@
-// Package liberties is the reference server's deliberate liberties: each
-// one departs from the reference's own choices in a way the two documents
-// allow, or leave open, as real implementations do (the standard
-// library's 404, 405 and redirects, a lenient parser of a form no client
-// sends, refusals in other words, extra keys, another JSON layout, a
-// configured delay or schedule), through the server's Deviations, the
-// seam of the faults. They are the faults' twins: a named fault must fail
-// the conformance suite, a named liberty must pass it (with warnings at
-// most), so that the suite's precision is measured as its power is. Each
-// cites why it is allowed.
 package liberties
 
 import (
 	"bytes"
-	"crypto/hmac"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"path"
 	"sort"
 	"strings"
-	"time"
 
-	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/reference"
-	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 )
 
@@ -168,7 +152,7 @@ func List() []Liberty {
 // Server.Deviations; names may be blank or padded. It returns
 // ErrUnknownLiberty for a name that List does not list, and nil when none
 // is named (the reference's own choices).
-func New(names []string) (reference.Deviations, error) {
+func New(names []string) (*reference.Deviations, error) {
 	known := map[string]bool{}
 	for _, l := range table {
 		known[l.Name] = true
@@ -187,100 +171,33 @@ func New(names []string) (reference.Deviations, error) {
 	if len(s.on) == 0 {
 		return nil, nil
 	}
-	return s, nil
+	return &reference.Deviations{Auth: authLiberties{service: s}, Validation: validationLiberties{service: s},
+		Envelope: envelopeLiberties{s}, Notification: notificationLiberties{service: s}, Delivery: deliveryLiberties{service: s},
+		Open: s.open}, nil
 }
 
-// service is a server's Deviations with the named liberties taken.
+// service is the state the liberties' deviations share: the liberties
+// taken and the seam of the server they vary. Each area's hooks are a
+// type of their own over it, in the file of that area.
 type service struct {
-	reference.NopDeviations
-	srv *reference.Server
-	on  map[string]bool
+	seam reference.Seam
+	on   map[string]bool
 }
 
-func (s *service) Open(srv *reference.Server) error {
-	s.srv = srv
-	if s.on[libDemoDelay900ms] {
-		srv.DemoDelay = 900 * time.Millisecond
-	}
+// open takes the seam of the server the liberties vary.
+func (s *service) open(seam reference.Seam) error {
+	s.seam = seam
 	return nil
 }
 
-// ---- answers ----
-
-// ErrorHandler rewrites the correct error answers as the liberties say:
-// keys added, indented, another charset, or the standard library's plain
-// 404, 405 and redirects.
-func (s *service) ErrorHandler(correct echo.HTTPErrorHandler) echo.HTTPErrorHandler {
-	if !s.any(libErrorBodyExtraKeys, libAnswersIndented, libAnswersCharset, libMethod405Text, libNotFoundText, libCleanPathRedirect) {
-		return correct
-	}
-	return func(err error, c echo.Context) {
-		res := c.Response()
-		if res.Committed || c.Request().Method == http.MethodHead {
-			correct(err, c)
-			return
+// any tells whether any of the named liberties is taken.
+func (s *service) any(names ...string) bool {
+	for _, n := range names {
+		if s.on[n] {
+			return true
 		}
-		p := c.Request().URL.EscapedPath()
-		if clean := path.Clean(p); s.on[libCleanPathRedirect] && clean != p && clean+"/" != p {
-			http.Redirect(res, c.Request(), clean, http.StatusMovedPermanently)
-			return
-		}
-		w := res.Writer
-		buf := &bufferWriter{header: http.Header{}}
-		res.Writer = buf
-		correct(err, c)
-		res.Writer = w
-		status := res.Status
-		res.Committed, res.Status, res.Size = false, 0, 0
-		for k, v := range buf.header {
-			res.Header()[k] = v
-		}
-		switch {
-		case status == http.StatusMethodNotAllowed && s.on[libMethod405Text]:
-			res.Header().Set(echo.HeaderAllow, http.MethodPost)
-			http.Error(res, "Method Not Allowed", status)
-			return
-		case status == http.StatusNotFound && s.on[libNotFoundText]:
-			http.Error(res, "404 page not found", status)
-			return
-		}
-		body := buf.body.Bytes()
-		if s.on[libErrorBodyExtraKeys] {
-			body = setMember(body, "error", strings.ReplaceAll(strings.ToLower(http.StatusText(status)), " ", "_"))
-			body = setMember(body, "request_id", uuid.NewString())
-		}
-		s.writeJSON(res, status, body)
 	}
-}
-
-// CheckAnswered writes the check's 200 with keys added.
-func (s *service) CheckAnswered(c echo.Context) bool {
-	if !s.any(libCheckAnswerExtraKeys, libAnswersIndented, libAnswersCharset) {
-		return false
-	}
-	b, _ := json.Marshal(firmakit.APIResponse{StatusCode: http.StatusOK, Message: "Authenticated"})
-	if s.on[libCheckAnswerExtraKeys] {
-		b = setMember(b, "merchant_id", c.Param("merchant_id"))
-		b = setMember(b, "request_id", uuid.NewString())
-	}
-	s.writeJSON(c.Response(), http.StatusOK, b)
-	return true
-}
-
-// Created writes the 201 with a key added, indented or in another charset.
-func (s *service) Created(c echo.Context, env firmakit.Envelope, _ firmakit.CreateSignatureRequest) (bool, error) {
-	if !s.any(libCreateAnswerExtraKey, libAnswersIndented, libAnswersCharset) {
-		return false, nil
-	}
-	b, err := json.Marshal(firmakit.APIResponse{StatusCode: http.StatusCreated, Message: "Signature request created", Data: &env})
-	if err != nil {
-		return true, err
-	}
-	if s.on[libCreateAnswerExtraKey] {
-		b = setMember(b, "request_id", uuid.NewString())
-	}
-	s.writeJSON(c.Response(), http.StatusCreated, b)
-	return true, nil
+	return false
 }
 
 // writeJSON writes a JSON answer, indented and with a charset when the
@@ -300,245 +217,6 @@ func (s *service) writeJSON(w http.ResponseWriter, status int, body []byte) {
 	w.WriteHeader(status)
 	_, _ = w.Write(append(bytes.TrimRight(body, "\n"), '\n'))
 }
-
-// ---- authentication ----
-
-// Auth wraps the correct authentication: headers added to every answer,
-// the body limit before the headers, and a timestamp with a plus sign
-// read as its digits.
-func (s *service) Auth(correct echo.MiddlewareFunc) echo.MiddlewareFunc {
-	if !s.any(libResponseHeaders, libTimestampPlusSign, libBodyLimitFirst) {
-		return correct
-	}
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		inner := correct(next)
-		return func(c echo.Context) error {
-			r := c.Request()
-			if s.on[libResponseHeaders] {
-				h := c.Response().Header()
-				h.Set("X-Request-Id", uuid.NewString())
-				h.Set("Cache-Control", "no-store")
-				h.Set("Connection", "close")
-			}
-			if s.on[libBodyLimitFirst] && r.ContentLength > s.srv.MaxBody {
-				return &reference.APIError{Status: http.StatusRequestEntityTooLarge,
-					Message: fmt.Sprintf("Request body too large: the limit is %d bytes", s.srv.MaxBody)}
-			}
-			if s.on[libTimestampPlusSign] {
-				s.plusSign(r)
-			}
-			return inner(c)
-		}
-	}
-}
-
-// plusSign reads a timestamp written +<digits> as strconv.ParseInt does:
-// when the signature is valid over the header as sent, the request goes
-// on to the correct checks with the digits, signed anew, so that the
-// window and the credentials are checked as for any other request.
-func (s *service) plusSign(r *http.Request) {
-	p := s.srv.Profile
-	ts := r.Header.Get(p.Request.TimestampHeader)
-	digits := strings.TrimPrefix(ts, "+")
-	if digits == ts || digits == "" || strings.Trim(digits, "0123456789") != "" {
-		return
-	}
-	cred, ok := s.srv.Config.Credential(r.Header.Get(p.Request.KeyHeader))
-	if !ok {
-		return
-	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, s.srv.MaxBody+1))
-	r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), r.Body))
-	if err != nil || int64(len(body)) > s.srv.MaxBody {
-		return
-	}
-	parts := firmakit.RequestParts{Timestamp: ts, Method: r.Method, RequestTarget: firmakit.RequestTarget(r),
-		KeyID: cred.KeyID, Body: body}
-	want, err1 := p.DecodeRequestSignature(p.RequestSignature(cred.Secret, parts))
-	got, err2 := p.DecodeRequestSignature(r.Header.Get(p.Request.SignatureHeader))
-	if err1 != nil || err2 != nil || !hmac.Equal(want, got) {
-		return
-	}
-	parts.Timestamp = digits
-	r.Header.Set(p.Request.TimestampHeader, digits)
-	r.Header.Set(p.Request.SignatureHeader, p.RequestSignature(cred.Secret, parts))
-}
-
-// ---- create ----
-
-// Request takes a routing sent empty as absent.
-func (s *service) Request(obj map[string]json.RawMessage) {
-	if v, ok := obj["routing"]; ok && s.on[libRoutingEmptyDefault] && string(bytes.TrimSpace(v)) == `""` {
-		delete(obj, "routing")
-	}
-}
-
-// spanish words the refusals of a create request in Spanish, by the
-// prefix of the reference's own message.
-var spanish = []struct{ en, es string }{
-	{"title is required", "el título es obligatorio"},
-	{"title must be a string", "el título debe ser un texto"},
-	{"routing must be parallel or sequential", "el enrutamiento debe ser parallel o sequential"},
-	{"documents is required", "faltan los documentos"},
-	{"documents must", "los documentos deben ser una lista de nombres de plantilla"},
-	{"unknown document: ", "documento desconocido: "},
-	{"document listed twice: ", "documento repetido: "},
-	{"signers is required", "faltan los firmantes"},
-	{"signers must", "los firmantes deben ser una lista de objetos con key, name y email"},
-	{"unknown signer: ", "firmante desconocido: "},
-	{"signer listed twice: ", "firmante repetido: "},
-	{"invalid email for ", "el correo no es válido para el firmante "},
-	{"missing signer: ", "falta el firmante "},
-	{"data must be", "los datos deben ser un objeto de textos"},
-	{"missing data key: ", "falta el dato "},
-	{"unknown data key: ", "dato desconocido: "},
-}
-
-// fieldFirst words the refusals "<field>: <fault>" (es holds the new
-// words, as in spanish).
-var fieldFirst = []struct{ en, es string }{
-	{"title is required", "title: required"},
-	{"title must be a string", "title: not a string"},
-	{"routing must be parallel or sequential", "routing: must be one of parallel, sequential"},
-	{"documents is required", "documents: required"},
-	{"unknown document: ", "documents: no such template: "},
-	{"signers is required", "signers: required"},
-	{"unknown signer: ", "signers: not a signer of the templates: "},
-	{"signer listed twice: ", "signers: duplicate key: "},
-	{"invalid email for ", "signers[].email: not an e-mail address: "},
-	{"missing signer: ", "signers: missing key "},
-	{"missing data key: ", "data: missing key "},
-	{"unknown data key: ", "data: unexpected key "},
-}
-
-// Refusal rewords the refusals of a create request.
-func (s *service) Refusal(refusal error) error {
-	var api *reference.APIError
-	if !errors.As(refusal, &api) || api.Status != http.StatusBadRequest {
-		return refusal
-	}
-	msg := api.Message
-	switch {
-	case s.on[libMissingListPerItem] && msg == "signers is required":
-		msg = "missing signer: signer_1"
-	case s.on[libRefusalsSpanish]:
-		msg = reword(msg, spanish)
-	case s.on[libRefusalsFieldFirst]:
-		msg = reword(msg, fieldFirst)
-	}
-	out := *api
-	out.Message = msg
-	return &out
-}
-
-func reword(msg string, words []struct{ en, es string }) string {
-	for _, w := range words {
-		if rest, ok := strings.CutPrefix(msg, w.en); ok {
-			if strings.HasSuffix(w.en, " ") || w.en == msg {
-				return w.es + rest
-			}
-			return w.es
-		}
-	}
-	return msg
-}
-
-// Envelope writes signature_id in upper case or as a UUID v7.
-func (s *service) Envelope(env *firmakit.Envelope) {
-	switch {
-	case s.on[libSignatureIDUpper]:
-		env.SignatureID = strings.ToUpper(env.SignatureID)
-	case s.on[libSignatureIDv7]:
-		if id, err := uuid.NewV7(); err == nil {
-			env.SignatureID = id.String()
-		}
-	}
-}
-
-// ---- notifications ----
-
-// otherReasons are reasons in other words than the reference's.
-var otherReasons = map[firmakit.State]string{
-	firmakit.StateBounced:  "No fue posible entregar el contrato: la dirección de correo rechazó el mensaje",
-	firmakit.StateRejected: "La persona firmante declinó firmar el documento",
-	firmakit.StateCanceled: "Solicitud anulada por el comercio",
-}
-
-func (s *service) Notification(n *firmakit.Notification, _ firmakit.Envelope) {
-	if s.on[libEventIDPrefixed] {
-		n.EventID = "evt_" + strings.ReplaceAll(uuid.NewString(), "-", "")[:24]
-	}
-	if r, ok := otherReasons[n.Status]; ok && s.on[libReasonsOwnWords] {
-		n.Reason = r
-	}
-	if n.DocumentURL != "" && s.on[libDocumentURLQuery] {
-		n.DocumentURL += "?download=1"
-	}
-	if t, err := time.Parse(firmakit.TimeFormat, n.CreatedAt); err == nil {
-		switch {
-		case s.on[libNotificationSeconds]:
-			n.CreatedAt = t.UTC().Format("2006-01-02T15:04:05Z")
-		case s.on[libNotificationOffset]:
-			n.CreatedAt = t.In(time.FixedZone("CLT", -3*3600)).Format("2006-01-02T15:04:05.000-07:00")
-		}
-	}
-}
-
-func (s *service) Payload(body []byte, _ firmakit.Notification) []byte {
-	if s.on[libNotificationExtra] {
-		body = setMember(body, "livemode", false)
-		body = setMember(body, "api_version", "v1")
-	}
-	if s.on[libNotificationIndented] {
-		var out bytes.Buffer
-		if json.Indent(&out, body, "", "    ") == nil {
-			body = append(out.Bytes(), '\n')
-		}
-	}
-	return body
-}
-
-// Attempt adds headers to a delivery, or a charset to its content type;
-// the signature header is left as signed.
-func (s *service) Attempt(req *http.Request, _ string, _ []string) {
-	if s.on[libNotificationHeaders] {
-		req.Header.Set("User-Agent", "Comercio-Webhooks/2.1")
-		req.Header.Set("X-Request-Id", uuid.NewString())
-		req.Header.Set("X-Service-Event-Id", uuid.NewString())
-	}
-	if s.on[libNotificationCharset] {
-		req.Header.Set("Content-Type", "application/json; charset=utf-8")
-	}
-}
-
-// RetryWait waits longer than the schedule says.
-func (s *service) RetryWait(_ *reference.Delivery, wait time.Duration) time.Duration {
-	if s.on[libRetryLater] {
-		return wait + wait/4
-	}
-	return wait
-}
-
-// any tells whether any of the named liberties is taken.
-func (s *service) any(names ...string) bool {
-	for _, n := range names {
-		if s.on[n] {
-			return true
-		}
-	}
-	return false
-}
-
-// bufferWriter keeps what the correct error handler writes.
-type bufferWriter struct {
-	header http.Header
-	body   bytes.Buffer
-}
-
-func (b *bufferWriter) Header() http.Header         { return b.header }
-func (b *bufferWriter) Write(p []byte) (int, error) { return b.body.Write(p) }
-func (b *bufferWriter) WriteHeader(int)             {}
-func (b *bufferWriter) Flush()                      {}
 
 // setMember sets key in a JSON object to v, keeping the other members
 // and their order.
