@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/firmakit/firmakit"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -128,6 +129,77 @@ func ParseExpectations(data []byte) ([]Expectation, error) {
 		list = append(list, e)
 	}
 	return list, nil
+}
+
+// CheckExpectations checks the entries of an expected-failures file
+// (ParseExpectations) against the features a run has: selected are the
+// scenarios the run's language and tags select, all those of the whole
+// feature set. It refuses an entry that covers no selected scenario: one
+// naming what the features do not have, with the closest name they have,
+// and one naming scenarios the language or tags left out. It also refuses
+// an entry covering a scenario an earlier entry covers (a scenario entry
+// under a requirement entry), whose reason would be ambiguous. The error
+// names the entry and its line.
+func CheckExpectations(list []Expectation, selected, all []ScenarioResult) error {
+	coveredBy := map[int]int{} // a selected scenario's index → the entry covering it
+	for i, e := range list {
+		where := fmt.Sprintf("entry %d (line %d), %s", i+1, e.Line, e)
+		n := 0
+		for k, r := range selected {
+			if !e.Matches(r) {
+				continue
+			}
+			n++
+			if j, ok := coveredBy[k]; ok {
+				return fmt.Errorf("%s: covers %q, which entry %d (line %d), %s, covers already; keep one of them",
+					where, r.Name, j+1, list[j].Line, list[j])
+			}
+			coveredBy[k] = i
+		}
+		if n > 0 {
+			continue
+		}
+		for _, r := range all {
+			if e.Matches(r) {
+				return fmt.Errorf("%s: the run's --lang and --tags select none of its scenarios; widen them, or drop the entry", where)
+			}
+		}
+		var word string
+		var names []string
+		for _, r := range all {
+			if e.Requirement != "" {
+				word = e.Requirement
+				names = append(names, r.Requirement)
+			} else {
+				word = e.Scenario
+				names = append(names, r.Name)
+			}
+		}
+		what := fmt.Sprintf("no scenario carries @%s", e.Requirement)
+		if e.Requirement == "" {
+			what = "no scenario has that name (names are compared exactly, in the language of their feature file)"
+		}
+		if near := closestName(word, names); near != "" {
+			what += fmt.Sprintf("; did you mean %q?", near)
+		}
+		return fmt.Errorf("%s: %s", where, what)
+	}
+	return nil
+}
+
+// closestName is firmakit.Closest for names in any case: the candidate
+// nearest to word, ignoring case, as written.
+func closestName(word string, candidates []string) string {
+	lower := map[string]string{}
+	var keys []string
+	for _, c := range candidates {
+		k := strings.ToLower(c)
+		if _, ok := lower[k]; !ok {
+			lower[k] = c
+			keys = append(keys, k)
+		}
+	}
+	return lower[firmakit.Closest(word, keys)]
 }
 
 // ExpectationResult is what became of an expected-failures entry in a

@@ -137,6 +137,48 @@ func TestApplyExpectations(t *testing.T) {
 	assert.Equal(t, "AUTH-DISABLED-KEY", got[7].Requirement, "a scenario entry's stale result carries its scenario's requirement")
 }
 
+// TestCheckExpectations starts from an entry that covers selected
+// scenarios (the run selects AUTH-OK and AUTH-DISABLED-KEY of passing())
+// and changes one thing per case.
+func TestCheckExpectations(t *testing.T) {
+	all := passing()
+	selected := all[:3]
+	entry := func(requirement, scenario string, line int) reports.Expectation {
+		return reports.Expectation{Requirement: requirement, Scenario: scenario, Reason: "r", Line: line}
+	}
+	ok := entry("AUTH-OK", "", 1)
+	for _, tc := range []struct {
+		name string
+		list []reports.Expectation
+		want string
+	}{
+		{"an entry that covers selected scenarios", []reports.Expectation{ok}, ""},
+		{"one entry per scenario", []reports.Expectation{ok, entry("", "a disabled key is refused", 3)}, ""},
+		{"a scenario under a listed requirement", []reports.Expectation{entry("AUTH-DISABLED-KEY", "", 1), entry("", "a disabled key is refused", 3)},
+			`entry 2 (line 3), scenario "a disabled key is refused": covers "a disabled key is refused", which entry 1 (line 1), requirement AUTH-DISABLED-KEY, covers already; keep one of them`},
+		{"a misspelt requirement", []reports.Expectation{entry("AUTH-OKK", "", 1)},
+			`entry 1 (line 1), requirement AUTH-OKK: no scenario carries @AUTH-OKK; did you mean "AUTH-OK"?`},
+		{"a requirement in lower case", []reports.Expectation{entry("auth-ok", "", 1)},
+			`entry 1 (line 1), requirement auth-ok: no scenario carries @auth-ok; did you mean "AUTH-OK"?`},
+		{"a misspelt scenario", []reports.Expectation{entry("", "a disabled key is refussed", 1)},
+			`entry 1 (line 1), scenario "a disabled key is refussed": no scenario has that name (names are compared exactly, in the language of their feature file); did you mean "a disabled key is refused"?`},
+		{"nothing near", []reports.Expectation{entry("NOPE-NOTHING-LIKE-IT", "", 1)},
+			"entry 1 (line 1), requirement NOPE-NOTHING-LIKE-IT: no scenario carries @NOPE-NOTHING-LIKE-IT"},
+		{"a requirement the selection leaves out", []reports.Expectation{ok, entry("DEMO-NOTIFICATION", "", 3)},
+			"entry 2 (line 3), requirement DEMO-NOTIFICATION: the run's --lang and --tags select none of its scenarios; widen them, or drop the entry"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := reports.CheckExpectations(tc.list, selected, all)
+			if tc.want == "" {
+				assert.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.Equal(t, tc.want, err.Error())
+		})
+	}
+}
+
 func TestSummaryCountsExpectedFailuresApart(t *testing.T) {
 	res := passing()
 	res[3].Status, res[4].Status, res[0].Status = reports.ExpectedFailure, reports.ExpectedFailure, reports.Inconclusive

@@ -6,9 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"os/exec"
 	"strings"
 	"sync"
@@ -23,17 +21,14 @@ import (
 // headers, within Go's default bound of 10 MiB.
 const bombBytes = 8 << 20
 
-// headerBomb serves peer.HeaderBomb on loopback until stopped, counting
-// the requests it got; a GET of / (certify's check that a target is
-// there, with --skip-preflight) gets a plain 404, so that the suite runs.
-func headerBomb() (url string, hits *atomic.Int64, stop func(), err error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", nil, nil, err
-	}
+// headerBomb serves peer.HeaderBomb on loopback until the round ends,
+// counting the requests it got; a GET of / (certify's check that a target
+// is there, with --skip-preflight) gets a plain 404, so that the suite
+// runs.
+func headerBomb(r *rig) (url string, hits *atomic.Int64, err error) {
 	hits = &atomic.Int64{}
 	bomb := peer.HeaderBomb(bombBytes)
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	url, err = r.serve(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet && r.URL.Path == "/" {
 			http.NotFound(w, r)
 			return
@@ -41,9 +36,8 @@ func headerBomb() (url string, hits *atomic.Int64, stop func(), err error) {
 		hits.Add(1)
 		io.Copy(io.Discard, io.LimitReader(r.Body, 1<<20))
 		bomb.ServeHTTP(w, r)
-	})}
-	go srv.Serve(ln)
-	return "http://" + ln.Addr().String(), hits, func() { srv.Close() }, nil
+	}))
+	return url, hits, err
 }
 
 // abuseHeaderBombs points every client firmakit runs at a peer that
@@ -53,27 +47,28 @@ func headerBomb() (url string, hits *atomic.Int64, stop func(), err error) {
 // reference delivering demo notifications to it, and the receiver
 // forwarding to it; for the servers, also the answer time of real
 // requests meanwhile. It returns the highest peak.
-func abuseHeaderBombs(bin, db string, d time.Duration) (int64, error) {
-	bombURL, hits, stop, err := headerBomb()
+func abuseHeaderBombs(r *rig, db string, d time.Duration) (int64, error) {
+	bombURL, hits, err := headerBomb(r)
 	if err != nil {
 		return 0, err
 	}
-	defer stop()
 	var highest int64
 	note := func(peak int64) { highest = max(highest, peak) }
 
 	// certify against a --target that answers so, and, to compare, one
 	// that answers every request a plain 400 of the API's shape.
-	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	plain, err := r.serve(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, io.LimitReader(r.Body, 1<<20))
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusBadRequest)
 		io.WriteString(w, `{"status_code":400,"message":"no"}`)
 	}))
-	defer plain.Close()
-	for _, target := range []struct{ name, url string }{{"a target answering every request a plain 400", plain.URL},
+	if err != nil {
+		return 0, err
+	}
+	for _, target := range []struct{ name, url string }{{"a target answering every request a plain 400", plain},
 		{"a target answering every request with 8 MiB of headers", bombURL}} {
-		peak, out, took, err := runPeak(bin, "certify", "--target", target.url, "--key", "k", "--secret", "s", "--webhook-secret", "w",
+		peak, out, took, err := runPeak(r.bin, "certify", "--target", target.url, "--key", "k", "--secret", "s", "--webhook-secret", "w",
 			"--listen", "127.0.0.1:0", "--skip-preflight", "--lang", "en", "--max-duration", d.String())
 		if err != nil {
 			return 0, err
@@ -81,28 +76,28 @@ func abuseHeaderBombs(bin, db string, d time.Duration) (int64, error) {
 		if target.url == bombURL {
 			note(peak)
 		}
-		fmt.Printf("certify --target, %s (--lang en, 64 scenarios at once, --max-duration %s):\n", target.name, d)
-		fmt.Printf("  %d requests answered with a header bomb; %s in %s; certify's peak RSS (VmHWM): %.1f MiB\n",
+		r.printf("certify --target, %s (--lang en, 64 scenarios at once, --max-duration %s):\n", target.name, d)
+		r.printf("  %d requests answered with a header bomb; %s in %s; certify's peak RSS (VmHWM): %.1f MiB\n",
 			hits.Swap(0), lastLine(out), took.Round(time.Millisecond), mib(peak))
 	}
 
 	// certify-webhook against an endpoint that answers so.
-	peak, out, took, err := runPeak(bin, "certify-webhook", "--endpoint", bombURL, "--webhook-secret", "w", "--signature-id", "sig-1",
+	peak, out, took, err := runPeak(r.bin, "certify-webhook", "--endpoint", bombURL, "--webhook-secret", "w", "--signature-id", "sig-1",
 		"--concurrency", "64", "--max-duration", d.String())
 	if err != nil {
 		return 0, err
 	}
 	note(peak)
-	fmt.Printf("certify-webhook --endpoint (the same answers, 64 scenarios at once):\n")
-	fmt.Printf("  %d requests answered so; %s in %s; peak RSS (VmHWM): %.1f MiB\n", hits.Swap(0), lastLine(out), took.Round(time.Millisecond), mib(peak))
+	r.printf("certify-webhook --endpoint (the same answers, 64 scenarios at once):\n")
+	r.printf("  %d requests answered so; %s in %s; peak RSS (VmHWM): %.1f MiB\n", hits.Swap(0), lastLine(out), took.Round(time.Millisecond), mib(peak))
 
 	// The reference delivering demo notifications to it: up to 256 at
 	// once, each retried on the schedule, while real requests come.
-	ref, err := startReference(bin, bombURL)
+	ref, err := r.reference(bombURL)
 	if err != nil {
 		return 0, err
 	}
-	base := peakBytes(ref.cmd.Process.Pid)
+	base := peakBytes(ref.pid())
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	created := make(chan int64, 1)
 	go func() {
@@ -117,20 +112,19 @@ func abuseHeaderBombs(bin, db string, d time.Duration) (int64, error) {
 	lat, failed := timeHealth(ctx, ref.base)
 	cancel()
 	n := <-created
-	peak = peakBytes(ref.cmd.Process.Pid)
+	peak = peakBytes(ref.pid())
 	ref.stop()
 	note(peak)
-	fmt.Printf("reference, its merchant's webhook answering every delivery with 8 MiB of headers, %s:\n", d)
-	fmt.Printf("  %d demo contracts created, %d deliveries answered so; /healthz meanwhile: %s, %d failed\n", n, hits.Swap(0), lat, failed)
-	fmt.Printf("  reference peak RSS (VmHWM): %.1f MiB (%.1f MiB before)\n", mib(peak), mib(base))
+	r.printf("reference, its merchant's webhook answering every delivery with 8 MiB of headers, %s:\n", d)
+	r.printf("  %d demo contracts created, %d deliveries answered so; /healthz meanwhile: %s, %d failed\n", n, hits.Swap(0), lat, failed)
+	r.printf("  reference peak RSS (VmHWM): %.1f MiB (%.1f MiB before)\n", mib(peak), mib(base))
 
 	// The receiver forwarding every notification to it.
-	p, err := startReceiver(bin, db, "--forward-to", bombURL, "--log-level", "error")
+	p, err := r.receiver(db, "--forward-to", bombURL, "--log-level", "error")
 	if err != nil {
 		return 0, err
 	}
-	defer p.stop()
-	base = peakBytes(p.cmd.Process.Pid)
+	base = peakBytes(p.pid())
 	ctx, cancel = context.WithTimeout(context.Background(), d)
 	defer cancel()
 	flood := make(chan [2]int, 1)
@@ -141,24 +135,23 @@ func abuseHeaderBombs(bin, db string, d time.Duration) (int64, error) {
 	time.Sleep(time.Second)
 	ok, failedReal, latReal := realSenders(ctx, p.base, 1, http.StatusBadGateway, 200*time.Millisecond)
 	f := <-flood
-	peak = peakBytes(p.cmd.Process.Pid)
+	peak = peakBytes(p.pid())
 	note(peak)
-	fmt.Printf("receiver --forward-to an endpoint answering every notification with 8 MiB of headers, 64 senders at once, %s:\n", d)
-	fmt.Printf("  %d notifications forwarded and answered 502, %d failed; a real notification meanwhile: %d answered (502, the endpoint's failure), %d failed; %s\n",
+	r.printf("receiver --forward-to an endpoint answering every notification with 8 MiB of headers, 64 senders at once, %s:\n", d)
+	r.printf("  %d notifications forwarded and answered 502, %d failed; a real notification meanwhile: %d answered (502, the endpoint's failure), %d failed; %s\n",
 		f[0], f[1], ok, failedReal, latReal)
-	fmt.Printf("  receiver peak RSS (VmHWM): %.1f MiB (%.1f MiB before)\n", mib(peak), mib(base))
+	r.printf("  receiver peak RSS (VmHWM): %.1f MiB (%.1f MiB before)\n", mib(peak), mib(base))
 	return highest, nil
 }
 
 // abuseDelayedFlood programs a channel to hold each answer back 20 s,
 // posts 1,040 notifications to it at once, each on its own connection,
 // then times real notifications on another channel and /healthz.
-func abuseDelayedFlood(bin, db string, flood int, d time.Duration) (int64, error) {
-	p, err := startReceiver(bin, db)
+func abuseDelayedFlood(r *rig, db string, flood int, d time.Duration) (int64, error) {
+	p, err := r.receiver(db)
 	if err != nil {
 		return 0, err
 	}
-	defer p.stop()
 	rule, _ := json.Marshal(map[string]any{"status": 200, "delay": "20s"})
 	resp, err := http.Post(p.base+"/api/channels/slow/responses", "application/json", bytes.NewReader(rule))
 	if err != nil {
@@ -178,10 +171,7 @@ func abuseDelayedFlood(bin, db string, flood int, d time.Duration) (int64, error
 		go func() {
 			defer wg.Done()
 			b, sig := notification1KiB(prof, fmt.Sprintf("flood-%d", i), "flood")
-			req, _ := http.NewRequestWithContext(ctx, "POST", p.base+"/hooks/slow", bytes.NewReader(b))
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("X-Service-Signature", sig)
-			resp, err := (&http.Client{Transport: &http.Transport{DisableKeepAlives: true}}).Do(req)
+			resp, err := (&http.Client{Transport: &http.Transport{DisableKeepAlives: true}}).Do(hookRequest(ctx, p.base, "slow", b, sig))
 			switch {
 			case err != nil:
 				other.Add(1)
@@ -214,14 +204,14 @@ func abuseDelayedFlood(bin, db string, flood int, d time.Duration) (int64, error
 	go func() { lat, failed := timeHealth(ctx, p.base); healthCh <- fmt.Sprintf("%s, %d failed", lat, failed) }()
 	ok, failed, lat := realSenders(ctx, p.base, 1, http.StatusOK, 50*time.Millisecond)
 	health := <-healthCh
-	peak := peakBytes(p.cmd.Process.Pid)
+	peak := peakBytes(p.pid())
 	cancel()
 	wg.Wait()
-	fmt.Printf("receiver, a channel holding each answer back 20 s, %d notifications posted to it at once, %s:\n", flood, d)
-	fmt.Printf("  held back: %d at once (delayed_answers); answered 503 at once: %d; no answer within the attack: %d\n", st.Delayed, refused.Load(), other.Load()+held.Load())
-	fmt.Printf("  a real notification on another channel meanwhile: %d answered 200, %d failed; %s\n", ok, failed, lat)
-	fmt.Printf("  /healthz meanwhile: %s\n", health)
-	fmt.Printf("  receiver peak RSS (VmHWM): %.1f MiB\n", mib(peak))
+	r.printf("receiver, a channel holding each answer back 20 s, %d notifications posted to it at once, %s:\n", flood, d)
+	r.printf("  held back: %d at once (delayed_answers); answered 503 at once: %d; no answer within the attack: %d\n", st.Delayed, refused.Load(), other.Load()+held.Load())
+	r.printf("  a real notification on another channel meanwhile: %d answered 200, %d failed; %s\n", ok, failed, lat)
+	r.printf("  /healthz meanwhile: %s\n", health)
+	r.printf("  receiver peak RSS (VmHWM): %.1f MiB\n", mib(peak))
 	return peak, nil
 }
 
@@ -280,5 +270,3 @@ func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return lines[len(lines)-1]
 }
-
-func mib(b int64) float64 { return float64(b) / (1 << 20) }

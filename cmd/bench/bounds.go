@@ -2,14 +2,12 @@ package main
 
 import (
 	"bufio"
-	"bytes"
-	"encoding/json"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -21,12 +19,11 @@ import (
 // benchMemory measures the in-memory receiver (the one certify runs)
 // under senders of 1 MiB bodies: its peak RSS, and what it kept and
 // dropped to stay within its budget.
-func benchMemory(bin string, d time.Duration, senders int) error {
-	p, err := startReceiver(bin, ":memory:")
+func benchMemory(r *rig, d time.Duration, senders int) error {
+	p, err := r.receiver(":memory:")
 	if err != nil {
 		return err
 	}
-	defer p.stop()
 	prof := firmakit.BundledProfile()
 	// One 1 MiB notification (the default --max-body), signed once: the
 	// senders spend their time sending, not signing.
@@ -44,35 +41,18 @@ func benchMemory(bin string, d time.Duration, senders int) error {
 	}
 	sig := prof.WebhookSignature(demoMerchant.WebhookSecrets, time.Now(), body)
 	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: senders, MaxConnsPerHost: senders}}
-	var ok, failed atomic.Int64
-	deadline := time.Now().Add(d)
-	var wg sync.WaitGroup
-	start := time.Now()
-	for w := 0; w < senders; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for time.Now().Before(deadline) {
-				req, _ := http.NewRequest("POST", p.base+"/hooks/"+demoMerchant.MerchantID, bytes.NewReader(body))
-				req.Header.Set("Content-Type", "application/json")
-				req.Header.Set("X-Service-Signature", sig)
-				resp, err := client.Do(req)
-				if err != nil {
-					failed.Add(1)
-					continue
-				}
-				io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				if resp.StatusCode == 200 {
-					ok.Add(1)
-				} else {
-					failed.Add(1)
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	secs := time.Since(start).Seconds()
+	t := hammer(senders, d, func(int) error {
+		resp, err := client.Do(hookRequest(context.Background(), p.base, demoMerchant.MerchantID, body, sig))
+		if err != nil {
+			return err
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			return fmt.Errorf("answered %d", resp.StatusCode)
+		}
+		return nil
+	})
 	var st struct{ Count, Dropped int64 }
 	var info struct {
 		MaxBytes int64 `json:"max_bytes"`
@@ -84,22 +64,21 @@ func benchMemory(bin string, d time.Duration, senders int) error {
 	if err := getInto(p.base+"/api/info", &info); err != nil {
 		return err
 	}
-	fmt.Printf("%d senders of %d-byte notifications for %s: %d stored with a 200 (%.0f MB/s), %d refused or failed\n",
-		senders, len(body), d, ok.Load(), float64(ok.Load())*float64(len(body))/secs/1e6, failed.Load())
-	fmt.Printf("in-memory store budget %d MiB: %d records kept, %d oldest dropped\n", info.MaxBytes>>20, st.Count, st.Dropped)
-	fmt.Printf("receiver peak memory (VmHWM): %s, now %s\n", peakRSS(p.cmd.Process.Pid), rss(p.cmd.Process.Pid, "VmRSS:"))
+	r.printf("%d senders of %d-byte notifications for %s: %d stored with a 200 (%.0f MB/s), %d refused or failed\n",
+		senders, len(body), d, t.ok, float64(t.ok)*float64(len(body))/t.elapsed.Seconds()/1e6, t.failed)
+	r.printf("in-memory store budget %d MiB: %d records kept, %d oldest dropped\n", info.MaxBytes>>20, st.Count, st.Dropped)
+	r.printf("receiver peak memory (VmHWM): %s, now %s\n", peakRSS(p.pid()), residentRSS(p.pid()))
 	return nil
 }
 
 // benchIdle opens idle connections to the receiver (half never send a
 // byte, half after one keep-alive request), times a notification in their
 // midst, and counts what the receiver still holds after wait.
-func benchIdle(bin string, conns int, wait time.Duration) error {
-	p, err := startReceiver(bin, ":memory:")
+func benchIdle(r *rig, conns int, wait time.Duration) error {
+	p, err := r.receiver(":memory:")
 	if err != nil {
 		return err
 	}
-	defer p.stop()
 	addr := strings.TrimPrefix(p.base, "http://")
 	open := make([]net.Conn, 0, conns)
 	defer func() {
@@ -126,14 +105,11 @@ func benchIdle(bin string, conns int, wait time.Duration) error {
 		}
 	}
 	time.Sleep(200 * time.Millisecond)
-	held := sockets(p.cmd.Process.Pid)
-	prof := firmakit.BundledProfile()
-	b, sig := notification1KiB(prof, "idle-round", "idle-round")
-	req, _ := http.NewRequest("POST", p.base+"/hooks/"+demoMerchant.MerchantID, bytes.NewReader(b))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-Service-Signature", sig)
+	held := sockets(p.pid())
+	b, sig := notification1KiB(firmakit.BundledProfile(), "idle-round", "idle-round")
 	t0 := time.Now()
-	resp, err := (&http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}).Do(req)
+	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	resp, err := client.Do(hookRequest(context.Background(), p.base, demoMerchant.MerchantID, b, sig))
 	if err != nil {
 		return fmt.Errorf("a notification among %d idle connections: %w", conns, err)
 	}
@@ -143,9 +119,9 @@ func benchIdle(bin string, conns int, wait time.Duration) error {
 		ConnectionsEvicted int64 `json:"connections_evicted"`
 	}
 	_ = getInto(p.base+"/api/stats", &st)
-	fmt.Printf("%d idle connections opened: the receiver holds %d of them (cap 1024 by default), %d idle ones closed to make room\n",
+	r.printf("%d idle connections opened: the receiver holds %d of them (cap 1024 by default), %d idle ones closed to make room\n",
 		conns, held-1, st.ConnectionsEvicted)
-	fmt.Printf("a notification among them: %d in %s\n", resp.StatusCode, took.Round(100*time.Microsecond))
+	r.printf("a notification among them: %d in %s\n", resp.StatusCode, took.Round(100*time.Microsecond))
 	time.Sleep(wait)
 	// All at once, each with time to see its end: a deadline already past
 	// when the read starts would count an ended connection as open.
@@ -164,32 +140,7 @@ func benchIdle(bin string, conns int, wait time.Duration) error {
 		}()
 	}
 	wg.Wait()
-	fmt.Printf("after %s idle: the receiver holds %d connections; %d of the %d were closed by it\n",
-		wait, sockets(p.cmd.Process.Pid)-1, closed.Load(), conns)
+	r.printf("after %s idle: the receiver holds %d connections; %d of the %d were closed by it\n",
+		wait, sockets(p.pid())-1, closed.Load(), conns)
 	return nil
-}
-
-// sockets counts the sockets a process holds, its listener included.
-func sockets(pid int) int {
-	dir := fmt.Sprintf("/proc/%d/fd", pid)
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return -1
-	}
-	n := 0
-	for _, e := range ents {
-		if l, err := os.Readlink(dir + "/" + e.Name()); err == nil && strings.HasPrefix(l, "socket:") {
-			n++
-		}
-	}
-	return n
-}
-
-func getInto(url string, out any) error {
-	resp, err := http.Get(url)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	return json.NewDecoder(resp.Body).Decode(out)
 }

@@ -3,8 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
+	"io"
 	"time"
 
 	"github.com/firmakit/firmakit/internal/browser"
@@ -16,7 +15,7 @@ import (
 // --stored records, then --rate notifications a second for --duration,
 // clicking rows meanwhile. It fails below --min-fps frames a second or
 // when a click takes --max-click or more to show its record.
-func runDashboard(args []string) error {
+func runDashboard(out io.Writer, args []string) error {
 	fs := flag.NewFlagSet("dashboard", flag.ExitOnError)
 	stored := fs.Int("stored", 1000, "records stored before the page opens")
 	rate := fs.Int("rate", 200, "notifications per second while measuring")
@@ -25,36 +24,32 @@ func runDashboard(args []string) error {
 	minFPS := fs.Float64("min-fps", 30, "frames per second the page must keep")
 	maxClick := fs.Duration("max-click", 100*time.Millisecond, "time a click may take to show its record")
 	_ = fs.Parse(args)
-	dir, err := os.MkdirTemp("", "firmakit-dash-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	rv := &receiver.Receiver{Addr: "127.0.0.1:0", DB: filepath.Join(dir, "dash.db")}
-	if err := rv.Open(); err != nil {
-		return err
-	}
-	defer rv.Close()
-	ctx, stop, err := browser.Start(filepath.Join(dir, "chromium"))
-	if err != nil {
-		return err
-	}
-	defer stop()
-	res, err := dashbench.Run(ctx, dashbench.Config{URL: rv.URL(), Stored: *stored, Rate: *rate, Duration: *duration, Clicks: *clicks})
-	if err != nil {
-		return err
-	}
-	fmt.Println(res)
-	switch {
-	case res.FPS < *minFPS:
-		return fmt.Errorf("%.1f frames/s, under %.0f", res.FPS, *minFPS)
-	case res.MaxClickMS() >= float64(maxClick.Milliseconds()):
-		return fmt.Errorf("a click took %.1f ms to show its record, not under %s", res.MaxClickMS(), *maxClick)
-	case res.Opened != len(res.ClickMS):
-		return fmt.Errorf("%d of %d clicks did not show the clicked record", len(res.ClickMS)-res.Opened, len(res.ClickMS))
-	case res.Total != res.Stored:
-		return fmt.Errorf("the page shows a total of %d, %d are stored", res.Total, res.Stored)
-	}
-	fmt.Printf("ok: at least %.0f frames/s and every click under %s\n", *minFPS, *maxClick)
-	return nil
+	return withRig(out, "", func(r *rig) error {
+		rv := &receiver.Receiver{Addr: "127.0.0.1:0", DB: r.file("dash.db")}
+		if err := r.open(rv); err != nil {
+			return err
+		}
+		ctx, stop, err := browser.Start(r.file("chromium"))
+		if err != nil {
+			return err
+		}
+		defer stop()
+		res, err := dashbench.Run(ctx, dashbench.Config{URL: rv.URL(), Stored: *stored, Rate: *rate, Duration: *duration, Clicks: *clicks})
+		if err != nil {
+			return err
+		}
+		r.printf("%s\n", res)
+		switch {
+		case res.FPS < *minFPS:
+			return fmt.Errorf("%.1f frames/s, under %.0f", res.FPS, *minFPS)
+		case res.MaxClickMS() >= float64(maxClick.Milliseconds()):
+			return fmt.Errorf("a click took %.1f ms to show its record, not under %s", res.MaxClickMS(), *maxClick)
+		case res.Opened != len(res.ClickMS):
+			return fmt.Errorf("%d of %d clicks did not show the clicked record", len(res.ClickMS)-res.Opened, len(res.ClickMS))
+		case res.Total != res.Stored:
+			return fmt.Errorf("the page shows a total of %d, %d are stored", res.Total, res.Stored)
+		}
+		r.printf("ok: at least %.0f frames/s and every click under %s\n", *minFPS, *maxClick)
+		return nil
+	})
 }

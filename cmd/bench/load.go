@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"sort"
 	"sync"
@@ -21,40 +20,37 @@ import (
 // runLoad compares the reference server's check endpoint with a bare echo
 // handler that answers the same 200 body, with one load generator that
 // signs every request afresh for both.
-func runLoad(args []string) error {
+func runLoad(out io.Writer, args []string) error {
 	fs := flag.NewFlagSet("load", flag.ExitOnError)
 	duration := fs.Duration("duration", 10*time.Second, "length of each measured round")
 	conns := fs.Int("conns", 32, "concurrent keep-alive connections")
 	rounds := fs.Int("rounds", 3, "rounds per target, interleaved")
 	_ = fs.Parse(args)
+	return withRig(out, "", func(r *rig) error { return benchLoad(r, *duration, *conns, *rounds) })
+}
 
+func benchLoad(r *rig, duration time.Duration, conns, rounds int) error {
 	ref := &reference.Server{Addr: "127.0.0.1:0"}
-	if err := ref.Open(); err != nil {
+	if err := r.open(ref); err != nil {
 		return err
 	}
-	defer ref.Close()
-
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.POST("/:api_version/check/:merchant_id", func(c echo.Context) error {
 		return c.JSON(http.StatusOK, firmakit.APIResponse{StatusCode: http.StatusOK, Message: "Authenticated"})
 	})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	bare, err := r.serve(e)
 	if err != nil {
 		return err
 	}
-	bare := &http.Server{Handler: e}
-	go bare.Serve(ln)
-	defer bare.Close()
-
 	targets := []struct{ name, url string }{
-		{"bare echo handler", "http://" + ln.Addr().String()},
+		{"bare echo handler", bare},
 		{"reference /v1/check", ref.URL()},
 	}
 	results := map[string][]float64{}
-	for r := 0; r < *rounds; r++ {
+	for i := 0; i < rounds; i++ {
 		for _, t := range targets {
-			rps, errs, err := loadRound(t.url+"/v1/check/"+demoMerchant.MerchantID, *conns, *duration)
+			rps, errs, err := loadRound(t.url+"/v1/check/"+demoMerchant.MerchantID, conns, duration)
 			if err != nil {
 				return err
 			}
@@ -62,11 +58,11 @@ func runLoad(args []string) error {
 				return fmt.Errorf("%s: %d requests did not answer 200", t.name, errs)
 			}
 			results[t.name] = append(results[t.name], rps)
-			fmt.Printf("round %d  %-20s %8.0f req/s\n", r+1, t.name, rps)
+			r.printf("round %d  %-20s %8.0f req/s\n", i+1, t.name, rps)
 		}
 	}
 	b, rf := median(results[targets[0].name]), median(results[targets[1].name])
-	fmt.Printf("\nmedian  bare echo %0.f req/s, reference %0.f req/s: reference at %.1f%% of bare (target >= 70%%)\n", b, rf, 100*rf/b)
+	r.printf("\nmedian  bare echo %0.f req/s, reference %0.f req/s: reference at %.1f%% of bare (target >= 70%%)\n", b, rf, 100*rf/b)
 	return nil
 }
 

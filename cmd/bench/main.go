@@ -2,40 +2,73 @@ package main
 
 import (
 	"fmt"
-	"github.com/firmakit/firmakit"
+	"io"
 	"os"
+	"strings"
+
+	"github.com/firmakit/firmakit"
 )
 
 // demoMerchant is the bundled demo merchant every round talks as.
 var demoMerchant = firmakit.Demo()
 
+// benchmarks are the measurements bench makes, each a command with its
+// flags and rounds, printing its figures to out.
+var benchmarks = []struct {
+	name string
+	run  func(out io.Writer, args []string) error
+}{
+	{"load", runLoad},
+	{"demo", runDemo},
+	{"receiver", runReceiver},
+	{"verdict", runVerdict},
+	{"reference", runReference},
+	{"dashboard", runDashboard},
+	{"sandbox", runSandbox},
+	{"abuse", runAbuse},
+}
+
+// run runs the benchmark name with its flags, args.
+func run(out io.Writer, name string, args []string) error {
+	for _, b := range benchmarks {
+		if b.name == name {
+			return b.run(out, args)
+		}
+	}
+	return fmt.Errorf("unknown benchmark %q", name)
+}
+
+// round is one measurement of a benchmark, run in a rig of its own.
+type round struct {
+	name string
+	run  func(r *rig) error
+}
+
+// runRounds runs the rounds of a benchmark, or only the one named only,
+// each headed by its name.
+func runRounds(out io.Writer, bin, only string, rounds []round) error {
+	for _, rd := range rounds {
+		if only != "" && only != rd.name {
+			continue
+		}
+		fmt.Fprintf(out, "== %s\n", rd.name)
+		if err := withRig(out, bin, rd.run); err != nil {
+			return fmt.Errorf("%s: %w", rd.name, err)
+		}
+	}
+	return nil
+}
+
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: bench load|demo|receiver|reference|verdict|dashboard|sandbox|abuse [flags]")
+		var names []string
+		for _, b := range benchmarks {
+			names = append(names, b.name)
+		}
+		fmt.Fprintf(os.Stderr, "usage: bench %s [flags]\n", strings.Join(names, "|"))
 		os.Exit(2)
 	}
-	var err error
-	switch os.Args[1] {
-	case "load":
-		err = runLoad(os.Args[2:])
-	case "demo":
-		err = runDemo(os.Args[2:])
-	case "receiver":
-		err = runReceiver(os.Args[2:])
-	case "verdict":
-		err = runVerdict(os.Args[2:])
-	case "reference":
-		err = runReference(os.Args[2:])
-	case "dashboard":
-		err = runDashboard(os.Args[2:])
-	case "sandbox":
-		err = runSandbox(os.Args[2:])
-	case "abuse":
-		err = runAbuse(os.Args[2:])
-	default:
-		err = fmt.Errorf("unknown benchmark %q", os.Args[1])
-	}
-	if err != nil {
+	if err := run(os.Stdout, os.Args[1], os.Args[2:]); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}

@@ -1,14 +1,11 @@
 package main
 
 import (
-	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"path/filepath"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/firmakit/firmakit"
@@ -23,7 +20,7 @@ const presetSecret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 // started with --profile NAME and --strict (a notification that fails
 // its check is answered 401 and counted as a failure), and prints each
 // rate beside the bundled profile's.
-func benchIngestPresets(bin, dir string, d time.Duration, workers int, list string) error {
+func benchIngestPresets(r *rig, d time.Duration, workers int, list string) error {
 	names := firmakit.Presets()
 	if list != "all" {
 		names = append([]string{"bundled"}, strings.Split(list, ",")...)
@@ -39,55 +36,38 @@ func benchIngestPresets(bin, dir string, d time.Duration, workers int, list stri
 		if err != nil {
 			return err
 		}
-		rate, failed, err := ingestUnder(bin, filepath.Join(dir, "ingest-"+name+".db"), prof, d, workers)
+		t, err := ingestUnder(r, r.file("ingest-"+name+".db"), prof, d, workers)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
+		rate := t.perSecond()
 		if name == "bundled" {
 			base = rate
 		}
-		fmt.Printf("%-18s %6.0f notifications/s, %.2fx of bundled, failures %d\n", name, rate, rate/base, failed)
-		if failed > 0 {
-			return fmt.Errorf("%s: %d notifications were refused or lost", name, failed)
+		r.printf("%-18s %6.0f notifications/s, %.2fx of bundled, failures %d\n", name, rate, rate/base, t.failed)
+		if t.failed > 0 {
+			return fmt.Errorf("%s: %d notifications were refused or lost", name, t.failed)
 		}
 	}
 	return nil
 }
 
-func ingestUnder(bin, db string, prof *firmakit.Profile, d time.Duration, workers int) (float64, int64, error) {
-	p, err := startReceiver(bin, db, "--profile", prof.Name, "--strict", "--secret", demoMerchant.MerchantID+"="+presetSecret)
+// ingestUnder runs the ingest round against a receiver on db under prof.
+func ingestUnder(r *rig, db string, prof *firmakit.Profile, d time.Duration, workers int) (tally, error) {
+	p, err := r.receiver(db, "--profile", prof.Name, "--strict", "--secret", demoMerchant.MerchantID+"="+presetSecret)
 	if err != nil {
-		return 0, 0, err
+		return tally{}, err
 	}
 	defer p.stop()
 	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: workers, MaxConnsPerHost: workers}}
-	var ok, failed atomic.Int64
-	deadline := time.Now().Add(d)
-	var wg sync.WaitGroup
-	start := time.Now()
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for time.Now().Before(deadline) {
-				if sendUnder(client, p.base, prof) != nil {
-					failed.Add(1)
-				} else {
-					ok.Add(1)
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	return float64(ok.Load()) / time.Since(start).Seconds(), failed.Load(), nil
+	return hammer(workers, d, func(int) error { return sendUnder(client, p.base, prof) }), nil
 }
 
 // sendUnder posts a 1 KiB notification signed under prof.
 func sendUnder(client *http.Client, base string, prof *firmakit.Profile) error {
 	id := uuid.NewString()
 	body, _ := notification1KiB(prof, id, uuid.NewString())
-	req, _ := http.NewRequest("POST", base+"/hooks/"+demoMerchant.MerchantID, bytes.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
+	req := hookRequest(context.Background(), base, demoMerchant.MerchantID, body, "")
 	prof.SignWebhook(req.Header, id, []string{presetSecret}, time.Now(), body)
 	resp, err := client.Do(req)
 	if err != nil {

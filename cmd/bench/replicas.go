@@ -7,18 +7,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
-	"github.com/firmakit/firmakit/internal/pgtest"
-	"github.com/google/uuid"
 	"github.com/gorilla/websocket"
 	"github.com/jackc/pgx/v5"
 )
@@ -31,58 +26,50 @@ import (
 // one PostgreSQL; then the delay from a 2xx on one replica to the frame
 // on the other's websocket; then a kill -9 of one of two replicas under
 // load.
-func benchReplicas(bin, dir string, d time.Duration, workers, rate int, streamFor time.Duration) error {
-	pg, err := pgtest.Start()
+func benchReplicas(r *rig, d time.Duration, workers, rate int, streamFor time.Duration) error {
+	bare, err := r.serve(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The least any receiver does: read the body, answer 200.
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"received":1}`))
+	}))
 	if err != nil {
 		return err
 	}
-	defer pg.Stop()
-	dbs := 0
-	newDB := func() (string, error) {
-		dbs++
-		return pg.CreateDatabase(fmt.Sprintf("bench_%d", dbs))
-	}
-
-	bare, err := startBare()
-	if err != nil {
-		return err
-	}
-	defer bare.Close()
 	type row struct {
 		name  string
 		perS  float64
 		fails int64
 	}
 	var rows []row
-	base := ingestAt([]string{"http://" + bare.Addr}, d, workers)
+	base := ingestAt([]string{bare}, d, workers)
 	rows = append(rows, row{"bare loopback handler (in the bench's process)", base.perSecond(), base.failed})
 
 	measure := func(name string, dbs []string, extra ...string) error {
-		var procs []*proc
 		var bases []string
 		for _, db := range dbs {
-			p, err := startReceiver(bin, db, extra...)
+			p, err := r.receiver(db, extra...)
 			if err != nil {
 				return err
 			}
 			defer p.stop()
-			procs, bases = append(procs, p), append(bases, p.base)
+			bases = append(bases, p.base)
 		}
-		r := ingestAt(bases, d, workers)
+		t := ingestAt(bases, d, workers)
 		stored, err := stats(bases[0])
 		if err != nil {
 			return err
 		}
-		if stored != r.ok {
-			return fmt.Errorf("%s: %d stored, %d answered 2xx", name, stored, r.ok)
+		if stored != t.ok {
+			return fmt.Errorf("%s: %d stored, %d answered 2xx", name, stored, t.ok)
 		}
-		rows = append(rows, row{name, r.perSecond(), r.failed})
+		rows = append(rows, row{name, t.perSecond(), t.failed})
 		return nil
 	}
-	if err := measure("SQLite, one receiver", []string{filepath.Join(dir, "replicas.db")}); err != nil {
+	if err := measure("SQLite, one receiver", []string{r.file("replicas.db")}); err != nil {
 		return err
 	}
-	db, err := newDB()
+	db, err := r.database()
 	if err != nil {
 		return err
 	}
@@ -93,87 +80,34 @@ func benchReplicas(bin, dir string, d time.Duration, workers, rate int, streamFo
 	if err != nil {
 		return err
 	}
-	if db, err = newDB(); err != nil {
+	if db, err = r.database(); err != nil {
 		return err
 	}
 	if err := measure("PostgreSQL, one replica, --db-notify=false", []string{db}, "--db-notify=false"); err != nil {
 		return err
 	}
-	if db, err = newDB(); err != nil {
+	if db, err = r.database(); err != nil {
 		return err
 	}
 	if err := measure("PostgreSQL, two replicas (senders split)", []string{db, db}); err != nil {
 		return err
 	}
-	fmt.Printf("ingest, signed 1 KiB notifications, %d senders, %s each, 2xx only after commit:\n", workers, d)
-	for _, r := range rows {
-		fmt.Printf("  %-50s %8.0f/s  %5.2fx bare  failures %d\n", r.name, r.perS, r.perS/rows[0].perS, r.fails)
+	r.printf("ingest, signed 1 KiB notifications, %d senders, %s each, 2xx only after commit:\n", workers, d)
+	for _, row := range rows {
+		r.printf("  %-50s %8.0f/s  %5.2fx bare  failures %d\n", row.name, row.perS, row.perS/rows[0].perS, row.fails)
 	}
-	fmt.Printf("PostgreSQL table, indexes and TOAST: %.0f bytes per stored 1 KiB notification\n", perRecord)
+	r.printf("PostgreSQL table, indexes and TOAST: %.0f bytes per stored 1 KiB notification\n", perRecord)
 
-	if db, err = newDB(); err != nil {
+	if db, err = r.database(); err != nil {
 		return err
 	}
-	if err := crossReplicaDelay(bin, db, rate, streamFor); err != nil {
+	if err := crossReplicaDelay(r, db, rate, streamFor); err != nil {
 		return err
 	}
-	if db, err = newDB(); err != nil {
+	if db, err = r.database(); err != nil {
 		return err
 	}
-	return killReplica(bin, db, workers)
-}
-
-// startBare serves a handler that reads the body and answers 200, the
-// least any receiver does.
-func startBare() (*http.Server, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	srv := &http.Server{Addr: ln.Addr().String(), Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write([]byte(`{"received":1}`))
-	})}
-	go srv.Serve(ln)
-	return srv, nil
-}
-
-// ingestResult is what a round of senders got.
-type ingestResult struct {
-	ok, failed int64
-	elapsed    time.Duration
-}
-
-func (r ingestResult) perSecond() float64 { return float64(r.ok) / r.elapsed.Seconds() }
-
-// ingestAt sends signed 1 KiB notifications from workers senders for d,
-// the senders split evenly over bases.
-func ingestAt(bases []string, d time.Duration, workers int) ingestResult {
-	senders := make([]*sender, len(bases))
-	for i, b := range bases {
-		senders[i] = newSender(b, workers)
-	}
-	var ok, failed atomic.Int64
-	deadline := time.Now().Add(d)
-	start := time.Now()
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s := senders[w%len(senders)]
-			for time.Now().Before(deadline) {
-				if _, err := s.send(uuid.NewString(), uuid.NewString()); err != nil {
-					failed.Add(1)
-				} else {
-					ok.Add(1)
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	return ingestResult{ok: ok.Load(), failed: failed.Load(), elapsed: time.Since(start)}
+	return killReplica(r, db, workers)
 }
 
 // watch reads a receiver's websocket stream from after, noting when each
@@ -226,13 +160,13 @@ func (w *watch) stop() []int64 {
 // crossReplicaDelay posts to replica B at rate a second and measures the
 // time from B's 2xx to the record's frame on replica A's websocket, and,
 // for comparison, to the frame on B's own.
-func crossReplicaDelay(bin, db string, rate int, d time.Duration) error {
-	a, err := startReceiver(bin, db)
+func crossReplicaDelay(r *rig, db string, rate int, d time.Duration) error {
+	a, err := r.receiver(db)
 	if err != nil {
 		return err
 	}
 	defer a.stop()
-	b, err := startReceiver(bin, db)
+	b, err := r.receiver(db)
 	if err != nil {
 		return err
 	}
@@ -245,34 +179,10 @@ func crossReplicaDelay(bin, db string, rate int, d time.Duration) error {
 	if err != nil {
 		return err
 	}
-	s := newSender(b.base, 64)
-	var mu sync.Mutex
-	acked := map[int64]time.Time{}
-	var failed atomic.Int64
-	interval := time.Second / time.Duration(rate)
-	n := int(d.Seconds() * float64(rate))
-	var wg sync.WaitGroup
-	start := time.Now()
-	for i := range n {
-		time.Sleep(time.Until(start.Add(time.Duration(i) * interval)))
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			id, err := s.send(uuid.NewString(), uuid.NewString())
-			at := time.Now()
-			if err != nil {
-				failed.Add(1)
-				return
-			}
-			mu.Lock()
-			acked[id] = at
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
+	acked, failed, _ := paced(newSender(b.base, 64), rate, int(d.Seconds()*float64(rate)))
 	time.Sleep(time.Second)
 	idsA, idsB := onA.stop(), onB.stop()
-	fmt.Printf("stream delay, %d notifications at %d/s posted to replica B, %d send failures:\n", len(acked), rate, failed.Load())
+	r.printf("stream delay, %d notifications at %d/s posted to replica B, %d send failures:\n", len(acked), rate, failed)
 	for _, side := range []struct {
 		name string
 		w    *watch
@@ -280,7 +190,7 @@ func crossReplicaDelay(bin, db string, rate int, d time.Duration) error {
 	}{{"B's 2xx -> frame on A (the other replica)", onA, idsA}, {"B's 2xx -> frame on B (the same replica)", onB, idsB}} {
 		var delays []time.Duration
 		seen := map[int64]int{}
-		ordered := sort.SliceIsSorted(side.ids, func(i, j int) bool { return side.ids[i] < side.ids[j] })
+		ordered := slices.IsSorted(side.ids)
 		for _, id := range side.ids {
 			seen[id]++
 		}
@@ -299,12 +209,10 @@ func crossReplicaDelay(bin, db string, rate int, d time.Duration) error {
 		if len(delays) == 0 {
 			return fmt.Errorf("%s: no frame arrived", side.name)
 		}
-		sort.Slice(delays, func(i, j int) bool { return delays[i] < delays[j] })
-		q := func(f float64) time.Duration {
-			return delays[int(f*float64(len(delays)-1))].Round(10 * time.Microsecond)
-		}
-		fmt.Printf("  %-44s p50 %s  p99 %s  max %s; missing %d, duplicates %d, in id order %v\n",
-			side.name, q(0.5), q(0.99), delays[len(delays)-1].Round(10*time.Microsecond), missing, dups, ordered)
+		slices.Sort(delays)
+		q := func(f float64) time.Duration { return quantile(delays, f, 10*time.Microsecond) }
+		r.printf("  %-44s p50 %s  p99 %s  max %s; missing %d, duplicates %d, in id order %v\n",
+			side.name, q(0.5), q(0.99), q(1), missing, dups, ordered)
 		if missing > 0 || dups > 0 || !ordered {
 			return fmt.Errorf("%s: %d missing, %d duplicates, in order %v", side.name, missing, dups, ordered)
 		}
@@ -317,80 +225,51 @@ func crossReplicaDelay(bin, db string, rate int, d time.Duration) error {
 // and checks that every notification that got a 2xx is on the other's
 // list; a stream client of the dead one reconnects to the other with its
 // last id and must end up with every record, once.
-func killReplica(bin, db string, workers int) error {
-	a, err := startReceiver(bin, db)
+func killReplica(r *rig, db string, workers int) error {
+	a, err := r.receiver(db)
 	if err != nil {
 		return err
 	}
-	b, err := startReceiver(bin, db)
+	b, err := r.receiver(db)
 	if err != nil {
-		a.cmd.Process.Kill()
 		return err
 	}
-	defer b.stop()
 	client, err := startWatch(a.base, 0)
 	if err != nil {
 		return err
 	}
 	sa, sb := newSender(a.base, workers), newSender(b.base, workers)
 	var dead atomic.Bool
-	var mu sync.Mutex
-	var acked []string
 	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				s := sb
-				if w%2 == 0 && !dead.Load() {
-					s = sa
-				}
-				ev := uuid.NewString()
-				if _, err := s.send(ev, "kill"); err == nil {
-					mu.Lock()
-					acked = append(acked, ev)
-					mu.Unlock()
-				}
-			}
-		}()
-	}
+	wait := untilStopped(stop, workers, func(w int) *sender {
+		if w%2 == 0 && !dead.Load() {
+			return sa
+		}
+		return sb
+	})
 	time.Sleep(3 * time.Second)
-	_ = a.cmd.Process.Signal(syscall.SIGKILL)
-	_ = a.cmd.Wait()
+	a.kill()
 	dead.Store(true)
 	before := client.stop()
 	time.Sleep(time.Second)
 	close(stop)
-	wg.Wait()
+	acked := wait()
 
 	// The client resumes on B from the last id A gave it.
-	r, err := resume(b.base, before)
+	res, err := resume(b.base, before)
 	if err != nil {
 		return err
 	}
-	stored, err := exportedEvents(b.base)
+	stored, lost, err := lostAt(b.base, acked)
 	if err != nil {
 		return err
 	}
-	lost := 0
-	for _, ev := range acked {
-		if !stored[ev] {
-			lost++
-		}
-	}
-	fmt.Printf("kill -9 of one of two replicas after 3s of load (%d senders): %d notifications got a 2xx, %d stored, %d of the 2xx lost (target 0)\n",
-		workers, len(acked), len(stored), lost)
-	fmt.Printf("a stream client of the killed replica had %d records, resumed on the other from id %d: %d more, %d of %d missing, %d duplicates\n",
-		len(before), r.last, len(r.after), r.gaps, r.total, r.dups)
-	if lost > 0 || r.gaps > 0 || r.dups > 0 {
-		return fmt.Errorf("%d acknowledged notifications lost, %d missing from the stream, %d duplicates", lost, r.gaps, r.dups)
+	r.printf("kill -9 of one of two replicas after 3s of load (%d senders): %d notifications got a 2xx, %d stored, %d of the 2xx lost (target 0)\n",
+		workers, len(acked), stored, lost)
+	r.printf("a stream client of the killed replica had %d records, resumed on the other from id %d: %d more, %d of %d missing, %d duplicates\n",
+		len(before), res.last, len(res.after), res.gaps, res.total, res.dups)
+	if lost > 0 || res.gaps > 0 || res.dups > 0 {
+		return fmt.Errorf("%d acknowledged notifications lost, %d missing from the stream, %d duplicates", lost, res.gaps, res.dups)
 	}
 	return nil
 }
@@ -438,6 +317,19 @@ func resume(base string, before []int64) (resumption, error) {
 		r.dups += c - 1
 	}
 	return r, nil
+}
+
+// lostAt reads every record a receiver at base stores, and returns how
+// many there are and how many of the events acked, each answered with a
+// 2xx, are not among them.
+func lostAt(base string, acked []string) (stored, lost int, err error) {
+	events, err := exportedEvents(base)
+	for _, ev := range acked {
+		if !events[ev] {
+			lost++
+		}
+	}
+	return len(events), lost, err
 }
 
 // exportedEvents reads the event ids of every stored record.

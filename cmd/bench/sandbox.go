@@ -4,9 +4,9 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
@@ -48,10 +48,10 @@ var sandboxConfigs = []sandboxConfig{
 // requests. For each configuration it runs the built binary's certify
 // against the gateway and prints the verdict, the wall time and what the
 // gateway did. Arguments after the flags go to certify as they are.
-func runSandbox(args []string) error {
+func runSandbox(out io.Writer, args []string) error {
 	fs := flag.NewFlagSet("sandbox", flag.ExitOnError)
 	bin := fs.String("bin", "bin/firmakit", "firmakit binary (make build)")
-	only := fs.String("only", "", "run one configuration: a, b or c")
+	only := fs.String("only", "", "run one configuration: a, b, c or d")
 	latency := fs.Duration("latency", 60*time.Millisecond, "latency the gateway adds each way")
 	rate := fs.String("rate", "", "passed to certify as --rate when given")
 	seed := fs.Uint64("seed", 1, "seed of the gateway's random faults")
@@ -86,8 +86,12 @@ func runSandbox(args []string) error {
 				if fault != "" {
 					what = "fault " + fault
 				}
-				fmt.Printf("== sandbox %s: %s; %s each way; %s; run %d of %d\n", c.name, c.what, *latency, what, i+1, *runs)
-				v, err := sandboxRun(*bin, g, *rate, *limit, fault, extra)
+				fmt.Fprintf(out, "== sandbox %s: %s; %s each way; %s; run %d of %d\n", c.name, c.what, *latency, what, i+1, *runs)
+				var v string
+				err := withRig(out, *bin, func(r *rig) (err error) {
+					v, err = sandboxRun(r, g, *rate, *limit, fault, extra)
+					return err
+				})
 				if err != nil {
 					return fmt.Errorf("sandbox %s: %w", c.name, err)
 				}
@@ -102,9 +106,9 @@ func runSandbox(args []string) error {
 	if !ran {
 		return fmt.Errorf("--only %q: want a, b, c or d", *only)
 	}
-	fmt.Println("== verdicts")
+	fmt.Fprintln(out, "== verdicts")
 	for key, vs := range verdicts {
-		fmt.Printf("%s: %v\n", key, vs)
+		fmt.Fprintf(out, "%s: %v\n", key, vs)
 	}
 	return nil
 }
@@ -112,7 +116,7 @@ func runSandbox(args []string) error {
 // sandboxRun runs certify once against a fresh reference (with a named
 // fault, when fault is not empty) behind g, and returns the verdict's
 // first word.
-func sandboxRun(bin string, g *gateway.Server, rate string, limit time.Duration, fault string, extra []string) (string, error) {
+func sandboxRun(r *rig, g *gateway.Server, rate string, limit time.Duration, fault string, extra []string) (string, error) {
 	hook, err := freeAddr()
 	if err != nil {
 		return "", err
@@ -128,22 +132,19 @@ func sandboxRun(bin string, g *gateway.Server, rate string, limit time.Duration,
 	// as a sandbox's do not, but they cross the same network: a second
 	// gateway adds only the latency on their way to certify's receiver.
 	way := &gateway.Server{Upstream: "http://" + hook, Latency: g.Latency}
-	if err := way.Open(); err != nil {
+	if err := r.open(way); err != nil {
 		return "", err
 	}
-	defer way.Close()
 	if err := ref.Config.SetWebhook(d.MerchantID, way.URL()+"/hooks/"+d.MerchantID); err != nil {
 		return "", err
 	}
-	if err := ref.Open(); err != nil {
+	if err := r.open(ref); err != nil {
 		return "", err
 	}
-	defer ref.Close()
 	g.Upstream = ref.URL()
-	if err := g.Open(); err != nil {
+	if err := r.open(g); err != nil {
 		return "", err
 	}
-	defer g.Close()
 
 	args := []string{"certify", "--target", g.URL(), "--merchant", d.MerchantID,
 		"--key", d.Credential.KeyID, "--secret", d.Credential.Secret,
@@ -155,12 +156,7 @@ func sandboxRun(bin string, g *gateway.Server, rate string, limit time.Duration,
 		args = append(args, "--rate", rate)
 	}
 	if g.TLS {
-		dir, err := os.MkdirTemp("", "firmakit-sandbox-")
-		if err != nil {
-			return "", err
-		}
-		defer os.RemoveAll(dir)
-		ca := filepath.Join(dir, "ca.pem")
+		ca := r.file("ca.pem")
 		if err := os.WriteFile(ca, g.CACertPEM(), 0o644); err != nil {
 			return "", err
 		}
@@ -171,9 +167,9 @@ func sandboxRun(bin string, g *gateway.Server, rate string, limit time.Duration,
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	start := time.Now()
-	out, code, err := runCmd(ctx, bin, args...)
+	out, code, err := runCmd(ctx, r.bin, args...)
 	if err != nil {
-		return "", fmt.Errorf("%s: %w (run make build first)", bin, err)
+		return "", fmt.Errorf("%s: %w (run make build first)", r.bin, err)
 	}
 	wall := time.Since(start).Round(100 * time.Millisecond)
 	st := g.Stats()
@@ -189,28 +185,28 @@ func sandboxRun(bin string, g *gateway.Server, rate string, limit time.Duration,
 		lines := strings.Split(strings.TrimSpace(out), "\n")
 		verdict = "no verdict: " + lines[len(lines)-1]
 	}
-	fmt.Printf("%s\n", verdict)
+	r.printf("%s\n", verdict)
 	if counts != "" {
-		fmt.Printf("%s\n", counts)
+		r.printf("%s\n", counts)
 	}
-	fmt.Printf("exit %d, wall time %s\n", code, wall)
-	fmt.Printf("gateway: %d requests, %d forwarded; %d 429s, %d 502s (%d after the upstream), %d resets (%d after the upstream), %d upstream errors\n",
+	r.printf("exit %d, wall time %s\n", code, wall)
+	r.printf("gateway: %d requests, %d forwarded; %d 429s, %d 502s (%d after the upstream), %d resets (%d after the upstream), %d upstream errors\n",
 		st.Requests, st.Forwarded, st.RateLimited, st.BadGateway, st.BadGatewayForwarded, st.Resets, st.ResetsForwarded, st.UpstreamErrors)
 	if nl := regexp.MustCompile(`(?m)^network: .*$`).FindString(out); nl != "" {
-		fmt.Println(nl)
+		r.printf("%s\n", nl)
 	}
 	// The first scenarios that did not pass, each with its step and why.
 	shown, lines := 0, strings.Split(out, "\n")
 	for i, l := range lines {
 		if strings.HasPrefix(l, "FAIL") || strings.HasPrefix(l, "INCONCLUSIVE") {
 			if shown++; shown > 8 {
-				fmt.Println("    …")
+				r.printf("    …\n")
 				break
 			}
-			fmt.Println("   ", l)
+			r.printf("    %s\n", l)
 			for _, next := range lines[i+1 : min(i+3, len(lines))] {
 				if strings.HasPrefix(next, "        ") {
-					fmt.Println("   ", firmakit.ClipBytes(next, 300))
+					r.printf("    %s\n", firmakit.ClipBytes(next, 300))
 				}
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"regexp"
@@ -18,7 +19,7 @@ import (
 // reference again and again (every run must pass), then against a
 // reference switched to a timing fault (every run must fail). Everything
 // is on loopback and stops by itself.
-func runVerdict(args []string) error {
+func runVerdict(out io.Writer, args []string) error {
 	fs := flag.NewFlagSet("verdict", flag.ExitOnError)
 	bin := fs.String("bin", "bin/firmakit", "firmakit binary (make build)")
 	hogs := fs.Int("hogs", 4, "CPU-bound processes beside each run")
@@ -26,75 +27,76 @@ func runVerdict(args []string) error {
 	faultRuns := fs.Int("fault-runs", 5, "runs against each faulty reference")
 	faults := fs.String("faults", "notification-late,notification-immediate,notification-twice,notification-never", "faults of the reference, comma-separated")
 	limit := fs.Duration("limit", 45*time.Minute, "stop everything after this long")
+	tags := fs.String("tags", "", "tag expression of the runs against the bundled reference (default: every scenario)")
 	_ = fs.Parse(args)
 
 	ctx, cancel := context.WithTimeout(context.Background(), *limit)
 	defer cancel()
 	stop := startHogs(ctx, *hogs)
 	defer stop()
-	fmt.Printf("%d CPU-bound processes beside every run\n", *hogs)
+	fmt.Fprintf(out, "%d CPU-bound processes beside every run\n", *hogs)
 
 	summary := regexp.MustCompile(`(?m)^firmakit: .*$`)
 	passed := 0
 	for i := 1; i <= *runs; i++ {
 		start := time.Now()
-		out, code, err := runCmd(ctx, *bin, "certify", "--format", "firmakit")
+		args := []string{"certify", "--format", "firmakit"}
+		if *tags != "" {
+			args = append(args, "--tags", *tags)
+		}
+		got, code, err := runCmd(ctx, *bin, args...)
 		if err != nil {
 			return err
 		}
 		if code == 0 {
 			passed++
 		}
-		fmt.Printf("bundled run %2d: exit %d in %s, %s\n", i, code, time.Since(start).Round(time.Second), summary.FindString(out))
+		fmt.Fprintf(out, "bundled run %2d: exit %d in %s, %s\n", i, code, time.Since(start).Round(time.Second), summary.FindString(got))
 		if code != 0 {
-			for _, l := range strings.Split(out, "\n") {
+			for _, l := range strings.Split(got, "\n") {
 				if strings.HasPrefix(l, "FAIL") || strings.HasPrefix(l, "INCONCLUSIVE") || strings.HasPrefix(l, "        ") {
-					fmt.Println("   ", l)
+					fmt.Fprintln(out, "   ", l)
 				}
 			}
 		}
 	}
-	fmt.Printf("bundled reference: %d of %d runs passed\n", passed, *runs)
+	fmt.Fprintf(out, "bundled reference: %d of %d runs passed\n", passed, *runs)
 
 	for _, f := range strings.Split(*faults, ",") {
 		failed := 0
 		for i := 1; i <= *faultRuns; i++ {
-			out, code, err := certifyFault(ctx, *bin, f)
+			var got string
+			var code int
+			err := withRig(out, *bin, func(r *rig) (err error) {
+				got, code, err = certifyFault(ctx, r, f)
+				return err
+			})
 			if err != nil {
 				return err
 			}
 			if code == 1 {
 				failed++
 			}
-			fmt.Printf("fault %s run %d: exit %d, %s\n", f, i, code, summary.FindString(out))
+			fmt.Fprintf(out, "fault %s run %d: exit %d, %s\n", f, i, code, summary.FindString(got))
 		}
-		fmt.Printf("fault %s: %d of %d runs failed\n", f, failed, *faultRuns)
+		fmt.Fprintf(out, "fault %s: %d of %d runs failed\n", f, failed, *faultRuns)
 	}
 	return nil
 }
 
 // certifyFault runs the demo feature against a reference serving with a
 // fault, its notifications going to certify's own receiver.
-func certifyFault(ctx context.Context, bin, fault string) (string, int, error) {
-	addr, err := freeAddr()
-	if err != nil {
-		return "", 0, err
-	}
+func certifyFault(ctx context.Context, r *rig, fault string) (string, int, error) {
 	hook, err := freeAddr()
 	if err != nil {
 		return "", 0, err
 	}
-	srv := exec.CommandContext(ctx, bin, "serve", "--addr", addr, "--fault", fault,
-		"--webhook-url", "http://"+hook+"/hooks/"+demoMerchant.MerchantID, "--log-level", "error")
-	if err := srv.Start(); err != nil {
-		return "", 0, fmt.Errorf("start %s: %w (run make build first)", bin, err)
-	}
-	defer func() { _ = srv.Process.Kill(); _ = srv.Wait() }()
-	if err := waitUp("http://" + addr + "/healthz"); err != nil {
+	ref, err := r.reference("http://"+hook+"/hooks/"+demoMerchant.MerchantID, "--fault", fault)
+	if err != nil {
 		return "", 0, err
 	}
 	d := demoMerchant
-	return runCmd(ctx, bin, "certify", "--target", "http://"+addr, "--merchant", d.MerchantID, "--key", d.Credential.KeyID, "--secret", d.Credential.Secret,
+	return runCmd(ctx, r.bin, "certify", "--target", ref.base, "--merchant", d.MerchantID, "--key", d.Credential.KeyID, "--secret", d.Credential.Secret,
 		"--webhook-secret", d.WebhookSecrets[0], "--listen", hook, "--lang", "en", "--tags", "@DEMO-NOTIFICATION,@DEMO-FREE-TEXT,@DEMO-PAYLOAD")
 }
 

@@ -252,7 +252,7 @@ func (m *Main) runCertify(f *certifyFlags, plan *certifyPlan, t *steps.Target, d
 		Profile: plan.profile, Lang: f.lang, Tags: plan.selection, ReportLang: f.reportLang, Started: start, Elapsed: elapsed, Expected: plan.expected}
 	results, status := judged(m.judge, suite.Results(), f.strict, plan.expected, status)
 	return m.finishRun(ending{run: run, results: results, godogStatus: status, junitTo: plan.junitTo, reportDir: f.reportDir,
-		cucumber: cucumberFiles(formats), width: shown.Width, causes: func(w io.Writer) { likelyCauses(w, results) },
+		cucumber: cucumberFiles(formats), width: shown.Width, causes: func(w io.Writer) { reports.WriteLikelyCauses(w, results) },
 		network: networkLine(t, !bundled), outOfTime: outOfTime(suite.OutOfTime(), f.maxDuration)})
 }
 
@@ -299,7 +299,7 @@ func (m *Main) finishRun(e ending) error {
 			return fmt.Errorf("junit: %w", err)
 		}
 	}
-	recapFailures(m.Stdout, results, e.width)
+	reports.WriteRecap(m.Stdout, results, e.width)
 	if e.causes != nil {
 		e.causes(m.Stdout)
 	}
@@ -520,7 +520,7 @@ func checkFormats(list string) error {
 		name, _, _ := strings.Cut(strings.TrimSpace(f), ":")
 		if !slices.Contains(known, name) {
 			hint := ""
-			if near := closest(name, known); near != "" {
+			if near := firmakit.Closest(name, known); near != "" {
 				hint = fmt.Sprintf(" (did you mean %q?)", near)
 			}
 			return usageError("--format %q: no format %q%s; want one of %s, optionally as name:file", list, name, hint, strings.Join(known, ", "))
@@ -625,12 +625,16 @@ func (m *Main) foreignTarget(ctx context.Context, p *firmakit.Profile, f foreign
 			resp.Body.Close()
 		}
 	} else {
-		line, err := preflight(pctx, t)
+		line, err := t.Preflight(pctx)
 		switch {
 		case err != nil && outOfTime():
 			fmt.Fprintln(m.Stdout, "pre-flight: not finished within --max-duration")
+		case errors.Is(err, steps.ErrUnreachable):
+			return nil, &exitError{ExitUnreachable, err}
+		case errors.Is(err, steps.ErrPreflightRefused):
+			return nil, &exitError{ExitFailed, fmt.Errorf("%w; the suite did not run (--skip-preflight runs it anyway)", err)}
 		case err != nil:
-			return nil, err
+			return nil, usageError("--target %q: %v", t.URL, err)
 		default:
 			fmt.Fprintln(m.Stdout, line)
 		}

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/reports"
 	"go.yaml.in/yaml/v3"
 )
@@ -203,7 +204,7 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 		return ExitOK
 	}
 	hint := ""
-	if near := closest(args[0], names); near != "" {
+	if near := firmakit.Closest(args[0], names); near != "" {
 		hint = fmt.Sprintf(" (did you mean %q?)", near)
 	}
 	fmt.Fprintf(m.Stderr, "firmakit: unknown command %q%s; 'firmakit help' lists the commands\n", args[0], hint)
@@ -300,7 +301,7 @@ func (m *Main) fillFlags(fs *flag.FlagSet, configFile string) (map[string]string
 		if len(unknown) > 0 {
 			sort.Strings(unknown)
 			hint := ""
-			if near := closest(unknown[0], flagNames(fs)); near != "" {
+			if near := firmakit.Closest(unknown[0], flagNames(fs)); near != "" {
 				hint = fmt.Sprintf("; did you mean %q?", near)
 			}
 			return nil, fmt.Errorf("config %s: unknown key %q for this command%s", configFile, unknown[0], hint)

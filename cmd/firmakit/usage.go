@@ -27,7 +27,7 @@ func flagError(fs *flag.FlagSet, command string, err error) error {
 	msg := err.Error()
 	if m := unknownFlagRe.FindStringSubmatch(msg); m != nil {
 		name, _, _ := strings.Cut(m[1], "=")
-		if near := closest(name, flagNames(fs)); near != "" {
+		if near := firmakit.Closest(name, flagNames(fs)); near != "" {
 			return fmt.Errorf("unknown flag --%s: did you mean --%s? %s", name, near, help)
 		}
 		return fmt.Errorf("unknown flag --%s; %s", name, help)
@@ -96,25 +96,6 @@ func flagNames(fs *flag.FlagSet) []string {
 	var names []string
 	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
 	return names
-}
-
-// closest returns the candidate nearest to word, when one is near enough
-// to be what was meant: a few letters off, or word is the start of it.
-func closest(word string, candidates []string) string {
-	best, bestDist := "", -1
-	for _, c := range candidates {
-		d := firmakit.EditDistance(strings.ToLower(word), c)
-		if len(word) >= 3 && strings.HasPrefix(c, strings.ToLower(word)) {
-			d = min(d, 1)
-		}
-		if bestDist < 0 || d < bestDist {
-			best, bestDist = c, d
-		}
-	}
-	if bestDist >= 0 && bestDist <= max(2, len(word)/3) && bestDist < len(word) {
-		return best
-	}
-	return ""
 }
 
 // listenFlags are the flags that name an address a command listens on.

@@ -16,11 +16,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
-	"unicode/utf8"
 
 	"github.com/firmakit/firmakit/reports"
-	"github.com/firmakit/firmakit/steps"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -261,38 +258,6 @@ func TestCertifyPreflight(t *testing.T) {
 	assert.True(t, strings.HasPrefix(lastLines(out, 1)[0], "firmakit: 3 scenarios: 0 passed, 3 failed"), "the counts stay last")
 }
 
-// The recap sums up hundreds of failures in a line per requirement, with
-// the likely cause, whatever their number; cut lines keep whole
-// characters.
-func TestRecapIsShort(t *testing.T) {
-	var res []reports.ScenarioResult
-	for _, lang := range []string{"en", "es"} {
-		for i := 0; i < 240; i++ {
-			res = append(res, reports.ScenarioResult{Lang: lang, Feature: lang + "/x.feature", Line: i, Requirement: fmt.Sprintf("REQ-%d", i%6),
-				Row: fmt.Sprint(i), Status: reports.Failed, FailedStep: "the contract is created",
-				Error: `expected 201 for the contract "ñandú ñandú ñandú ñandú", got 401 {"status_code":401,"message":"Invalid signature"}` + "\n  sent: POST /v1/signature/m"})
-		}
-	}
-	res = append(res, reports.ScenarioResult{Lang: "en", Requirement: "DEMO-LATE", Status: reports.Inconclusive, Error: "ran late"},
-		reports.ScenarioResult{Lang: "en", Requirement: "AUTH-OK", Status: reports.Passed})
-	var b bytes.Buffer
-	recap(&b, res, 60)
-	lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
-	assert.Len(t, lines, 1+6+1+1+1, "a heading and a line per requirement, for failed then inconclusive, then the cause:\n%s", b.String())
-	assert.Equal(t, "failed: 6 requirements, 480 scenario runs", lines[0])
-	assert.True(t, strings.HasPrefix(lines[1], "  @REQ-0   80  expected 201 for the contract"), lines[1])
-	for _, l := range lines[1:7] {
-		assert.LessOrEqual(t, utf8.RuneCountInString(l), 59, "within the terminal's width")
-		assert.True(t, utf8.ValidString(l), "%q", l)
-	}
-	assert.Equal(t, "inconclusive: 1 requirement, 1 scenario run", lines[7])
-	assert.True(t, strings.HasPrefix(lines[9], "likely cause of 480 failures: Signed requests got 401 Invalid signature"), lines[9])
-
-	b.Reset()
-	recap(&b, []reports.ScenarioResult{{Status: reports.Passed}}, 0)
-	assert.Empty(t, b.String(), "nothing to sum up when everything passed")
-}
-
 // On a terminal, a run that takes longer than a second keeps a status line
 // of how far it has got, shows the first failure of each requirement, and
 // ends with the recap and the counts, last.
@@ -315,21 +280,6 @@ func TestCertifyProgressOnATerminal(t *testing.T) {
 	assert.Contains(t, s, "failed: 1 requirement, 2 scenario runs\n")
 	assert.Equal(t, "firmakit: 8 scenarios: 6 passed, 2 failed, 0 not run", lastLines(s, 1)[0])
 	assert.NotContains(t, lastLines(s, 1)[0], "\r", "the status line is gone at the end")
-}
-
-// Elsewhere than on a terminal, each scenario is a plain line, and a long
-// run says every few seconds how far it has got.
-func TestProgressOffATerminal(t *testing.T) {
-	var b syncBuffer
-	p := newProgress(&b, false, 0)
-	p.every = 100 * time.Millisecond
-	p.Start(3)
-	p.OnResult(reports.ScenarioResult{Status: reports.Failed, Requirement: "X"}, steps.Progress{Done: 1, Total: 3, Failed: 1})
-	time.Sleep(progressAfter + 250*time.Millisecond)
-	p.Stop()
-	s := b.String()
-	assert.Regexp(t, `^(… 1 of 3 done, 1 failed, \d+\.\ds\n)+$`, s, "plain lines, no escape codes")
-	assert.NotContains(t, s, "FAIL", "the suite prints its own line per scenario")
 }
 
 // certify --report writes the page in the language asked, names the
@@ -406,13 +356,4 @@ func TestCertifyPreflightSaysTheFirstRefusal(t *testing.T) {
 	assert.Equal(t, ExitFailed, code, out+errOut)
 	assert.Contains(t, out+errOut, `answered 401 "Invalid signature"`)
 	assert.Equal(t, int32(2), n.Load(), "the pre-flight stops at the first refusal, and the suite does not run")
-}
-
-// recap sums up what did not pass, grouped so that it reads in a few
-// lines however many scenarios failed: per requirement its count and
-// first error (recapFailures), then the likely causes that were
-// recognised (reports.Causes). width bounds each line (0: no bound).
-func recap(w io.Writer, results []reports.ScenarioResult, width int) {
-	recapFailures(w, results, width)
-	likelyCauses(w, results)
 }

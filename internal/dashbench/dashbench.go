@@ -215,7 +215,9 @@ func Run(ctx context.Context, c Config) (Result, error) {
 		resp.Body.Close()
 	}
 	res.Stored = st.Count
-	want := fmt.Sprintf("%d records · %d loaded", st.Count, min(st.Count, 100)+int64(res.Sent))
+	// The page loaded the newest 100 of those stored before it opened,
+	// then every one streamed.
+	want := fmt.Sprintf("%d records · %d loaded", st.Count, min(c.Stored, 100)+res.Sent)
 	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.getElementById("counts").textContent.startsWith(`+strconv.Quote(want)+`)`,
 		chromedp.WithPollingTimeout(20*time.Second))); err != nil {
 		counts, _ := chromedp.Run(ctx, chromedp.TextContent(chromedp.CSS("#counts")))

@@ -1,0 +1,52 @@
+package reports_test
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/firmakit/firmakit/reports"
+	"github.com/stretchr/testify/assert"
+)
+
+// recap is the end of a run's output against the service: WriteRecap,
+// then WriteLikelyCauses.
+func recap(w io.Writer, results []reports.ScenarioResult, width int) {
+	reports.WriteRecap(w, results, width)
+	reports.WriteLikelyCauses(w, results)
+}
+
+// The recap sums up hundreds of failures in a line per requirement, with
+// the likely cause, whatever their number; cut lines keep whole
+// characters.
+func TestRecapIsShort(t *testing.T) {
+	var res []reports.ScenarioResult
+	for _, lang := range []string{"en", "es"} {
+		for i := 0; i < 240; i++ {
+			res = append(res, reports.ScenarioResult{Lang: lang, Feature: lang + "/x.feature", Line: i, Requirement: fmt.Sprintf("REQ-%d", i%6),
+				Row: fmt.Sprint(i), Status: reports.Failed, FailedStep: "the contract is created",
+				Error: `expected 201 for the contract "ñandú ñandú ñandú ñandú", got 401 {"status_code":401,"message":"Invalid signature"}` + "\n  sent: POST /v1/signature/m"})
+		}
+	}
+	res = append(res, reports.ScenarioResult{Lang: "en", Requirement: "DEMO-LATE", Status: reports.Inconclusive, Error: "ran late"},
+		reports.ScenarioResult{Lang: "en", Requirement: "AUTH-OK", Status: reports.Passed})
+	var b bytes.Buffer
+	recap(&b, res, 60)
+	lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
+	assert.Len(t, lines, 1+6+1+1+1, "a heading and a line per requirement, for failed then inconclusive, then the cause:\n%s", b.String())
+	assert.Equal(t, "failed: 6 requirements, 480 scenario runs", lines[0])
+	assert.True(t, strings.HasPrefix(lines[1], "  @REQ-0   80  expected 201 for the contract"), lines[1])
+	for _, l := range lines[1:7] {
+		assert.LessOrEqual(t, utf8.RuneCountInString(l), 59, "within the terminal's width")
+		assert.True(t, utf8.ValidString(l), "%q", l)
+	}
+	assert.Equal(t, "inconclusive: 1 requirement, 1 scenario run", lines[7])
+	assert.True(t, strings.HasPrefix(lines[9], "likely cause of 480 failures: Signed requests got 401 Invalid signature"), lines[9])
+
+	b.Reset()
+	recap(&b, []reports.ScenarioResult{{Status: reports.Passed}}, 0)
+	assert.Empty(t, b.String(), "nothing to sum up when everything passed")
+}
