@@ -10,6 +10,7 @@
 //	go run ./cmd/bench dashboard [--stored 1000] [--rate 200] [--duration 5s]
 //	go run ./cmd/bench abuse [--bin bin/firmakit] [--only memory|slow|headers|delayed] [--duration 10s] [--ceiling 256]
 //	go run ./cmd/bench sandbox [--bin bin/firmakit] [--only a|b|c] [--rate R] [--tls] [-- certify flags]
+//	go run ./cmd/bench tests [--n 10] [go-test-json-file ...]
 package main
 
 import (
@@ -23,7 +24,7 @@ var demoMerchant = firmakit.Demo()
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: bench load|demo|receiver|reference|verdict|dashboard|sandbox|abuse [flags]")
+		fmt.Fprintln(os.Stderr, "usage: bench load|demo|receiver|reference|verdict|dashboard|sandbox|abuse|tests [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -44,6 +45,8 @@ func main() {
 		err = runSandbox(os.Args[2:])
 	case "abuse":
 		err = runAbuse(os.Args[2:])
+	case "tests":
+		err = runTests(os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown benchmark %q", os.Args[1])
 	}
