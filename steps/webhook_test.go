@@ -177,6 +177,7 @@ func same(b []byte) []byte { return b }
 // fail exactly the requirements that mistake breaks, and the hint names
 // the mistake.
 func TestWebhookSuiteNamesEachFault(t *testing.T) {
+	t.Parallel()
 	p := firmakit.BundledProfile()
 	noAge := firmakit.BundledProfile()
 	noAge.Webhook.Tolerance = 1000 * 24 * time.Hour
@@ -268,6 +269,7 @@ func TestWebhookSuiteFailureSaysWhatWasSentAndAnswered(t *testing.T) {
 // endpoint nobody listens on fails every scenario, with a hint that says
 // so.
 func TestWebhookSuiteLateAndUnreachable(t *testing.T) {
+	t.Parallel()
 	fast := firmakit.BundledProfile()
 	fast.Webhook.Timeout = 200 * time.Millisecond
 	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
