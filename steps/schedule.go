@@ -169,3 +169,25 @@ func scheduleWait(waits []stepWait, sc *godog.Scenario) time.Duration {
 	}
 	return d
 }
+
+// Floor is how long a run of the scenarios lang and tags select lasts at
+// least against a target whose notifications come demoDelay after the
+// 201: the longest wait on the delivery schedule of a scenario that has
+// one (see scheduleWaits), after the demo delay, and the quiet window
+// that follows the last delivery. Zero when no scenario waits on the
+// schedule. make bench-suite prints it beside certify's wall time.
+func Floor(p *firmakit.Profile, lang, tags string, demoDelay time.Duration) (time.Duration, error) {
+	selected, err := selectPickles(lang, tags)
+	if err != nil {
+		return 0, err
+	}
+	waits := scheduleWaits(p)
+	var longest time.Duration
+	for _, s := range selected {
+		longest = max(longest, scheduleWait(waits, s.pickle))
+	}
+	if longest == 0 {
+		return 0, nil
+	}
+	return demoDelay + longest + quietAfter, nil
+}

@@ -157,3 +157,21 @@ func TestTheGateBoundsARun(t *testing.T) {
 	assert.Equal(t, reports.Passed, s.Verdict())
 	assert.Equal(t, 3, most, "at most Concurrency at once, and that many")
 }
+
+// The floor of the whole suite under the bundled profile is the
+// late-answer scenario's: the demo delay, the delivery timeout, the first
+// retry delay and the quiet window after the retry.
+func TestFloor(t *testing.T) {
+	p := firmakit.BundledProfile()
+	d, err := Floor(p, "all", "", 500*time.Millisecond)
+	require.NoError(t, err)
+	assert.Equal(t, 14500*time.Millisecond, d)
+	d, err = Floor(p, "en", "@DEMO-RETRY-SCHEDULE", 500*time.Millisecond)
+	require.NoError(t, err)
+	assert.Equal(t, 6500*time.Millisecond, d, "1 s and 2 s of retries")
+	d, err = Floor(p, "en", "@AUTH-OK,@DEMO-NOTIFICATION", 500*time.Millisecond)
+	require.NoError(t, err)
+	assert.Zero(t, d, "no scenario waits on the delivery schedule")
+	_, err = Floor(p, "en", "@NO-SUCH-TAG", 0)
+	assert.Error(t, err)
+}

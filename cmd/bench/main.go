@@ -11,6 +11,7 @@
 //	go run ./cmd/bench abuse [--bin bin/firmakit] [--only memory|slow|headers|delayed] [--duration 10s] [--ceiling 256]
 //	go run ./cmd/bench sandbox [--bin bin/firmakit] [--only a|b|c] [--rate R] [--tls] [-- certify flags]
 //	go run ./cmd/bench tests [--n 10] [go-test-json-file ...]
+//	go run ./cmd/bench suite [--bin bin/firmakit] [--runs 3] [--serial=false]
 package main
 
 import (
@@ -24,7 +25,7 @@ var demoMerchant = firmakit.Demo()
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: bench load|demo|receiver|reference|verdict|dashboard|sandbox|abuse|tests [flags]")
+		fmt.Fprintln(os.Stderr, "usage: bench load|demo|receiver|reference|verdict|dashboard|sandbox|abuse|tests|suite [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -47,6 +48,8 @@ func main() {
 		err = runAbuse(os.Args[2:])
 	case "tests":
 		err = runTests(os.Args[2:])
+	case "suite":
+		err = runSuite(os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown benchmark %q", os.Args[1])
 	}
