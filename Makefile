@@ -22,8 +22,8 @@ build:
 # (they mostly wait), the suite's power and precision tests (every named
 # fault of the reference must fail the suite, every liberty pass it),
 # which run the suite a couple of hundred times and so run without -race,
-# with the steps package's whole-suite tests in both languages (under
-# -race each runs one: steps/suite_test.go); last, the example of
+# with the whole-suite tests of steps and openapi in both languages
+# (under -race each runs one: steps/suite_test.go); last, the example of
 # docs/godog-suite.md, a team's own suite in its own module, so that the
 # steps' API for such suites cannot break unnoticed, and the client
 # oapi-codegen generates from firmakit's OpenAPI document (its own module

@@ -269,7 +269,6 @@ func TestWebhookSuiteFailureSaysWhatWasSentAndAnswered(t *testing.T) {
 // endpoint nobody listens on fails every scenario, with a hint that says
 // so.
 func TestWebhookSuiteLateAndUnreachable(t *testing.T) {
-	t.Parallel()
 	fast := firmakit.BundledProfile()
 	fast.Webhook.Timeout = 200 * time.Millisecond
 	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
