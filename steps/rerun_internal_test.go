@@ -18,7 +18,6 @@ import (
 // outline), and when the lag is still there it stays inconclusive, never
 // passed. The same delay with no lag fails.
 func TestLateNotificationWhileThisProcessLagsIsInconclusive(t *testing.T) {
-	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		lag     time.Duration
