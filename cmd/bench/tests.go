@@ -69,10 +69,15 @@ type testRun struct {
 }
 
 // readTestRun reads one `go test -json` stream. Lines that are not JSON
-// (a build failure's text) are skipped.
+// (a build failure's text) are skipped. A test's time is the longer of
+// its Elapsed and the wall time from its start (or, for a parallel test,
+// from when it went on) to its end: go test counts in Elapsed neither the
+// parallel subtests a test waits for nor anything after its function
+// returned.
 func readTestRun(name string, r io.Reader) (testRun, error) {
 	run := testRun{Name: name}
 	var first, last time.Time
+	began := map[string]time.Time{} // package and test → run, or cont
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	for sc.Scan() {
@@ -88,13 +93,20 @@ func readTestRun(name string, r io.Reader) (testRun, error) {
 				last = e.Time
 			}
 		}
+		key := e.Package + "\x00" + e.Test
 		switch e.Action {
+		case "run", "cont":
+			began[key] = e.Time
+			continue
 		case "pass", "fail", "skip":
 		default:
 			continue
 		}
 		t := testTime{Run: name, Package: e.Package, Test: e.Test, Action: e.Action,
 			Elapsed: time.Duration(e.Elapsed * float64(time.Second))}
+		if b, ok := began[key]; ok && e.Test != "" && !e.Time.IsZero() {
+			t.Elapsed = max(t.Elapsed, e.Time.Sub(b))
+		}
 		switch {
 		case e.Test == "":
 			run.Packages = append(run.Packages, t)
