@@ -11,28 +11,33 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo deve
 DEBS    := chromium poppler-utils curl python3 nodejs npm postgresql
 FUZZTIME ?= 30s
 
-.PHONY: build test power deps lint bench bench-verify bench-load bench-demo bench-receiver bench-replicas bench-suite bench-verdict bench-dashboard bench-sandbox bench-abuse fuzz clean
+.PHONY: build test test-times power deps lint bench bench-verify bench-load bench-demo bench-receiver bench-replicas bench-suite bench-verdict bench-dashboard bench-sandbox bench-abuse fuzz clean
 
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/firmakit
 
 # The test command of the README: installs what the tests need if it is
-# missing, then vet, the race-enabled tests of every package, and the
-# suite's power test (every named fault of the reference must fail the
-# suite), which runs the suite a hundred times and so runs without -race.
-# The steps package runs whole suites, each at least 18 s (the delivery
-# scenarios wait out a 10 s timeout): past go test's default 10 minutes
-# under -race on a busy 2-core machine, hence -timeout. Last, the example
-# of docs/godog-suite.md, a team's own suite in its own module, so that
-# the steps' API for such suites cannot break unnoticed; and the client
+# missing, then .ci/test runs the stages and prints each one's wall time
+# at the end: vet; the race-enabled tests of every package; beside them
+# (they mostly wait), the suite's power and precision tests (every named
+# fault of the reference must fail the suite, every liberty pass it),
+# which run the suite a couple of hundred times and so run without -race,
+# with the whole-suite tests of steps and openapi in both languages
+# (under -race each runs one: steps/suite_test.go); last, the example of
+# docs/godog-suite.md, a team's own suite in its own module, so that the
+# steps' API for such suites cannot break unnoticed, and the client
 # oapi-codegen generates from firmakit's OpenAPI document (its own module
 # too), which must still be that document's and get a 200 and a 201.
+# About 3 minutes on a quiet 2-core machine (docs/figures.md).
 test: deps
-	$(GO) vet ./...
-	$(GO) test -race -count=1 -timeout 45m ./...
-	$(GO) test -count=1 -timeout 45m -run 'TestEveryFaultIsCaught|TestEveryEndpointFaultIsCaught|TestTheModelEndpointPasses|TestEveryLibertyIsPassed|TestEveryEndpointLibertyIsPassed' ./steps
-	cd examples/godog-suite && $(GO) vet ./... && $(GO) test -race -count=1 ./...
-	cd examples/openapi-client && $(GO) vet ./... && $(GO) test -race -count=1 ./...
+	@GO=$(GO) bash .ci/test
+
+# The same stages with go test -json, then the ten slowest tests and each
+# package's wall time (go run ./cmd/bench tests), so that where the
+# minutes go shows; the JSON stays in out/test-times/.
+test-times: deps
+	@rm -rf out/test-times; GO=$(GO) TEST_JSON=out/test-times bash .ci/test; status=$$?; \
+	$(GO) run ./cmd/bench tests out/test-times/*.json; exit $$status
 
 # The power and the precision of both suites, with every verdict in the
 # log: the service suite against the reference's named faults and
@@ -41,7 +46,7 @@ test: deps
 # faults caught N of N and liberties passed M of M.
 power:
 	@out=$$(mktemp); \
-	$(GO) test -count=1 -v -timeout 45m -run 'TestEveryFaultIsCaught|TestEveryEndpointFaultIsCaught|TestEveryLibertyIsPassed|TestEveryEndpointLibertyIsPassed' ./steps > $$out; status=$$?; \
+	$(GO) test -count=1 -v -timeout 45m -parallel 8 -run 'TestEveryFaultIsCaught|TestEveryEndpointFaultIsCaught|TestEveryLibertyIsPassed|TestEveryEndpointLibertyIsPassed' ./steps > $$out; status=$$?; \
 	grep -E 'faults, each|liberties, each| (failed|passed|passed with warnings); |^(ok|FAIL)|--- FAIL' $$out | grep -vE '(caught|passed) [0-9]+ of'; \
 	grep -E '(faults caught|liberties passed) [0-9]+ of' $$out | sed -E 's/^ *[a-z_]+_test\.go:[0-9]+: //'; \
 	rm -f $$out; exit $$status
@@ -104,11 +109,13 @@ bench-abuse: build
 bench-dashboard:
 	$(GO) run ./cmd/bench dashboard
 
-# The whole suite, both languages, against the bundled reference: default
-# concurrency, then one scenario at a time.
+# The whole suite, both languages, against the bundled reference: three
+# runs at the default concurrency, each wall time beside the run's floor
+# (its longest inherent wait, the late-answer delivery scenario's: the
+# demo delay, the delivery timeout, the first retry delay and the quiet
+# window, about 14.5 s), then one scenario at a time.
 bench-suite: build
-	@$(BIN) certify | grep -E "firmakit:|wall time"
-	@$(BIN) certify --concurrency 1 --seed 0 | grep -E "firmakit:|wall time"
+	$(GO) run ./cmd/bench suite --bin $(BIN)
 
 # certify's verdict on a busy machine: 20 runs against the bundled
 # reference with four CPU-bound processes beside them (each must pass),

@@ -56,6 +56,7 @@ func startEndpoint(t *testing.T, interpreter, script string) string {
 // http and crypto), pass the webhook suite in both languages, with
 // warnings at most: a failure is a check that fails a correct endpoint.
 func TestEndpointsOfTheEcosystemPass(t *testing.T) {
+	t.Parallel()
 	for _, e := range []struct{ interpreter, script string }{
 		{"python3", "python/endpoint.py"},
 		{"node", "node/endpoint.js"},

@@ -27,18 +27,17 @@ import (
 // sends as valid is valid, and it refuses nothing a correct endpoint
 // accepts.
 func TestTheModelEndpointPasses(t *testing.T) {
+	t.Parallel()
 	runs := 20
 	if testing.Short() {
 		runs = 2
 	}
 	var wg sync.WaitGroup
-	sem := make(chan struct{}, 2)
 	for i := range runs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
+			defer suiteRuns.take(false)()
 			s := runShop(t, &shop{secret: shopSecret}, "all", nil)
 			assert.Equal(t, reports.Passed, s.Verdict(), "run %d:\n%s", i, unpassedWebhook(s))
 			assert.Empty(t, s.Hints(), "run %d", i)
@@ -52,6 +51,7 @@ func TestTheModelEndpointPasses(t *testing.T) {
 // Spanish scenarios being the same), with a failure, not an inconclusive
 // run; where a fault names a hint, the hints must name that cause.
 func TestEveryEndpointFaultIsCaught(t *testing.T) {
+	t.Parallel()
 	faults := endpointFaults()
 	require.GreaterOrEqual(t, len(faults), 25)
 	type outcome struct {
@@ -61,13 +61,11 @@ func TestEveryEndpointFaultIsCaught(t *testing.T) {
 	}
 	outcomes := make([]outcome, len(faults))
 	var wg sync.WaitGroup
-	sem := make(chan struct{}, 4)
 	for i, f := range faults {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
+			defer suiteRuns.take(false)()
 			s := &shop{secret: shopSecret}
 			f.make(s)
 			suite := runShop(t, s, "en", nil)
@@ -118,17 +116,16 @@ func TestEveryEndpointFaultIsCaught(t *testing.T) {
 // pass with warnings. A failure names a check that fails a correct
 // endpoint: a bug in the check.
 func TestEveryEndpointLibertyIsPassed(t *testing.T) {
+	t.Parallel()
 	libs := endpointLiberties()
 	require.GreaterOrEqual(t, len(libs), 10)
 	suites := make([]*steps.WebhookSuite, len(libs))
 	var wg sync.WaitGroup
-	sem := make(chan struct{}, 4)
 	for i, l := range libs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
+			defer suiteRuns.take(false)()
 			s := &shop{secret: shopSecret}
 			l.make(s)
 			suites[i] = runShop(t, s, "en", nil)

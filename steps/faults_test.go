@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/firmakit/firmakit/features"
 	"github.com/firmakit/firmakit/receiver"
@@ -23,13 +24,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// faultRuns is how many faulty servers the suite runs against at once:
-// the demo scenarios mostly wait, so runs overlap well. Runs judging
-// notification timing go fewer at a time, so that the suite's own process
-// keeps time well enough to judge them (a miss its lag explains is
-// inconclusive, and inconclusive is not caught).
-const faultRuns, timedFaultRuns = 8, 3
-
 // TestEveryFaultIsCaught measures the suite's power: the suite (in
 // English, the Spanish scenarios being the same; the feature of the
 // fault's area) runs against the reference server with each named fault
@@ -37,6 +31,7 @@ const faultRuns, timedFaultRuns = 8, 3
 // inconclusive or incomplete run). Against no fault the whole suite must
 // pass: TestConformanceSuite.
 func TestEveryFaultIsCaught(t *testing.T) {
+	t.Parallel()
 	faults := refaults.List()
 	require.GreaterOrEqual(t, len(faults), 40)
 	tags := areaTags(t)
@@ -45,25 +40,20 @@ func TestEveryFaultIsCaught(t *testing.T) {
 		by              []string
 		uncited         []string // failures that cite no sentence of the documents
 		err             error
+		run             *runTime
 	}
 	var mu sync.Mutex
 	outcomes := map[string]outcome{}
 	caughtBy := map[string][]string{}
-	// The runs mostly wait, so they go on side by side; each subtest
-	// below then judges its own.
+	// The runs mostly wait, so they go on side by side (suiteRuns); each
+	// subtest below then judges its own.
 	var wg sync.WaitGroup
-	sem, timedSem := make(chan struct{}, faultRuns), make(chan struct{}, timedFaultRuns)
 	for _, f := range faults {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			slot := sem
-			if f.Area == refaults.AreaNotification {
-				slot = timedSem
-			}
-			slot <- struct{}{}
-			defer func() { <-slot }()
-			o := outcome{}
+			defer suiteRuns.take(f.Area == refaults.AreaNotification)()
+			start, o := time.Now(), outcome{run: &runTime{}}
 			rv := &receiver.Receiver{Addr: "127.0.0.1:0", DB: ":memory:"}
 			ref := &reference.Server{Addr: "127.0.0.1:0", Config: reference.DemoConfig()}
 			if o.err = faultyPair(rv, ref, f.Name); o.err == nil {
@@ -71,8 +61,11 @@ func TestEveryFaultIsCaught(t *testing.T) {
 				if o.err = ref.Config.SetWebhook("merchant_demo", rv.HookURL("merchant_demo")); o.err == nil {
 					if o.err = ref.Open(); o.err == nil {
 						defer ref.Close()
-						s := &steps.Suite{Target: steps.DemoTarget(ref.URL(), rv, true), Lang: "en", Tags: tags[f.Area], Randomize: -1, Concurrency: 32}
-						if _, o.err = s.Run(); o.err == nil {
+						s := &steps.Suite{Target: steps.DemoTarget(ref.URL(), rv, true), Lang: "en", Tags: tags[f.Area], Randomize: -1, Concurrency: 32,
+							Progress: &o.run.again}
+						_, o.err = s.Run()
+						o.run.took = time.Since(start)
+						if o.err == nil {
 							o.verdict, o.detail = s.Verdict(), unpassed(s)
 							for _, r := range s.Results() {
 								if r.Status == reports.Failed {
@@ -103,7 +96,7 @@ func TestEveryFaultIsCaught(t *testing.T) {
 	}
 	var lines []string
 	for name, by := range caughtBy {
-		lines = append(lines, fmt.Sprintf("%-45s %d failed: %s", name, len(by), strings.Join(uniqueSorted(by), " ")))
+		lines = append(lines, fmt.Sprintf("%-45s %-15s %d failed: %s", name, outcomes[name].run, len(by), strings.Join(uniqueSorted(by), " ")))
 	}
 	sort.Strings(lines)
 	t.Logf("%d faults, each caught by:\n%s", len(faults), strings.Join(lines, "\n"))

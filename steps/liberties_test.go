@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/firmakit/firmakit/receiver"
 	"github.com/firmakit/firmakit/reference"
@@ -45,28 +46,24 @@ func libertyTags(t *testing.T, area string) string {
 // pass with warnings. A failure names a check that fails a correct
 // service: a bug in the check, not in the liberty.
 func TestEveryLibertyIsPassed(t *testing.T) {
+	t.Parallel()
 	list := liberties.List()
 	require.GreaterOrEqual(t, len(list), 20)
 	type outcome struct {
 		verdict, detail string
 		warned          []string
 		err             error
+		run             *runTime
 	}
 	var mu sync.Mutex
 	outcomes := map[string]outcome{}
 	var wg sync.WaitGroup
-	sem, timedSem := make(chan struct{}, faultRuns), make(chan struct{}, timedFaultRuns)
 	for _, l := range list {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			slot := sem
-			if l.Area != liberties.AreaAuth && l.Area != liberties.AreaEnvelope {
-				slot = timedSem
-			}
-			slot <- struct{}{}
-			defer func() { <-slot }()
-			o := outcome{}
+			defer suiteRuns.take(l.Area != liberties.AreaAuth && l.Area != liberties.AreaEnvelope)()
+			start, o := time.Now(), outcome{run: &runTime{}}
 			rv := &receiver.Receiver{Addr: "127.0.0.1:0", DB: ":memory:"}
 			ref := &reference.Server{Addr: "127.0.0.1:0", Config: reference.DemoConfig()}
 			if ref.Deviations, o.err = liberties.New([]string{l.Name}); o.err == nil {
@@ -75,8 +72,11 @@ func TestEveryLibertyIsPassed(t *testing.T) {
 					if o.err = ref.Config.SetWebhook("merchant_demo", rv.HookURL("merchant_demo")); o.err == nil {
 						if o.err = ref.Open(); o.err == nil {
 							defer ref.Close()
-							s := &steps.Suite{Target: steps.DemoTarget(ref.URL(), rv, true), Lang: "en", Tags: libertyTags(t, l.Area), Randomize: -1, Concurrency: 32}
-							if _, o.err = s.Run(); o.err == nil {
+							s := &steps.Suite{Target: steps.DemoTarget(ref.URL(), rv, true), Lang: "en", Tags: libertyTags(t, l.Area), Randomize: -1, Concurrency: 32,
+								Progress: &o.run.again}
+							_, o.err = s.Run()
+							o.run.took = time.Since(start)
+							if o.err == nil {
 								o.verdict, o.detail = s.Verdict(), unpassed(s)
 								for _, r := range s.Results() {
 									if len(r.Warnings) > 0 {
@@ -102,7 +102,7 @@ func TestEveryLibertyIsPassed(t *testing.T) {
 			assert.Contains(t, []string{reports.Passed, reports.PassedWithWarnings}, o.verdict,
 				"liberty %s (%s: %s) was failed:\n%s", l.Name, l.Why, l.Description, o.detail)
 		})
-		lines = append(lines, fmt.Sprintf("%-32s %s; warned by: %s", l.Name, o.verdict, strings.Join(uniqueSorted(o.warned), " ")))
+		lines = append(lines, fmt.Sprintf("%-32s %-15s %s; warned by: %s", l.Name, o.run, o.verdict, strings.Join(uniqueSorted(o.warned), " ")))
 	}
 	sort.Strings(lines)
 	t.Logf("%d liberties, each passed:\n%s", len(list), strings.Join(lines, "\n"))

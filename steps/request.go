@@ -337,8 +337,8 @@ func stampOff(now time.Time, off time.Duration) int64 {
 // English and the Spanish one on the same method. Each file registers
 // its own, so that godog reports a step at the file of its method.
 func (s *Steps) bindRequestSentences(sc registrar) {
-	sc.Step(`^a signed request to the "(check|signature)" endpoint$`, s.aSignedRequestToTheEndpoint)
-	sc.Step(`^una solicitud firmada al endpoint "(check|signature)"$`, s.aSignedRequestToTheEndpoint)
-	sc.Step(`^the request is sent$`, s.theRequestIsSent)
-	sc.Step(`^se envía la solicitud$`, s.theRequestIsSent)
+	sc.Step(compiled(`^a signed request to the "(check|signature)" endpoint$`), s.aSignedRequestToTheEndpoint)
+	sc.Step(compiled(`^una solicitud firmada al endpoint "(check|signature)"$`), s.aSignedRequestToTheEndpoint)
+	sc.Step(compiled(`^the request is sent$`), s.theRequestIsSent)
+	sc.Step(compiled(`^se envía la solicitud$`), s.theRequestIsSent)
 }

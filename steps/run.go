@@ -24,7 +24,9 @@ type Suite struct {
 	// Tags is a godog tag expression, e.g. "~@reference".
 	Tags string
 	// Concurrency is how many scenarios run at once (default 64): the
-	// demo scenarios mostly wait, so they overlap.
+	// demo scenarios mostly wait, so they overlap. Those that wait longest
+	// on the delivery schedule start first, so that the others run while
+	// they wait (schedule.go).
 	Concurrency int
 	// Format is a godog format list, e.g. "progress" or
 	// "pretty,junit:out/junit.xml,cucumber:out/cucumber.json".
@@ -173,8 +175,15 @@ func (s *Suite) Run() (int, error) {
 	}
 	p.bound(s.Deadline)
 	defer p.end()
-	p.init = s.initializer(p, lag, ledger)
-	o := p.options(paths, s.Format, s.Output, s.Concurrency, s.Randomize)
+	// godog starts scenarios in its own order; handed every one at once,
+	// it leaves the order to a gate of Concurrency slots that starts the
+	// longest waits first (schedule.go).
+	concurrency, g := s.Concurrency, (*gate)(nil)
+	if concurrency > 1 && len(selected) > concurrency {
+		concurrency, g = len(selected), newGate(s.Concurrency)
+	}
+	p.init = s.initializer(p, lag, ledger, g)
+	o := p.options(paths, s.Format, s.Output, concurrency, s.Randomize)
 	if s.Options != nil {
 		s.Options(o)
 	}
@@ -238,18 +247,32 @@ func (s *Suite) prepare() ([]string, []pickled, error) {
 
 // initializer gives each scenario its own steps, clock and observations,
 // on the run's lag monitor and ledger.
-func (s *Suite) initializer(p *pass, lag *LagMonitor, ledger *Ledger) func(func(reports.ScenarioResult), map[string]bool) func(*godog.ScenarioContext) {
+// A gate, when not nil, starts the scenarios of the first run (not of the
+// reruns, which go one at a time).
+func (s *Suite) initializer(p *pass, lag *LagMonitor, ledger *Ledger, g *gate) func(func(reports.ScenarioResult), map[string]bool) func(*godog.ScenarioContext) {
+	var waits []stepWait
+	if g != nil {
+		waits = scheduleWaits(s.Target.Profile)
+	}
 	return func(sink func(reports.ScenarioResult), only map[string]bool) func(*godog.ScenarioContext) {
 		return func(sc *godog.ScenarioContext) {
 			// godog calls this once per scenario, so each gets its own
 			// clock and its own pickle.
 			var start time.Time
 			var key string
+			leave := func() {}
 			obs := &observations{}
 			sc.Before(func(ctx context.Context, sp *godog.Scenario) (context.Context, error) {
 				start, key = time.Now(), pickleKey(sp)
 				if only != nil && !only[key] {
 					return ctx, godog.ErrSkip
+				}
+				if g != nil && only == nil {
+					var err error
+					if leave, err = g.enter(ctx, scheduleWait(waits, sp)); err != nil {
+						return ctx, godog.ErrSkip // the run's deadline passed
+					}
+					start = time.Now()
 				}
 				if err := p.started(); err != nil {
 					return ctx, err
@@ -257,6 +280,7 @@ func (s *Suite) initializer(p *pass, lag *LagMonitor, ledger *Ledger) func(func(
 				return context.WithValue(ctx, observationsKey{}, obs), nil
 			})
 			st := &Steps{T: s.Target, Lag: lag, Ledger: ledger, Done: func(r reports.ScenarioResult) {
+				leave()
 				r.Duration = time.Since(start)
 				obs.fill(&r)
 				p.place(&r, key)

@@ -46,6 +46,7 @@ func behindGateway(t *testing.T, g *gateway.Server, faults ...string) *steps.Tar
 // suite must not fail it. What the gateway did is checked too, so that the
 // test cannot pass by meeting none of it.
 func TestVerdictHoldsBehindAGateway(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		gateway func() *gateway.Server
@@ -117,6 +118,7 @@ func unreliableGateway() *gateway.Server {
 // caught behind an unreliable gateway: failed, not inconclusive. Each
 // runs the feature of its area, as TestEveryFaultIsCaught does.
 func TestFaultsAreCaughtBehindAGateway(t *testing.T) {
+	t.Parallel()
 	tags := areaTags(t)
 	faults := map[string]refaults.Fault{}
 	for _, f := range refaults.List() {

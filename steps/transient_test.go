@@ -521,6 +521,7 @@ func openGateway(t *testing.T, g *gateway.Server) (*gateway.Server, *atomic.Int3
 }
 
 func TestDoThroughTheGateway(t *testing.T) {
+	t.Parallel()
 	t.Run("502 before the upstream, every time", func(t *testing.T) {
 		g, reached := openGateway(t, &gateway.Server{BadGateway: 1, BadGatewayAt: gateway.BeforeUpstream})
 		var c call

@@ -177,6 +177,7 @@ func same(b []byte) []byte { return b }
 // fail exactly the requirements that mistake breaks, and the hint names
 // the mistake.
 func TestWebhookSuiteNamesEachFault(t *testing.T) {
+	t.Parallel()
 	p := firmakit.BundledProfile()
 	noAge := firmakit.BundledProfile()
 	noAge.Webhook.Tolerance = 1000 * 24 * time.Hour

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -27,6 +28,8 @@ func buildFirmakit(t *testing.T) string {
 // (speed is measured, not asserted); what a round itself checks is.
 func TestEveryRoundRuns(t *testing.T) {
 	bin := buildFirmakit(t)
+	goTest := filepath.Join(t.TempDir(), "race.json")
+	require.NoError(t, os.WriteFile(goTest, []byte(goTestJSON), 0o600))
 	cases := []struct {
 		bench string
 		args  []string
@@ -57,6 +60,10 @@ func TestEveryRoundRuns(t *testing.T) {
 		{"sandbox", []string{"--bin", bin, "--latency", "1ms", "--", "--lang", "en", "--tags", "@AUTH-OK"},
 			[]string{`(?m)^a, the correct reference: map\[passed:1\]$`, `(?m)^b, the correct reference: map\[passed:1\]$`,
 				`(?m)^c, the correct reference: map\[passed:1\]$`, `(?m)^d, the correct reference: map\[passed:1\]$`, `gateway: \d+ requests`}},
+		{"tests", []string{"--n", "2", goTest},
+			[]string{`(?m)^the 2 slowest tests:$`, `(?m)^race: 3 packages, 4 tests, 21.0 s wall$`}},
+		{"suite", []string{"--bin", bin, "--runs", "1", "--serial=false"},
+			[]string{`(?m)^floor [\d.]+ s: `, `(?m)^run 1: wall time [\d.]+ s, [\d.]+x the floor; exit 0, firmakit: `}},
 		{"dashboard", []string{"--stored", "10", "--rate", "20", "--duration", "1s", "--clicks", "2", "--min-fps", "0", "--max-click", "1h"},
 			[]string{`ok: at least 0 frames/s`}},
 	}

@@ -12,4 +12,6 @@
 //	go run ./cmd/bench dashboard [--stored 1000] [--rate 200] [--duration 5s]
 //	go run ./cmd/bench abuse [--bin bin/firmakit] [--only memory|slow|headers|delayed] [--duration 10s] [--ceiling 256]
 //	go run ./cmd/bench sandbox [--bin bin/firmakit] [--only a|b|c|d] [--rate R] [--tls] [-- certify flags]
+//	go run ./cmd/bench tests [--n 10] [go-test-json-file ...]
+//	go run ./cmd/bench suite [--bin bin/firmakit] [--runs 3] [--serial=false]
 package main

@@ -26,6 +26,8 @@ var benchmarks = []struct {
 	{"dashboard", runDashboard},
 	{"sandbox", runSandbox},
 	{"abuse", runAbuse},
+	{"tests", runTests},
+	{"suite", runSuite},
 }
 
 // run runs the benchmark name with its flags, args.

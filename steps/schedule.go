@@ -1,0 +1,193 @@
+package steps
+
+import (
+	"context"
+	"reflect"
+	"regexp"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/cucumber/godog"
+	"github.com/firmakit/firmakit"
+)
+
+// A run's scenarios mostly wait: for a notification, for the quiet window
+// after it, for the profile's retries. The longest waits on the delivery
+// schedule (a first answer held past the delivery timeout waits the
+// timeout, then the first retry delay), so a run lasts at least that long.
+// It starts those scenarios first and runs the others in their shadow:
+// godog is handed every selected scenario at once, and a gate of
+// Concurrency slots lets them start longest wait first, the rest in
+// godog's order.
+
+// gate lets at most n scenarios run at once, the one that waits longest
+// on the delivery schedule first, then in the order they came.
+type gate struct {
+	mu      sync.Mutex
+	free    int
+	next    uint64
+	waiting []*entrant // longest wait first, then by arrival
+}
+
+type entrant struct {
+	wait  time.Duration
+	seq   uint64
+	ready chan struct{}
+}
+
+func newGate(n int) *gate { return &gate{free: n} }
+
+// enter waits for a slot for a scenario that waits wait on the delivery
+// schedule, and returns what gives the slot back (once, however often it
+// is called); or ctx's error, when ctx ends first.
+func (g *gate) enter(ctx context.Context, wait time.Duration) (func(), error) {
+	g.mu.Lock()
+	if g.free > 0 && len(g.waiting) == 0 {
+		g.free--
+		g.mu.Unlock()
+		return g.releaser(), nil
+	}
+	e := &entrant{wait: wait, seq: g.next, ready: make(chan struct{})}
+	g.next++
+	i := len(g.waiting)
+	for i > 0 && g.waiting[i-1].wait < wait {
+		i--
+	}
+	g.waiting = append(g.waiting, nil)
+	copy(g.waiting[i+1:], g.waiting[i:])
+	g.waiting[i] = e
+	g.mu.Unlock()
+	select {
+	case <-e.ready:
+		return g.releaser(), nil
+	case <-ctx.Done():
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		for i, w := range g.waiting {
+			if w == e {
+				g.waiting = append(g.waiting[:i], g.waiting[i+1:]...)
+				return func() {}, ctx.Err()
+			}
+		}
+		// Let in meanwhile: the slot goes to the next.
+		g.pass()
+		return func() {}, ctx.Err()
+	}
+}
+
+// releaser gives a slot back once.
+func (g *gate) releaser() func() {
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			g.mu.Lock()
+			g.pass()
+			g.mu.Unlock()
+		})
+	}
+}
+
+// pass hands a freed slot to the first waiting, or frees it. g.mu is held.
+func (g *gate) pass() {
+	if len(g.waiting) == 0 {
+		g.free++
+		return
+	}
+	e := g.waiting[0]
+	g.waiting = g.waiting[1:]
+	close(e.ready)
+}
+
+// stepWait is a sentence that makes its scenario wait on the profile's
+// delivery schedule, and how long that adds given its parameters.
+type stepWait struct {
+	expr *regexp.Regexp
+	wait func(args []string) time.Duration
+}
+
+// scheduleWaits are the sentences, both languages, that hold a contract's
+// first deliveries back (answered 5xx or 4xx, hung up on, answered only
+// after the delivery timeout), each with what it adds to its scenario's
+// wait under p: the retry delays it waits out, and the delivery timeout.
+// The waits every notification scenario shares (the demo delay, the quiet
+// window) are left out: they do not tell scenarios apart.
+func scheduleWaits(p *firmakit.Profile) []stepWait {
+	retries := p.Webhook.Retries
+	first := func() time.Duration {
+		if len(retries) == 0 {
+			return 0
+		}
+		return retries[0]
+	}
+	var s Steps
+	byMethod := map[uintptr]func([]string) time.Duration{
+		funcOf(s.theWebhookAnswersToTheFirstNotification): func([]string) time.Duration { return first() },
+		funcOf(s.theWebhookHangsUpOnTheFirstNotification): func([]string) time.Duration { return first() },
+		funcOf(s.theWebhookAnswersOnlyAfterTheDeliveryTimeout): func([]string) time.Duration {
+			return p.Webhook.Timeout + first()
+		},
+		funcOf(s.theWebhookAnswersToTheFirstNotifications): func(args []string) time.Duration {
+			n, _ := strconv.Atoi(args[len(args)-1])
+			var d time.Duration
+			for _, r := range retries[:min(max(n, 0), len(retries))] {
+				d += r
+			}
+			return d
+		},
+	}
+	r := &waitRecorder{byMethod: byMethod}
+	s.bindSentences(r)
+	return r.list
+}
+
+func funcOf(fn any) uintptr { return reflect.ValueOf(fn).Pointer() }
+
+// waitRecorder is a registrar that keeps the sentences of byMethod.
+type waitRecorder struct {
+	byMethod map[uintptr]func([]string) time.Duration
+	list     []stepWait
+}
+
+func (r *waitRecorder) Step(expr, fn any) {
+	if w, ok := r.byMethod[funcOf(fn)]; ok {
+		r.list = append(r.list, stepWait{expr: expr.(*regexp.Regexp), wait: w})
+	}
+}
+
+// scheduleWait is how long a scenario's steps make it wait on the
+// delivery schedule (see scheduleWaits).
+func scheduleWait(waits []stepWait, sc *godog.Scenario) time.Duration {
+	var d time.Duration
+	for _, st := range sc.Steps {
+		for _, w := range waits {
+			if m := w.expr.FindStringSubmatch(st.Text); m != nil {
+				d += w.wait(m[1:])
+				break
+			}
+		}
+	}
+	return d
+}
+
+// Floor is how long a run of the scenarios lang and tags select lasts at
+// least against a target whose notifications come demoDelay after the
+// 201: the longest wait on the delivery schedule of a scenario that has
+// one (see scheduleWaits), after the demo delay, and the quiet window
+// that follows the last delivery. Zero when no scenario waits on the
+// schedule. make bench-suite prints it beside certify's wall time.
+func Floor(p *firmakit.Profile, lang, tags string, demoDelay time.Duration) (time.Duration, error) {
+	selected, err := selectPickles(lang, tags)
+	if err != nil {
+		return 0, err
+	}
+	waits := scheduleWaits(p)
+	var longest time.Duration
+	for _, s := range selected {
+		longest = max(longest, scheduleWait(waits, s.pickle))
+	}
+	if longest == 0 {
+		return 0, nil
+	}
+	return demoDelay + longest + quietAfter, nil
+}

@@ -1,0 +1,177 @@
+package steps
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cucumber/godog"
+	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/receiver"
+	"github.com/firmakit/firmakit/reference"
+	"github.com/firmakit/firmakit/reports"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// waitingAt waits until n entrants wait at g.
+func waitingAt(g *gate, n int) {
+	for {
+		g.mu.Lock()
+		k := len(g.waiting)
+		g.mu.Unlock()
+		if k >= n {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// The gate lets in the entrant with the longest wait first, then those
+// of equal waits in the order they came; one whose context ends leaves
+// the line and takes no slot.
+func TestGateLetsTheLongestWaitInFirst(t *testing.T) {
+	g := newGate(1)
+	leave, err := g.enter(context.Background(), 0)
+	require.NoError(t, err)
+
+	var mu sync.Mutex
+	var order []string
+	var wg sync.WaitGroup
+	canceled, cancel := context.WithCancel(context.Background())
+	for i, e := range []struct {
+		name string
+		wait time.Duration
+		ctx  context.Context
+	}{
+		{"short 1", 0, context.Background()},
+		{"retry", time.Second, context.Background()},
+		{"given up", 20 * time.Second, canceled},
+		{"short 2", 0, context.Background()},
+		{"late answer", 11 * time.Second, context.Background()},
+	} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out, err := g.enter(e.ctx, e.wait)
+			if err != nil {
+				assert.ErrorIs(t, err, context.Canceled)
+				return
+			}
+			mu.Lock()
+			order = append(order, e.name)
+			mu.Unlock()
+			out()
+			out() // once only
+		}()
+		waitingAt(g, i+1)
+	}
+	cancel()
+	for { // until the canceled one has left
+		g.mu.Lock()
+		k := len(g.waiting)
+		g.mu.Unlock()
+		if k == 4 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	leave()
+	wg.Wait()
+	assert.Equal(t, []string{"late answer", "retry", "short 1", "short 2"}, order)
+	assert.Equal(t, 1, g.free, "every slot came back, the canceled entrant's included")
+}
+
+// Each scenario's wait on the delivery schedule, from its sentences in
+// either language and the profile's timeout and retries.
+func TestScheduleWaits(t *testing.T) {
+	p := firmakit.BundledProfile()
+	require.Equal(t, 10*time.Second, p.Webhook.Timeout)
+	require.Equal(t, []time.Duration{time.Second, 2 * time.Second}, p.Webhook.Retries[:2])
+	waits := scheduleWaits(p)
+	for _, tc := range []struct {
+		tags string
+		want time.Duration
+	}{
+		{"@DEMO-RETRY-LATE-ANSWER", 11 * time.Second}, // the delivery timeout, then the first retry delay
+		{"@DEMO-RETRY-SCHEDULE", 3 * time.Second},     // two retry delays
+		{"@DEMO-RETRY", time.Second},
+		{"@DEMO-RETRY-HANG-UP", time.Second},
+		{"@DEMO-NO-RETRY-2XX", time.Second},
+		{"@DEMO-NOTIFICATION", 0},
+		{"@AUTH-OK", 0},
+	} {
+		for _, lang := range []string{"en", "es"} {
+			sel, err := selectPickles(lang, tc.tags)
+			require.NoError(t, err)
+			require.NotEmpty(t, sel, tc.tags)
+			for _, s := range sel {
+				assert.Equal(t, tc.want, scheduleWait(waits, s.pickle), "%s %s %s", lang, tc.tags, s.row)
+			}
+		}
+	}
+}
+
+// A run of more scenarios than its Concurrency hands godog every one at
+// once, and the gate still runs no more than Concurrency at a time.
+func TestTheGateBoundsARun(t *testing.T) {
+	rv := &receiver.Receiver{Addr: "127.0.0.1:0", DB: ":memory:"}
+	require.NoError(t, rv.Open())
+	defer rv.Close()
+	ref := &reference.Server{Addr: "127.0.0.1:0", Config: reference.DemoConfig()}
+	require.NoError(t, ref.Config.SetWebhook("merchant_demo", rv.HookURL("merchant_demo")))
+	require.NoError(t, ref.Open())
+	defer ref.Close()
+
+	var mu sync.Mutex
+	running, most := 0, 0
+	s := &Suite{Target: DemoTarget(ref.URL(), rv, true), Lang: "all", Tags: "@AUTH-OK,@AUTH-MISSING-HEADER,@AUTH-EXPIRED", Concurrency: 3,
+		extend: func(sc *godog.ScenarioContext) {
+			// From the gate's letting it in to its last step: the
+			// scenario's own hooks give the slot back after that.
+			var last string
+			sc.Before(func(ctx context.Context, p *godog.Scenario) (context.Context, error) {
+				last = p.Steps[len(p.Steps)-1].Id
+				mu.Lock()
+				running++
+				most = max(most, running)
+				mu.Unlock()
+				time.Sleep(20 * time.Millisecond) // so that scenarios overlap
+				return ctx, nil
+			})
+			sc.StepContext().After(func(ctx context.Context, st *godog.Step, _ godog.StepResultStatus, _ error) (context.Context, error) {
+				if st.Id == last {
+					mu.Lock()
+					running--
+					mu.Unlock()
+				}
+				return ctx, nil
+			})
+		}}
+	selected, err := Select(s.Lang, s.Tags)
+	require.NoError(t, err)
+	require.Greater(t, selected, 3*s.Concurrency)
+	_, err = s.Run()
+	require.NoError(t, err)
+	assert.Equal(t, reports.Passed, s.Verdict())
+	assert.Equal(t, 3, most, "at most Concurrency at once, and that many")
+}
+
+// The floor of the whole suite under the bundled profile is the
+// late-answer scenario's: the demo delay, the delivery timeout, the first
+// retry delay and the quiet window after the retry.
+func TestFloor(t *testing.T) {
+	p := firmakit.BundledProfile()
+	d, err := Floor(p, "all", "", 500*time.Millisecond)
+	require.NoError(t, err)
+	assert.Equal(t, 14500*time.Millisecond, d)
+	d, err = Floor(p, "en", "@DEMO-RETRY-SCHEDULE", 500*time.Millisecond)
+	require.NoError(t, err)
+	assert.Equal(t, 6500*time.Millisecond, d, "1 s and 2 s of retries")
+	d, err = Floor(p, "en", "@AUTH-OK,@DEMO-NOTIFICATION", 500*time.Millisecond)
+	require.NoError(t, err)
+	assert.Zero(t, d, "no scenario waits on the delivery schedule")
+	_, err = Floor(p, "en", "@NO-SUCH-TAG", 0)
+	assert.Error(t, err)
+}
