@@ -13,13 +13,14 @@ import (
 // Cause is a group of failed (or of inconclusive) scenario results that
 // look alike once what differs from one run to the next is taken out of
 // their errors: 58 failures of one wrong secret are one Cause. A failure
-// that matches a known pattern is grouped by it, whatever its step, and
-// says what probably went wrong (Diagnosis).
+// of a known kind (ScenarioResult.FailureKind, set by the step that failed)
+// is grouped by it, whatever its step and its wording, and says what
+// probably went wrong (Diagnosis).
 type Cause struct {
 	Status string `json:"status"` // Failed or Inconclusive
-	// Diagnosis names the known pattern the results match (see
-	// Diagnoses), Explanation says it in English; both empty when none
-	// matches.
+	// Diagnosis names the kind of failure the results share (a FailureKind),
+	// Explanation says what probably went wrong in English; both empty
+	// for failures of no known kind.
 	Diagnosis   string `json:"diagnosis,omitempty"`
 	Explanation string `json:"explanation,omitempty"`
 	// Error is the first line of the example's error, normalised: ids,
@@ -49,25 +50,6 @@ type CauseRow struct {
 	Example     string
 	Langs       []string // "en", "es"
 	Where       []string // feature:line of each copy
-}
-
-// Diagnoses are the patterns of failure that Causes recognises, each with
-// what probably went wrong, in the order they are tried. Each matches the
-// first line of an error.
-var Diagnoses = []struct {
-	ID string
-	re *regexp.Regexp
-}{
-	{"unreachable", regexp.MustCompile(`connection refused|no such host|i/o timeout|Client\.Timeout exceeded|connection reset by peer|server closed idle connection|: EOF$`)},
-	{"request-invalid-signature", regexp.MustCompile(`got 401 "Invalid signature"$`)},
-	{"request-invalid-credentials", regexp.MustCompile(`got 401 "Invalid credentials"$`)},
-	{"request-expired", regexp.MustCompile(`got 401 "Request expired"$`)},
-	{"request-missing-headers", regexp.MustCompile(`got 400 "Missing headers"$`)},
-	{"not-found", regexp.MustCompile(`got 404( "[^"]*")?$`)},
-	{"server-error", regexp.MustCompile(`got 5\d\d( "[^"]*")?$`)},
-	{"webhook-signature", regexp.MustCompile(`header for the webhook secret`)},
-	{"notification-missing", regexp.MustCompile(`none arrived within`)},
-	{"notification-late", regexp.MustCompile(`outside # ?– ?# ms`)},
 }
 
 var (
@@ -131,16 +113,6 @@ func normalise(s string) string {
 	return numberRe.ReplaceAllString(s, "#")
 }
 
-// diagnose returns the id of the known pattern a normalised error matches.
-func diagnose(normalised string) string {
-	for _, d := range Diagnoses {
-		if d.re.MatchString(normalised) {
-			return d.ID
-		}
-	}
-	return ""
-}
-
 // Explain says what probably went wrong for the cause's diagnosis in a
 // language of ReportLangs; "" when it has none.
 func (c Cause) ExplainIn(lang string) string {
@@ -171,7 +143,7 @@ func rowKeys(results []ScenarioResult) []rowKey {
 }
 
 // Causes groups the failed and the inconclusive results of a run by
-// cause: by the known pattern their error matches (Diagnoses), else by
+// cause: by their kind of failure (ScenarioResult.FailureKind), else by
 // their normalised error and failed step. The Spanish and English copies
 // of one scenario row are merged into one CauseRow, shown by its English
 // copy when it has one. Failures come first, then the largest causes.
@@ -181,10 +153,10 @@ func Causes(results []ScenarioResult) []Cause { return causesIn("en", results) }
 // one.
 func causesIn(lang string, results []ScenarioResult) []Cause { return causesOf(lang, results, true) }
 
-// causesOf is causesIn, with the Diagnoses tried only when withDiagnoses:
-// they speak of a service under test (--target, its API version), so a
-// run of another feature set, which names its own likely mistakes
-// (Run.Hints), groups its failures by error and step alone.
+// causesOf is causesIn, with the kinds of failure explained only when
+// withDiagnoses: they speak of a service under test (--target, its API
+// version), so a run of another feature set, which names its own likely
+// mistakes (Run.Hints), groups its failures by error and step alone.
 func causesOf(lang string, results []ScenarioResult, withDiagnoses bool) []Cause {
 	keys := rowKeys(results)
 	type row struct {
@@ -223,7 +195,7 @@ func causesOf(lang string, results []ScenarioResult, withDiagnoses bool) []Cause
 		step := normaliseStep(rw.first.FailedStep)
 		diag := ""
 		if rw.status == Failed && withDiagnoses {
-			diag = diagnose(errLine)
+			diag = string(rw.first.FailureKind)
 		}
 		k := rw.status + "\x00" + errLine + "\x00" + step
 		if diag != "" {

@@ -46,8 +46,8 @@ func TestTranslationTablesHaveTheSameKeys(t *testing.T) {
 	for _, s := range []string{NotRun, NotTested, PartNotRun, NotSelected, PartNotSelected, ExpectedFailure, Stale} {
 		used = append(used, "status."+s)
 	}
-	for _, d := range Diagnoses {
-		used = append(used, "diag."+d.ID)
+	for _, k := range FailureKinds {
+		used = append(used, "diag."+string(k))
 	}
 	for _, s := range []string{Failed, Inconclusive} {
 		used = append(used, "cause."+s)
@@ -196,7 +196,7 @@ func TestCausesGroupAWrongSecret(t *testing.T) {
 	for _, lang := range []string{"es", "en"} {
 		for i := 0; i < 29; i++ {
 			res = append(res, ScenarioResult{Feature: lang + "/x.feature", Line: 10 + i, Lang: lang, Name: lang + " scenario",
-				Requirement: fmt.Sprintf("REQ-%d", i%7), Row: fmt.Sprintf("n=%d", i), Status: Failed, FailedStep: steps[lang][i%3],
+				Requirement: fmt.Sprintf("REQ-%d", i%7), Row: fmt.Sprintf("n=%d", i), Status: Failed, FailedStep: steps[lang][i%3], FailureKind: FailureInvalidSignature,
 				Error: fmt.Sprintf(`expected %d "x", got 401 {"status_code":401,"message":"Invalid signature"}`+"\n  sent: POST /v1/check/m [X-Service-Timestamp: %d]",
 					200+i%2, 1763805600+i)})
 		}
@@ -234,20 +234,58 @@ func TestCausesGroupAWrongSecret(t *testing.T) {
 	assert.Equal(t, "es scenario", es[0].Members[0].Name)
 }
 
-func TestDiagnoses(t *testing.T) {
-	for _, tc := range []struct{ err, want string }{
-		{`expected 201, got 401 {"status_code":401,"message":"Invalid credentials"}`, "request-invalid-credentials"},
-		{`expected 201, got 401 {"status_code":401,"message":"Request expired"}`, "request-expired"},
-		{`expected 201, got 400 {"status_code":400,"message":"Missing headers"}`, "request-missing-headers"},
-		{`expected 200, got 404 {"message":"Not found"}`, "not-found"},
-		{`expected 200, got 502 <html>bad gateway</html>`, "server-error"},
-		{`sent POST /v1/check/m [k]: Post "http://127.0.0.1:9/v1/check/m": dial tcp 127.0.0.1:9: connect: connection refused`, "unreachable"},
-		{`expected a valid X-Service-Signature header for the webhook secret, got "t=1,v1=ab": no signature matches`, "webhook-signature"},
-		{"expected a SIGNED notification for signature_id x 300–1500 ms after the 201; none arrived within 10s", "notification-missing"},
-		{"expected the SIGNED notification 300–1500 ms after the 201; it arrived 1730 ms after the 201, outside 300–1500 ms", "notification-late"},
-		{`expected 401 "Invalid credentials", got 200 {"status_code":200,"message":"Authenticated"}`, ""},
+// An answer where another was expected is explained by its status and
+// label alone.
+func TestAnswerFailure(t *testing.T) {
+	for _, tc := range []struct {
+		status  int
+		message string
+		want    FailureKind
+	}{
+		{401, "Invalid credentials", FailureInvalidCredentials},
+		{401, "Request expired", FailureExpired},
+		{401, "Invalid signature", FailureInvalidSignature},
+		{400, "Missing headers", FailureMissingHeaders},
+		{404, "Not found", FailureNotFound},
+		{404, "", FailureNotFound},
+		{502, "", FailureServerError},
+		{500, "boom", FailureServerError},
+		{200, "Authenticated", ""},
+		{401, "invalid signature", ""},
+		{400, "missing signer: signer_1", ""},
+		{413, "Request Entity Too Large", ""},
 	} {
-		assert.Equal(t, tc.want, diagnose(NormaliseError(tc.err)), tc.err)
+		assert.Equal(t, tc.want, AnswerFailure(tc.status, tc.message), "%d %q", tc.status, tc.message)
+	}
+}
+
+// Failures are grouped by the kind their step gave them, not by their
+// wording: a step's message reworded, or two steps' messages that differ,
+// stay one cause of that kind; the same wording of two kinds is two
+// causes.
+func TestCausesGroupByKindNotWording(t *testing.T) {
+	res := []ScenarioResult{
+		{Feature: "en/x.feature", Line: 1, Lang: "en", Requirement: "DEMO-SIGNED", Status: Failed, FailedStep: "a SIGNED notification arrives",
+			FailureKind: FailureNotificationMissing, Error: "expected a SIGNED notification; none arrived within 10s"},
+		{Feature: "en/x.feature", Line: 2, Lang: "en", Requirement: "DEMO-BOUNCED", Status: Failed, FailedStep: "a BOUNCED notification arrives",
+			FailureKind: FailureNotificationMissing, Error: "no BOUNCED notification came in the 10 s the profile allows"},
+		{Feature: "en/x.feature", Line: 3, Lang: "en", Requirement: "AUTH-OK", Status: Failed, FailedStep: "the response status is 200",
+			FailureKind: FailureExpired, Error: "the answer was wrong"},
+		{Feature: "en/x.feature", Line: 4, Lang: "en", Requirement: "AUTH-OK", Status: Failed, FailedStep: "the response status is 200",
+			FailureKind: FailureInvalidSignature, Error: "the answer was wrong"},
+		{Feature: "en/x.feature", Line: 5, Lang: "en", Requirement: "AUTH-OK", Status: Failed, FailedStep: "the response status is 200",
+			Error: `expected 200, got 401 {"status_code":401,"message":"Invalid signature"}`},
+	}
+	causes := Causes(res)
+	require.Len(t, causes, 4)
+	assert.Equal(t, "notification-missing", causes[0].Diagnosis)
+	assert.Equal(t, 2, causes[0].Results, "two wordings, one kind")
+	assert.Contains(t, causes[0].Explanation, "signature_webhook")
+	assert.Equal(t, []string{"request-expired", "request-invalid-signature", ""},
+		[]string{causes[1].Diagnosis, causes[2].Diagnosis, causes[3].Diagnosis},
+		"one wording, two kinds; and a failure whose step gave no kind is not explained from its words")
+	for _, c := range causesOf("en", res, false) {
+		assert.Empty(t, c.Diagnosis, "another feature set's failures are not explained as the service's")
 	}
 }
 

@@ -27,7 +27,7 @@ func TestRecapIsShort(t *testing.T) {
 	for _, lang := range []string{"en", "es"} {
 		for i := 0; i < 240; i++ {
 			res = append(res, reports.ScenarioResult{Lang: lang, Feature: lang + "/x.feature", Line: i, Requirement: fmt.Sprintf("REQ-%d", i%6),
-				Row: fmt.Sprint(i), Status: reports.Failed, FailedStep: "the contract is created",
+				Row: fmt.Sprint(i), Status: reports.Failed, FailedStep: "the contract is created", FailureKind: reports.FailureInvalidSignature,
 				Error: `expected 201 for the contract "ñandú ñandú ñandú ñandú", got 401 {"status_code":401,"message":"Invalid signature"}` + "\n  sent: POST /v1/signature/m"})
 		}
 	}

@@ -152,10 +152,10 @@ func (s *Steps) theContractIsCreated(ctx context.Context) error {
 		return err
 	}
 	if sc.status != http.StatusCreated {
-		return breaks(refCreate, "expected 201 for the contract %q, %s", clip(sc.titleSent, 80), sc.got())
+		return sc.answerBreaks(refCreate, "expected 201 for the contract %q, %s", clip(sc.titleSent, 80), sc.got())
 	}
 	if sc.created == "" {
-		return breaks("§2.2 signature_id", "expected data.signature_id in the 201, %s", sc.got())
+		return sc.answerBreaks("§2.2 signature_id", "expected data.signature_id in the 201, %s", sc.got())
 	}
 	if sc.answerCount > 0 {
 		return s.programAnswer(ctx, sc)
@@ -175,14 +175,14 @@ var envelopeKeys = []string{"signature_id", "status", "title", "routing", "sende
 func (s *Steps) theResponseIsACreatedSignatureEnvelope(ctx context.Context) error {
 	sc := get(ctx)
 	if sc.status != http.StatusCreated {
-		return breaks(refCreate, "expected 201, %s", sc.got())
+		return sc.answerBreaks(refCreate, "expected 201, %s", sc.got())
 	}
 	if _, err := sc.apiShape(ctx, refCreate, "status_code", "message", "data"); err != nil {
 		return err
 	}
 	env := envelope(sc)
 	if env == nil {
-		return breaks(refCreate, "expected data to be the signature envelope object, %s", sc.got())
+		return sc.answerBreaks(refCreate, "expected data to be the signature envelope object, %s", sc.got())
 	}
 	var problems []string
 	for _, k := range []string{"signature_id", "status", "title", "routing", "created_at"} {
@@ -222,7 +222,7 @@ func (s *Steps) theResponseIsACreatedSignatureEnvelope(ctx context.Context) erro
 		}
 	}
 	if len(problems) > 0 {
-		return breaks(refCreate, "expected the envelope of the interface: %s; %s", strings.Join(problems, ", "), sc.got())
+		return sc.answerBreaks(refCreate, "expected the envelope of the interface: %s; %s", strings.Join(problems, ", "), sc.got())
 	}
 	return nil
 }
@@ -232,7 +232,7 @@ func (s *Steps) theResponseIsACreatedSignatureEnvelope(ctx context.Context) erro
 func (s *Steps) theAnswerAndItsEnvelopeHoldExactlyTheFields(ctx context.Context) error {
 	sc := get(ctx)
 	if sc.status != http.StatusCreated {
-		return breaks(refCreate, "expected 201, %s", sc.got())
+		return sc.answerBreaks(refCreate, "expected 201, %s", sc.got())
 	}
 	if _, err := sc.apiShape(ctx, refCreateBody, "status_code", "message", "data"); err != nil {
 		return err
@@ -240,17 +240,17 @@ func (s *Steps) theAnswerAndItsEnvelopeHoldExactlyTheFields(ctx context.Context)
 	top, _ := object(sc.raw)
 	env, err := object(top["data"])
 	if err != nil {
-		return breaks(refCreateBody, "expected data to be an object, %s", sc.got())
+		return sc.answerBreaks(refCreateBody, "expected data to be an object, %s", sc.got())
 	}
 	if err := exactKeys("data", env, envelopeKeys); err != nil {
-		return breaks(refCreateBody, "%v; %s", err, sc.got())
+		return sc.answerBreaks(refCreateBody, "%v; %s", err, sc.got())
 	}
 	sender, err := object(env["sender"])
 	if err != nil {
-		return breaks(refCreateBody, "expected data.sender to be an object, %s", sc.got())
+		return sc.answerBreaks(refCreateBody, "expected data.sender to be an object, %s", sc.got())
 	}
 	if err := exactKeys("data.sender", sender, []string{"name", "email"}); err != nil {
-		return breaks(refCreateBody, "%v; %s", err, sc.got())
+		return sc.answerBreaks(refCreateBody, "%v; %s", err, sc.got())
 	}
 	for _, list := range []struct {
 		name string
@@ -258,15 +258,15 @@ func (s *Steps) theAnswerAndItsEnvelopeHoldExactlyTheFields(ctx context.Context)
 	}{{"documents", []string{"key", "title"}}, {"recipients", []string{"key", "name", "email", "status"}}} {
 		var items []json.RawMessage
 		if err := json.Unmarshal(env[list.name], &items); err != nil || items == nil {
-			return breaks(refCreateBody, "expected data.%s to be an array, %s", list.name, sc.got())
+			return sc.answerBreaks(refCreateBody, "expected data.%s to be an array, %s", list.name, sc.got())
 		}
 		for i, it := range items {
 			m, err := object(it)
 			if err != nil {
-				return breaks(refCreateBody, "expected data.%s[%d] to be an object, %s", list.name, i, sc.got())
+				return sc.answerBreaks(refCreateBody, "expected data.%s[%d] to be an object, %s", list.name, i, sc.got())
 			}
 			if err := exactKeys(fmt.Sprintf("data.%s[%d]", list.name, i), m, list.keys); err != nil {
-				return breaks(refCreateBody, "%v; %s", err, sc.got())
+				return sc.answerBreaks(refCreateBody, "%v; %s", err, sc.got())
 			}
 		}
 	}
@@ -278,7 +278,7 @@ var uuidPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]
 func (s *Steps) field(sc *scenario, name string) (string, error) {
 	v, ok := envelope(sc)[name].(string)
 	if !ok {
-		return "", breaks("§2.2 "+name, "expected data.%s to be a string, %s", name, sc.got())
+		return "", sc.answerBreaks("§2.2 "+name, "expected data.%s to be a string, %s", name, sc.got())
 	}
 	return v, nil
 }
@@ -350,7 +350,7 @@ func (s *Steps) theSenderHasANameAndAValidEmail(ctx context.Context) error {
 	name, _ := sender["name"].(string)
 	email, _ := sender["email"].(string)
 	if strings.TrimSpace(name) == "" {
-		return breaks("§2.2 sender", "expected data.sender.name, %s", sc.got())
+		return sc.answerBreaks("§2.2 sender", "expected data.sender.name, %s", sc.got())
 	}
 	if !validEmail(email) {
 		return breaks("§2.2 sender", "expected data.sender.email to be an e-mail address, got %q", clip(email, 100))
@@ -364,7 +364,7 @@ func (s *Steps) thereIsOneDocumentPerTemplateSent(ctx context.Context) error {
 	body, _ := sc.body.(map[string]any)
 	sent, _ := body["documents"].([]any)
 	if len(docs) != len(sent) {
-		return breaks("§2.2 documents", "expected %d documents, got %d: %s", len(sent), len(docs), sc.got())
+		return sc.answerBreaks("§2.2 documents", "expected %d documents, got %d: %s", len(sent), len(docs), sc.got())
 	}
 	for i, d := range docs {
 		doc, _ := d.(map[string]any)
@@ -397,7 +397,7 @@ func (s *Steps) thereIsOneRecipientPerSigner(ctx context.Context, status string)
 		byKey[k] = m
 	}
 	if len(recs) != len(signers) {
-		return breaks("§2.2 recipients", "expected %d recipients, got %d: %s", len(signers), len(recs), sc.got())
+		return sc.answerBreaks("§2.2 recipients", "expected %d recipients, got %d: %s", len(signers), len(recs), sc.got())
 	}
 	for i, r := range recs {
 		rec, _ := r.(map[string]any)
@@ -463,7 +463,7 @@ func (s *Steps) theDocumentsAreTitled(ctx context.Context, title string) error {
 	sc := get(ctx)
 	docs, _ := envelope(sc)["documents"].([]any)
 	if len(docs) == 0 {
-		return breaks("§2.2 documents", "expected documents, %s", sc.got())
+		return sc.answerBreaks("§2.2 documents", "expected documents, %s", sc.got())
 	}
 	for _, d := range docs {
 		if doc, _ := d.(map[string]any); doc["title"] != title {

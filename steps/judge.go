@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 
 	"github.com/firmakit/firmakit/reports"
 )
@@ -21,6 +22,9 @@ import (
 type breach struct {
 	ref string // a ref of features.Items, e.g. "defaults §A check 2"
 	msg string
+	// kind is the failure's kind when the step knows it (see
+	// reports.FailureKind): the report groups and explains by it.
+	kind reports.FailureKind
 }
 
 func (b *breach) Error() string { return b.msg + "\n  rule: " + reports.Cite(b.ref) }
@@ -29,6 +33,36 @@ func (b *breach) Error() string { return b.msg + "\n  rule: " + reports.Cite(b.r
 // features.Items); the message says what was expected and what came.
 func breaks(ref, format string, a ...any) error {
 	return &breach{ref: ref, msg: fmt.Sprintf(format, a...)}
+}
+
+// breaksAs is breaks for a failure of a known kind.
+func breaksAs(kind reports.FailureKind, ref, format string, a ...any) error {
+	return &breach{ref: ref, msg: fmt.Sprintf(format, a...), kind: kind}
+}
+
+// answerBreaks is breaks for an assertion judged on the scenario's
+// answer (its message says so, with sc.got()): the failure is of the
+// answer's kind (reports.AnswerFailure), so that a 401 "Invalid
+// signature" where a 200 was expected is explained as a signing mistake,
+// whatever the step's wording.
+func (sc *scenario) answerBreaks(ref, format string, a ...any) error {
+	return breaksAs(reports.AnswerFailure(sc.status, sc.answerMessage()), ref, format, a...)
+}
+
+// failureKindOf is the kind of the failure err is: its breach's, or, for
+// an exchange that never reached the target (a refused connection, an
+// unknown host), unreachable; "" when unknown.
+func failureKindOf(err error) reports.FailureKind {
+	var b *breach
+	if errors.As(err, &b) {
+		return b.kind
+	}
+	var op *net.OpError
+	var dns *net.DNSError
+	if errors.As(err, &op) || errors.As(err, &dns) {
+		return reports.FailureUnreachable
+	}
+	return ""
 }
 
 // breachOf is the ref an error's breach cites, "" for none.

@@ -1,15 +1,21 @@
 package steps
 
 import (
+	"errors"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"net"
+	"net/url"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/firmakit/firmakit/features"
+	"github.com/firmakit/firmakit/reports"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -43,7 +49,7 @@ func TestEveryCitedSentenceExists(t *testing.T) {
 					}
 				}
 			case *ast.CallExpr:
-				if id, ok := n.Fun.(*ast.Ident); ok && (id.Name == "breaks" || id.Name == "warn") {
+				if refArg(n) >= 0 {
 					calls = append(calls, n)
 				}
 			}
@@ -53,10 +59,7 @@ func TestEveryCitedSentenceExists(t *testing.T) {
 	require.Greater(t, len(calls), 60, "the steps' breaches and warnings")
 	checked := 0
 	for _, c := range calls {
-		arg := c.Args[0]
-		if c.Fun.(*ast.Ident).Name == "warn" {
-			arg = c.Args[1]
-		}
+		arg := c.Args[refArg(c)]
 		var ref string
 		switch a := arg.(type) {
 		case *ast.BasicLit:
@@ -88,4 +91,46 @@ func TestEveryCitedSentenceExists(t *testing.T) {
 		_, ok := features.ItemText(labelRef(label))
 		assert.True(t, ok, label)
 	}
+}
+
+// refArg is which argument of a call of breaks, breaksAs, answerBreaks or
+// warn is the ref it cites; -1 for a call of something else.
+func refArg(c *ast.CallExpr) int {
+	name := ""
+	switch f := c.Fun.(type) {
+	case *ast.Ident:
+		name = f.Name
+	case *ast.SelectorExpr:
+		name = f.Sel.Name
+	}
+	switch name {
+	case "breaks", "answerBreaks":
+		return 0
+	case "breaksAs", "warn":
+		return 1
+	}
+	return -1
+}
+
+// A failure's kind is what its step said, whatever its wording: a
+// breach's own, the kind of the answer it was judged on, unreachable for
+// an exchange that reached nothing; none for an error of no known kind.
+func TestFailureKindOf(t *testing.T) {
+	sc := &scenario{status: 401, resp: map[string]any{"status_code": 401.0, "message": "Invalid signature"}}
+	refused := &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
+	for _, tc := range []struct {
+		err  error
+		want reports.FailureKind
+	}{
+		{breaks(refCheckOK, "expected 200"), ""},
+		{breaksAs(reports.FailureNotificationLate, refDemo, "late"), reports.FailureNotificationLate},
+		{sc.answerBreaks(refCheckOK, "expected 200 %q, %s", "Authenticated", "got 401"), reports.FailureInvalidSignature},
+		{fmt.Errorf("document_url: %w", &url.Error{Op: "Get", URL: "http://x", Err: refused}), reports.FailureUnreachable},
+		{fmt.Errorf("lookup: %w", &net.DNSError{Err: "no such host", Name: "x.invalid"}), reports.FailureUnreachable},
+		{errors.New("connection refused"), ""},
+	} {
+		assert.Equal(t, tc.want, failureKindOf(tc.err), "%v", tc.err)
+	}
+	sc = &scenario{status: 200, resp: map[string]any{"message": "Authenticated"}}
+	assert.Empty(t, failureKindOf(sc.answerBreaks(refCheckFails, "expected 401")), "an answer of no known kind")
 }

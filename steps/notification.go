@@ -15,6 +15,7 @@ import (
 
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/receiver"
+	"github.com/firmakit/firmakit/reports"
 )
 
 // answerer is a receiver that can be told how to answer a contract's next
@@ -65,7 +66,7 @@ func (s *Steps) awaitFirst(ctx context.Context, state string, minMS, maxMS int) 
 		if lag := s.Lag.Max(sc.sentAt, waited); s.excused(lag, missingAfter-hi) {
 			return s.inconclusive(ctx, "no %s notification within %s of the 201, but this process ran up to %s ms late meanwhile", state, missingAfter, ms(lag))
 		}
-		return breaks("§6.2 paragraph 1", "expected a %s notification for signature_id %s %d–%d ms after the 201; none arrived within %s",
+		return breaksAs(reports.FailureNotificationMissing, "§6.2 paragraph 1", "expected a %s notification for signature_id %s %d–%d ms after the 201; none arrived within %s",
 			state, sc.created, minMS, maxMS, missingAfter)
 	}
 	if err != nil {
@@ -90,7 +91,7 @@ func (s *Steps) awaitFirst(ctx context.Context, state string, minMS, maxMS int) 
 			return s.inconclusive(ctx, "the %s notification arrived %s ms after the 201, outside %d–%d ms, but it says the event was %s ms after it: the rest of the way ran in this process, sender and receiver alike, which a starved machine slows without a late wake-up to show it",
 				state, ms(after201), minMS, maxMS, ms(at))
 		}
-		return breaks(refDemo, "expected the %s notification %d–%d ms after the 201; it arrived %s ms after the 201, outside %d–%d ms (this process ran at most %s ms late meanwhile)",
+		return breaksAs(reports.FailureNotificationLate, refDemo, "expected the %s notification %d–%d ms after the 201; it arrived %s ms after the 201, outside %d–%d ms (this process ran at most %s ms late meanwhile)",
 			state, minMS, maxMS, ms(after201), minMS, maxMS, ms(lag))
 	case (after201 < lo || afterSent > hi) && rtt > ambiguity:
 		// The contract was made somewhere between the request and the
@@ -468,7 +469,7 @@ func (s *Steps) itIsNotDeliveredAgain(ctx context.Context) error {
 func (s *Steps) signatureValid(r *receiver.Record) error {
 	h := r.Header.Get(s.T.Profile.Webhook.SignatureHeader)
 	if err := s.T.Profile.VerifyWebhook(h, r.Body, s.T.WebhookSecrets, r.ReceivedAt); err != nil {
-		return breaks(refWebhookSig, "expected a valid %s header for the webhook secret, got %q: %v", s.T.Profile.Webhook.SignatureHeader, clip(h, 300), err)
+		return breaksAs(reports.FailureWebhookSignature, refWebhookSig, "expected a valid %s header for the webhook secret, got %q: %v", s.T.Profile.Webhook.SignatureHeader, clip(h, 300), err)
 	}
 	return nil
 }

@@ -342,3 +342,10 @@ func (s *Steps) bindRequestSentences(sc registrar) {
 	sc.Step(compiled(`^the request is sent$`), s.theRequestIsSent)
 	sc.Step(compiled(`^se envía la solicitud$`), s.theRequestIsSent)
 }
+
+// answerMessage is the message of the answer's body, the API's shape
+// {"status_code": …, "message": "…"}; "" when it has none.
+func (sc *scenario) answerMessage() string {
+	msg, _ := sc.resp["message"].(string)
+	return msg
+}

@@ -77,11 +77,11 @@ var integerLiteral = regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
 // since none of them says "exactly" of the answer's own keys.
 func (sc *scenario) apiShape(ctx context.Context, ref string, keys ...string) (string, error) {
 	if ct := sc.header.Get("Content-Type"); !jsonContentType(ct) {
-		return "", breaks(refJSON, "expected a JSON answer (Content-Type application/json), the Content-Type is %q; %s", clip(ct, 100), sc.got())
+		return "", sc.answerBreaks(refJSON, "expected a JSON answer (Content-Type application/json), the Content-Type is %q; %s", clip(ct, 100), sc.got())
 	}
 	obj, err := object(sc.raw)
 	if err != nil {
-		return "", breaks(ref, "expected a JSON object, %s", sc.got())
+		return "", sc.answerBreaks(ref, "expected a JSON object, %s", sc.got())
 	}
 	var extra []string
 	for k := range obj {
@@ -90,7 +90,7 @@ func (sc *scenario) apiShape(ctx context.Context, ref string, keys ...string) (s
 		}
 	}
 	if err := exactKeys("the answer", obj, keys, extra...); err != nil {
-		return "", breaks(ref, "%v; %s", err, sc.got())
+		return "", sc.answerBreaks(ref, "%v; %s", err, sc.got())
 	}
 	if len(extra) > 0 {
 		sort.Strings(extra)
@@ -102,11 +102,11 @@ func (sc *scenario) apiShape(ctx context.Context, ref string, keys ...string) (s
 	}
 	code := string(bytes.TrimSpace(obj["status_code"]))
 	if !integerLiteral.MatchString(code) || code != fmt.Sprint(sc.status) {
-		return "", breaks(ref, "expected status_code to be the integer %d, the HTTP status; %s", sc.status, sc.got())
+		return "", sc.answerBreaks(ref, "expected status_code to be the integer %d, the HTTP status; %s", sc.status, sc.got())
 	}
 	var msg string
 	if err := json.Unmarshal(obj["message"], &msg); err != nil {
-		return "", breaks(ref, "expected message to be a string; %s", sc.got())
+		return "", sc.answerBreaks(ref, "expected message to be a string; %s", sc.got())
 	}
 	return msg, nil
 }
@@ -137,14 +137,14 @@ func (s *Steps) theResponseIs(ctx context.Context, status int, message string) e
 		return s.inconclusive(ctx, "expected %d %q, got %d: %s", status, message, sc.status, why)
 	}
 	if sc.status != status {
-		return breaks(ref, "expected %d %q, %s", status, message, sc.got())
+		return sc.answerBreaks(ref, "expected %d %q, %s", status, message, sc.got())
 	}
 	msg, err := sc.apiShape(ctx, refErrorBody, apiKeys...)
 	if err != nil {
 		return err
 	}
 	if msg != message {
-		return breaks(ref, "expected message %q, %s", message, sc.got())
+		return sc.answerBreaks(ref, "expected message %q, %s", message, sc.got())
 	}
 	return nil
 }
@@ -210,7 +210,7 @@ func (s *Steps) theResponseStatusIs(ctx context.Context, status int) error {
 		return s.inconclusive(ctx, "expected %d, got %d: %s", status, sc.status, why)
 	}
 	if sc.status != status {
-		return breaks(ref, "expected status %d, %s", status, sc.got())
+		return sc.answerBreaks(ref, "expected status %d, %s", status, sc.got())
 	}
 	shape, keys := refErrorBody, apiKeys
 	if status == s.success(sc) {
@@ -221,10 +221,10 @@ func (s *Steps) theResponseStatusIs(ctx context.Context, status int) error {
 		return err
 	}
 	if status == http.StatusOK && sc.endpoint == "check" && msg != "Authenticated" {
-		return breaks("§2.1 message", "expected message %q, %s", "Authenticated", sc.got())
+		return sc.answerBreaks("§2.1 message", "expected message %q, %s", "Authenticated", sc.got())
 	}
 	if status >= 400 && strings.TrimSpace(msg) == "" {
-		return breaks(refErrorBody, "expected a message saying what is wrong, %s", sc.got())
+		return sc.answerBreaks(refErrorBody, "expected a message saying what is wrong, %s", sc.got())
 	}
 	return nil
 }
@@ -247,18 +247,18 @@ func (s *Steps) theResponseIsA400NamingTheProblem(ctx context.Context) error {
 	sc := get(ctx)
 	ref := bodyRef(sc)
 	if sc.status != http.StatusBadRequest {
-		return breaks(ref, "expected 400, %s", sc.got())
+		return sc.answerBreaks(ref, "expected 400, %s", sc.got())
 	}
 	msg, err := sc.apiShape(ctx, refErrorBody, apiKeys...)
 	if err != nil {
 		return err
 	}
 	if strings.TrimSpace(msg) == "" {
-		return breaks(ref, "expected a message naming the problem, %s", sc.got())
+		return sc.answerBreaks(ref, "expected a message naming the problem, %s", sc.got())
 	}
 	for _, l := range authLabels {
 		if msg == l {
-			return breaks(ref, "expected a message naming the problem with the body, got the authentication label %q; %s", msg, sc.got())
+			return sc.answerBreaks(ref, "expected a message naming the problem with the body, got the authentication label %q; %s", msg, sc.got())
 		}
 	}
 	return nil
@@ -267,7 +267,7 @@ func (s *Steps) theResponseIsA400NamingTheProblem(ctx context.Context) error {
 func (s *Steps) theResponseMessageIs(ctx context.Context, want string) error {
 	sc := get(ctx)
 	if msg, _ := sc.resp["message"].(string); msg != want {
-		return breaks(refCreateBody, "expected message %q, %s", want, sc.got())
+		return sc.answerBreaks(refCreateBody, "expected message %q, %s", want, sc.got())
 	}
 	return nil
 }
@@ -283,9 +283,9 @@ func (s *Steps) theRequestIsRefused(ctx context.Context) error {
 	ref := s.routeRef(sc)
 	switch {
 	case sc.status >= 200 && sc.status <= 299:
-		return breaks(ref, "expected the request to be refused, a 4xx, %s", sc.got())
+		return sc.answerBreaks(ref, "expected the request to be refused, a 4xx, %s", sc.got())
 	case sc.status >= 500 || sc.status < 200:
-		return breaks(refErrorBody, "expected a refusal, a 4xx: no client input may produce a 5xx, %s", sc.got())
+		return sc.answerBreaks(refErrorBody, "expected a refusal, a 4xx: no client input may produce a 5xx, %s", sc.got())
 	case sc.status >= 300 && sc.status <= 399:
 		warn(ctx, ref, "nothing was accepted, and the documents name no answer for this request; a 4xx in the API's error shape would tell a client what is wrong",
 			"answered %d (a redirect to %q) instead of a 4xx", sc.status, clip(sc.header.Get("Location"), 120))
@@ -307,7 +307,7 @@ func (s *Steps) theRequestIsRefused(ctx context.Context) error {
 		return err
 	}
 	if strings.TrimSpace(msg) == "" {
-		return breaks(refErrorBody, "expected a message saying what is wrong, %s", sc.got())
+		return sc.answerBreaks(refErrorBody, "expected a message saying what is wrong, %s", sc.got())
 	}
 	return nil
 }
@@ -372,7 +372,7 @@ func (s *Steps) theResponseIsA400WhoseMessageNames(ctx context.Context, words st
 			return s.notRun(ctx, why)
 		}
 		if !sc.names(msg, w) {
-			return breaks(refRefusal, "expected a message naming %q (the message names the field and the fault), %s", w, sc.got())
+			return sc.answerBreaks(refRefusal, "expected a message naming %q (the message names the field and the fault), %s", w, sc.got())
 		}
 	}
 	return nil
@@ -386,7 +386,7 @@ func (s *Steps) theResponseIsA400NamingTheField(ctx context.Context, field strin
 	}
 	sc := get(ctx)
 	if msg, _ := sc.resp["message"].(string); !sc.names(msg, field) {
-		return breaks(refRefusal, "expected a message naming the field %s, %s", field, sc.got())
+		return sc.answerBreaks(refRefusal, "expected a message naming the field %s, %s", field, sc.got())
 	}
 	return nil
 }
@@ -405,7 +405,7 @@ func (s *Steps) theResponseIsA400NamingTheFieldOrADefault(ctx context.Context, f
 		return err
 	}
 	if v, _ := envelope(sc)[field].(string); v != def {
-		return breaks(refRouting, "expected a 400 naming %s, or a contract with the default %s %q, got a contract with %s %q; %s", field, field, def, field, clip(v, 60), sc.got())
+		return sc.answerBreaks(refRouting, "expected a 400 naming %s, or a contract with the default %s %q, got a contract with %s %q; %s", field, field, def, field, clip(v, 60), sc.got())
 	}
 	body, _ := sc.body.(map[string]any)
 	if body[field] == nil {

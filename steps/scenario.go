@@ -127,7 +127,7 @@ func outcome(ctx context.Context, p *godog.Scenario, err error) reports.Scenario
 	case sc != nil && sc.inconclusive != "" && (err == nil || errors.Is(err, godog.ErrSkip)):
 		r.Status, r.Error, r.FailedStep = reports.Inconclusive, sc.inconclusive, sc.inconclusiveStep
 	case err != nil && !errors.Is(err, godog.ErrSkip):
-		r.Status, r.Error, r.Breaks = reports.Failed, err.Error(), breachOf(err)
+		r.Status, r.Error, r.Breaks, r.FailureKind = reports.Failed, err.Error(), breachOf(err), failureKindOf(err)
 		if sc != nil {
 			r.FailedStep = sc.failedStep
 		}

@@ -1,0 +1,61 @@
+package reports
+
+import (
+	"net/http"
+
+	"github.com/firmakit/firmakit"
+)
+
+// FailureKind is what sort of failure a scenario came to, set by the step
+// that failed it from what it saw (an answer's status and label, a
+// notification that never came), never read back from its message: a
+// step's message can be reworded without regrouping the report. Causes
+// groups the failures of one kind together and says what probably went
+// wrong (the "diag." text of the kind in i18n.go). A failure of no known
+// kind is "".
+type FailureKind string
+
+// The kinds of failure the report explains, in the order FailureKinds lists
+// them.
+const (
+	FailureUnreachable         FailureKind = "unreachable"
+	FailureInvalidSignature    FailureKind = "request-invalid-signature"
+	FailureInvalidCredentials  FailureKind = "request-invalid-credentials"
+	FailureExpired             FailureKind = "request-expired"
+	FailureMissingHeaders      FailureKind = "request-missing-headers"
+	FailureNotFound            FailureKind = "not-found"
+	FailureServerError         FailureKind = "server-error"
+	FailureWebhookSignature    FailureKind = "webhook-signature"
+	FailureNotificationMissing FailureKind = "notification-missing"
+	FailureNotificationLate    FailureKind = "notification-late"
+)
+
+// FailureKinds are the kinds of failure the report explains.
+var FailureKinds = []FailureKind{
+	FailureUnreachable, FailureInvalidSignature, FailureInvalidCredentials, FailureExpired,
+	FailureMissingHeaders, FailureNotFound, FailureServerError, FailureWebhookSignature,
+	FailureNotificationMissing, FailureNotificationLate,
+}
+
+// AnswerFailure is the kind of a failure judged on an answer of the
+// target: its status and the message of its body (the API's error shape;
+// "" when it has none). An authentication answer (400 Missing headers, a
+// 401 with its label), a 404 or a 5xx where another answer was expected
+// says what probably went wrong; any other answer is of no known kind.
+func AnswerFailure(status int, message string) FailureKind {
+	switch {
+	case status == http.StatusBadRequest && message == firmakit.ErrMissingHeaders.Error():
+		return FailureMissingHeaders
+	case status == http.StatusUnauthorized && message == firmakit.ErrExpired.Error():
+		return FailureExpired
+	case status == http.StatusUnauthorized && message == firmakit.ErrInvalidCredentials.Error():
+		return FailureInvalidCredentials
+	case status == http.StatusUnauthorized && message == firmakit.ErrInvalidSignature.Error():
+		return FailureInvalidSignature
+	case status == http.StatusNotFound:
+		return FailureNotFound
+	case status >= 500 && status <= 599:
+		return FailureServerError
+	}
+	return ""
+}
