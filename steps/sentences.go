@@ -18,6 +18,8 @@ type Registrar interface {
 	Step(expr, stepFunc any)
 }
 
+// registrar is Registrar under the name the service set's files bind
+// their sentences with.
 type registrar = Registrar
 
 // Sentence is one step of the suites, in both languages: what a team
