@@ -42,11 +42,11 @@ test-times: deps
 # The power and the precision of both suites, with every verdict in the
 # log: the service suite against the reference's named faults and
 # liberties, the webhook suite against the endpoint faults and liberties
-# of steps/endpoint_faults_test.go. The last lines say, for each suite,
-# faults caught N of N and liberties passed M of M.
+# of steps/webhook/endpoint_faults_test.go. The last lines say, for each
+# suite, faults caught N of N and liberties passed M of M.
 power:
 	@out=$$(mktemp); \
-	$(GO) test -count=1 -v -timeout 45m -parallel 8 -run 'TestEveryFaultIsCaught|TestEveryEndpointFaultIsCaught|TestEveryLibertyIsPassed|TestEveryEndpointLibertyIsPassed' ./steps > $$out; status=$$?; \
+	$(GO) test -count=1 -v -timeout 45m -parallel 8 -run 'TestEveryFaultIsCaught|TestEveryEndpointFaultIsCaught|TestEveryLibertyIsPassed|TestEveryEndpointLibertyIsPassed' ./steps ./steps/webhook > $$out; status=$$?; \
 	grep -E 'faults, each|liberties, each| (failed|passed|passed with warnings); |^(ok|FAIL)|--- FAIL' $$out | grep -vE '(caught|passed) [0-9]+ of'; \
 	grep -E '(faults caught|liberties passed) [0-9]+ of' $$out | sed -E 's/^ *[a-z_]+_test\.go:[0-9]+: //'; \
 	rm -f $$out; exit $$status

@@ -45,9 +45,12 @@ func under(list []string, room string) []string {
 // service they receive from or test (the demo merchant is the root's).
 func TestDependenciesPointOneWay(t *testing.T) {
 	assert.Empty(t, deps(t, "."), "the root package imports nothing of this module")
-	for _, pkg := range []string{"./receiver", "./steps", "./reports", "./features"} {
+	for _, pkg := range []string{"./receiver", "./steps", "./steps/webhook", "./reports", "./features"} {
 		assert.Empty(t, under(deps(t, pkg), "reference"), "%s must not depend on the reference server, its faults or its liberties", pkg)
 	}
+	// The webhook endpoint suite is built on the steps' run, never the
+	// other way round.
+	assert.Empty(t, under(deps(t, "./steps"), "steps/webhook"), "steps must not depend on steps/webhook")
 	assert.Empty(t, under(deps(t, "./reference"), "receiver"), "the reference must not depend on the receiver")
 	// The independent service measures the suite's precision only if it
 	// shares no code with what it is measured against.

@@ -120,7 +120,7 @@ func TestCertifyTrafficConformsToTheDocument(t *testing.T) {
 	target := steps.DemoTarget(ref.URL(), rv, true)
 	target.Profile = p
 	target.HTTPClient = &http.Client{Timeout: steps.DefaultRequestTimeout, Transport: suiteRec, CheckRedirect: steps.NoRedirect}
-	suite := &steps.Suite{Target: target, Lang: trafficLang, Output: io.Discard, Format: "progress"}
+	suite := &steps.Suite{Target: target, RunOptions: steps.RunOptions{Lang: trafficLang, Output: io.Discard, Format: "progress"}}
 	start := time.Now()
 	_, err := suite.Run()
 	require.NoError(t, err)

@@ -95,8 +95,6 @@ const (
 	refEventID     = "defaults §B bullet 5"
 	refDelivery    = "defaults §B bullet 6"
 	refWebhookSig  = "defaults §B paragraph 1"
-	refReplay      = "defaults §B bullet 2"
-	refRotation    = "defaults §B bullet 1"
 	refDemo        = "defaults §D bullet 1"
 	refNotDemo     = "defaults §D bullet 2"
 	refDemoSame    = "defaults §D bullet 3"
@@ -111,10 +109,17 @@ const (
 // under --strict.
 func warn(ctx context.Context, basis, practice, format string, a ...any) {
 	w := reports.Warning{Message: fmt.Sprintf(format, a...), Basis: basis, Practice: practice}
-	if sc, ok := ctx.Value(scenarioKey{}).(*scenario); ok {
-		sc.warnings = append(sc.warnings, w)
+	if ws, ok := ctx.Value(warningsKey{}).(*[]reports.Warning); ok {
+		*ws = append(*ws, w)
 	}
-	if ws, ok := ctx.Value(webhookKey{}).(*webhookScenario); ok {
-		ws.warnings = append(ws.warnings, w)
-	}
+}
+
+// warningsKey holds, in a running scenario's context, the list its
+// warnings go to (WithWarnings).
+type warningsKey struct{}
+
+// WithWarnings is ctx with list as where the warnings of the scenario
+// running in it go (warn, Warn): each suite sets it for its scenarios.
+func WithWarnings(ctx context.Context, list *[]reports.Warning) context.Context {
+	return context.WithValue(ctx, warningsKey{}, list)
 }

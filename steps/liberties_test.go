@@ -72,8 +72,7 @@ func TestEveryLibertyIsPassed(t *testing.T) {
 					if o.err = ref.Config.SetWebhook("merchant_demo", rv.HookURL("merchant_demo")); o.err == nil {
 						if o.err = ref.Open(); o.err == nil {
 							defer ref.Close()
-							s := &steps.Suite{Target: steps.DemoTarget(ref.URL(), rv, true), Lang: "en", Tags: libertyTags(t, l.Area), Randomize: -1, Concurrency: 32,
-								Progress: &o.run.again}
+							s := &steps.Suite{Target: steps.DemoTarget(ref.URL(), rv, true), RunOptions: steps.RunOptions{Lang: "en", Tags: libertyTags(t, l.Area), Randomize: -1, Concurrency: 32, Progress: &o.run.again}}
 							_, o.err = s.Run()
 							o.run.took = time.Since(start)
 							if o.err == nil {

@@ -28,12 +28,12 @@ func TestStepsNoteTimingsAndIDsInTheirResult(t *testing.T) {
 
 	var mu sync.Mutex
 	var progress []Progress
-	s := &Suite{Target: DemoTarget(ref.URL(), rv, true), Lang: "en", Tags: "@AUTH-OK", Concurrency: 2,
+	s := &Suite{Target: DemoTarget(ref.URL(), rv, true), RunOptions: RunOptions{Lang: "en", Tags: "@AUTH-OK", Concurrency: 2,
 		OnResult: func(r reports.ScenarioResult, p Progress) {
 			mu.Lock()
 			defer mu.Unlock()
 			progress = append(progress, p)
-		}}
+		}}}
 	// Stands in for the notification steps: each scenario notes its own
 	// name, once as a timing and once as each kind of id.
 	s.extend = func(sc *godog.ScenarioContext) {
@@ -68,7 +68,7 @@ func TestStepsNoteTimingsAndIDsInTheirResult(t *testing.T) {
 
 func TestProgressCountsTheLedgerAndFailures(t *testing.T) {
 	var got []Progress
-	s := &Suite{selected: 2, OnResult: func(_ reports.ScenarioResult, p Progress) { got = append(got, p) }}
+	s := &Suite{RunOptions: RunOptions{selected: 2, OnResult: func(_ reports.ScenarioResult, p Progress) { got = append(got, p) }}}
 	s.noteResult(reports.ScenarioResult{Status: reports.Failed})
 	s.noteResult(reports.ScenarioResult{Status: reports.Inconclusive})
 	s.noteResult(reports.ScenarioResult{Status: reports.NotRun, Requirement: LedgerRequirement})

@@ -15,23 +15,24 @@ import (
 	"github.com/firmakit/firmakit/reports"
 )
 
-// A pass is what both suites do around godog: run the selected scenarios
+// A Pass is what both suites do around godog: run the selected scenarios
 // once, file each result in the log with its row, file as not run what
 // godog did not run, run again alone what could not be judged, and turn
-// godog's status into the run's. Each suite brings its own steps (init)
-// and its own feature set.
-type pass struct {
-	log      *Suite
+// godog's status into the run's. Each suite brings its own steps (an
+// Initializer) and its own feature set (a Selection); RunOptions.Start
+// makes one.
+type Pass struct {
+	log      *RunOptions
 	set      *features.Set
 	fsys     fs.FS
-	tags     string
+	paths    []string
 	selected []pickled
 	rows     map[string]pickled
 
 	// init makes a scenario initializer whose steps file each result
-	// with sink (after place); a row that only (when set) does not hold
+	// with sink (after Place); a row that only (when set) does not hold
 	// is cut short before any step.
-	init func(sink func(reports.ScenarioResult), only map[string]bool) func(*godog.ScenarioContext)
+	init Initializer
 
 	mu  sync.Mutex
 	ran map[string]bool
@@ -40,6 +41,56 @@ type pass struct {
 	// context is made from it. nil: no deadline.
 	ctx    context.Context
 	cancel context.CancelFunc
+}
+
+// An Initializer is a suite's part in a Pass: it makes the scenario
+// initializer of a godog run whose steps file each result with sink,
+// after Pass.Place has set its row. When only is set (a rerun), a
+// scenario whose key (PickleKey) it does not hold is cut short before any
+// step, and files nothing.
+type Initializer func(sink func(reports.ScenarioResult), only map[string]bool) func(*godog.ScenarioContext)
+
+// Selection is the scenarios of a feature set that a run's language and
+// tags select, each outline row on its own, before anything runs.
+type Selection struct {
+	set     *features.Set
+	paths   []string
+	pickles []pickled
+}
+
+// Len is how many scenarios (outline rows one by one) are selected.
+func (s *Selection) Len() int { return len(s.pickles) }
+
+// Select selects the scenarios of set that the options' Lang and Tags
+// name. It returns a *SelectionError when they select nothing to run (see
+// Select), a plain error for an unknown language.
+func (o *RunOptions) Select(set *features.Set) (*Selection, error) {
+	paths, err := Paths(o.Lang)
+	if err != nil {
+		return nil, err
+	}
+	pickles, err := selectFrom(loaderOf(set), o.Lang, o.Tags)
+	if err != nil {
+		return nil, err
+	}
+	return &Selection{set: set, paths: paths, pickles: pickles}, nil
+}
+
+// Start begins a run of sel, whose results the options' log keeps (the
+// last run's are dropped), bounded by Deadline. End releases the bound.
+func (o *RunOptions) Start(sel *Selection) (*Pass, error) {
+	o.reset(sel.Len())
+	fsys, err := sel.set.Features(features.FS)
+	if err != nil {
+		return nil, err
+	}
+	p := &Pass{log: o, set: sel.set, fsys: fsys, paths: sel.paths, selected: sel.pickles,
+		rows: map[string]pickled{}, ran: map[string]bool{}}
+	for _, s := range sel.pickles {
+		p.rows[pickleKey(s.pickle)] = s
+	}
+	p.bound(o.Deadline)
+	return p, nil
 }
 
 // NotJudgedInTime is the error of an inconclusive result that the run's
@@ -51,74 +102,68 @@ const NotJudgedInTime = reports.NotJudgedInTime
 // ends with them), no scenario starts, none runs again, and every result
 // filed from then on is inconclusive: a scenario cut short is never
 // failed nor passed for it. A result filed before stays as it was.
-func (p *pass) bound(deadline time.Time) {
+func (p *Pass) bound(deadline time.Time) {
 	if deadline.IsZero() {
 		return
 	}
 	p.ctx, p.cancel = context.WithDeadline(context.Background(), deadline)
 }
 
-// end releases the deadline's timer.
-func (p *pass) end() {
+// End releases the deadline's timer.
+func (p *Pass) End() {
 	if p.cancel != nil {
 		p.cancel()
 	}
 }
 
-// outOfTime tells whether the run's deadline has passed.
-func (p *pass) outOfTime() bool { return p.ctx != nil && p.ctx.Err() != nil }
+// OutOfTime tells whether the run's deadline has passed.
+func (p *Pass) OutOfTime() bool { return p.ctx != nil && p.ctx.Err() != nil }
 
 // judged is a result as it is filed: inconclusive once the deadline has
 // passed, unless a scenario the target's configuration cannot run, which
 // says so.
-func (p *pass) judged(r reports.ScenarioResult) reports.ScenarioResult {
-	if !p.outOfTime() || r.Status == reports.NotRun && r.Error != "" {
+func (p *Pass) judged(r reports.ScenarioResult) reports.ScenarioResult {
+	if !p.OutOfTime() || r.Status == reports.NotRun && r.Error != "" {
 		return r
 	}
 	r.Status, r.Error = reports.Inconclusive, NotJudgedInTime
 	return r
 }
 
-// started is for a scenario's Before hook: past the deadline, the
-// scenario does not start.
-func (p *pass) started() error {
-	if p.outOfTime() {
+// Started is for a scenario's Before hook: past the deadline, the
+// scenario does not start (godog.ErrSkip).
+func (p *Pass) Started() error {
+	if p.OutOfTime() {
 		return godog.ErrSkip
 	}
 	return nil
 }
 
-// newPass makes the pass of a run of set's selected scenarios, whose
-// results go to log.
-func newPass(log *Suite, set *features.Set, tags string, selected []pickled) (*pass, error) {
-	fsys, err := set.Features(features.FS)
-	if err != nil {
-		return nil, err
-	}
-	p := &pass{log: log, set: set, fsys: fsys, tags: tags, selected: selected,
-		rows: map[string]pickled{}, ran: map[string]bool{}}
-	for _, s := range selected {
-		p.rows[pickleKey(s.pickle)] = s
-	}
-	return p, nil
-}
-
-// place sets a result's line and row from its scenario's key.
-func (p *pass) place(r *reports.ScenarioResult, key string) {
+// Place sets a result's line and row from its scenario's key
+// (PickleKey).
+func (p *Pass) Place(r *reports.ScenarioResult, key string) {
 	if row, ok := p.rows[key]; ok {
 		r.Line, r.Row = row.line, row.row
 	}
 }
 
 // options are godog's options for a run of paths of the set.
-func (p *pass) options(paths []string, format string, out io.Writer, concurrency int, seed int64) *godog.Options {
-	return &godog.Options{FS: p.fsys, Paths: paths, Format: format, Output: out, Tags: p.tags,
+func (p *Pass) options(paths []string, format string, out io.Writer, concurrency int, seed int64) *godog.Options {
+	return &godog.Options{FS: p.fsys, Paths: paths, Format: format, Output: out, Tags: p.log.Tags,
 		Concurrency: concurrency, Randomize: seed, Strict: true, NoColors: true, DefaultContext: p.ctx}
 }
 
-// run runs the selected scenarios once and returns godog's status; a
-// selected scenario godog did not run is filed as not run, never passed.
-func (p *pass) run(name string, o *godog.Options) int {
+// Run runs the selected scenarios once, concurrency at a time, each with
+// the steps init gives, and returns godog's status; a selected scenario
+// godog did not run is filed as not run, never passed. name is godog's
+// name of the run; the options' Format, Output, Randomize and Options
+// apply.
+func (p *Pass) Run(name string, concurrency int, init Initializer) int {
+	p.init = init
+	o := p.options(p.paths, p.log.Format, p.log.Output, concurrency, p.log.Randomize)
+	if p.log.Options != nil {
+		p.log.Options(o)
+	}
 	status := godog.TestSuite{Name: name, ScenarioInitializer: p.init(func(r reports.ScenarioResult) {
 		r = p.judged(r)
 		p.mu.Lock()
@@ -140,13 +185,13 @@ func (p *pass) run(name string, o *godog.Options) int {
 	return status
 }
 
-// status is the run's: godog's, or 1 when a scenario failed in the end
+// Status is the run's: godog's, or 1 when a scenario failed in the end
 // (a rerun may have judged what the first run could not). Past the
 // deadline, godog's says nothing (it counts the steps cut short as
 // failed): the results alone decide.
-func (p *pass) status(godogStatus int) int {
-	p.log.setOutOfTime(p.outOfTime())
-	if p.outOfTime() {
+func (p *Pass) Status(godogStatus int) int {
+	p.log.setOutOfTime(p.OutOfTime())
+	if p.OutOfTime() {
 		godogStatus = 0
 	}
 	if godogStatus == 0 && p.log.Count(reports.Failed) > 0 {
@@ -155,10 +200,11 @@ func (p *pass) status(godogStatus int) int {
 	return godogStatus
 }
 
-// rerunInconclusive runs each inconclusive row again, alone, and files
+// RerunInconclusive runs each inconclusive row again, alone, and files
 // its new result in place of the old; one inconclusive again says so.
-func (p *pass) rerunInconclusive(name string) error {
-	if p.outOfTime() {
+// name is godog's name of the run.
+func (p *Pass) RerunInconclusive(name string) error {
+	if p.OutOfTime() {
 		return nil
 	}
 	again, keep := p.log.inconclusive()
@@ -211,7 +257,7 @@ func (p *pass) rerunInconclusive(name string) error {
 
 // scenarioPaths are the godog paths (file:line) of the scenarios of rs,
 // each once.
-func (p *pass) scenarioPaths(rs []reports.ScenarioResult) ([]string, error) {
+func (p *Pass) scenarioPaths(rs []reports.ScenarioResult) ([]string, error) {
 	lines := map[string]int64{}
 	for _, lang := range []string{"es", "en"} {
 		scs, err := p.set.Scenarios(features.FS, lang)
@@ -233,20 +279,4 @@ func (p *pass) scenarioPaths(rs []reports.ScenarioResult) ([]string, error) {
 		}
 	}
 	return paths, nil
-}
-
-// inconclusive splits the log's results into the inconclusive ones and
-// the rest.
-func (s *Suite) inconclusive() (again, keep []reports.ScenarioResult) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	keep = s.results[:0:0]
-	for _, r := range s.results {
-		if r.Status == reports.Inconclusive {
-			again = append(again, r)
-		} else {
-			keep = append(keep, r)
-		}
-	}
-	return again, keep
 }

@@ -35,7 +35,7 @@ func TestAnIndependentServicePasses(t *testing.T) {
 	target.SenderInProcess = true
 	d := firmakit.Demo()
 	target.Sender, target.Template.Title = d.Sender, d.Template.Title
-	s := &steps.Suite{Target: target, Lang: wholeSuiteLang("en"), Tags: "~@reference", Randomize: -1}
+	s := &steps.Suite{Target: target, RunOptions: steps.RunOptions{Lang: wholeSuiteLang("en"), Tags: "~@reference", Randomize: -1}}
 	_, err := s.Run()
 	require.NoError(t, err)
 	v := s.Verdict()

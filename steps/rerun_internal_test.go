@@ -41,7 +41,7 @@ func TestLateNotificationWhileThisProcessLagsIsInconclusive(t *testing.T) {
 					lag.late = append(lag.late, tick{due: at, woke: at.Add(tc.lag)})
 				}
 			}
-			s := &Suite{Target: DemoTarget(ref.URL(), rv, true), Lang: "en", Tags: "@DEMO-NOTIFICATION", lag: lag, Concurrency: 8}
+			s := &Suite{Target: DemoTarget(ref.URL(), rv, true), lag: lag, RunOptions: RunOptions{Lang: "en", Tags: "@DEMO-NOTIFICATION", Concurrency: 8}}
 			_, err := s.Run()
 			require.NoError(t, err)
 			assert.Equal(t, tc.verdict, s.Verdict())

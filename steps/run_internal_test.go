@@ -31,7 +31,7 @@ func TestSuiteCountsInconclusive(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var progress bytes.Buffer
-			s := &Suite{Progress: &progress}
+			s := &Suite{RunOptions: RunOptions{Progress: &progress}}
 			s.noteResult(passed)
 			p2 := passed
 			p2.Line = 8

@@ -25,7 +25,7 @@ func TestSuiteWithoutCredentialsIsIncomplete(t *testing.T) {
 	selected, err := steps.Select("en", tags)
 	require.NoError(t, err)
 	var progress bytes.Buffer
-	s := &steps.Suite{Target: target, Lang: "en", Tags: tags, Output: &bytes.Buffer{}, Progress: &progress}
+	s := &steps.Suite{Target: target, RunOptions: steps.RunOptions{Lang: "en", Tags: tags, Output: &bytes.Buffer{}, Progress: &progress}}
 	status, err := s.Run()
 	require.NoError(t, err)
 	assert.Equal(t, 0, status, "godog's status: nothing failed")
@@ -70,7 +70,7 @@ func TestSuiteWithoutCredentialsIsIncomplete(t *testing.T) {
 	assert.Contains(t, progress.String(), "not run en  @AUTH-DISABLED-KEY")
 
 	// The same run with the credentials passes.
-	s = &steps.Suite{Target: steps.DemoTarget(ref.URL(), rv, true), Lang: "en", Tags: tags, Output: &bytes.Buffer{}}
+	s = &steps.Suite{Target: steps.DemoTarget(ref.URL(), rv, true), RunOptions: steps.RunOptions{Lang: "en", Tags: tags, Output: &bytes.Buffer{}}}
 	_, err = s.Run()
 	require.NoError(t, err)
 	assert.Equal(t, reports.Passed, s.Verdict())

@@ -84,7 +84,7 @@ func TestVerdictHoldsBehindAGateway(t *testing.T) {
 			g := tc.gateway()
 			g.Latency, g.Seed = gatewayLatency, 1
 			target := behindGateway(t, g)
-			s := &steps.Suite{Target: target, Lang: "en", Randomize: -1}
+			s := &steps.Suite{Target: target, RunOptions: steps.RunOptions{Lang: "en", Randomize: -1}}
 			_, err := s.Run()
 			require.NoError(t, err)
 			gs, ps := g.Stats(), target.Pacer.Stats()
@@ -132,7 +132,7 @@ func TestFaultsAreCaughtBehindAGateway(t *testing.T) {
 			t.Parallel()
 			g := unreliableGateway()
 			target := behindGateway(t, g, f.Name)
-			s := &steps.Suite{Target: target, Lang: "en", Tags: tags[f.Area], Randomize: -1, Concurrency: 32}
+			s := &steps.Suite{Target: target, RunOptions: steps.RunOptions{Lang: "en", Tags: tags[f.Area], Randomize: -1, Concurrency: 32}}
 			_, err := s.Run()
 			require.NoError(t, err)
 			t.Logf("%s; gateway: %+v; %s", s.VerdictLine(), g.Stats(), target.Pacer.Stats())
@@ -163,7 +163,7 @@ func TestAPersistent502IsJudged(t *testing.T) {
 	t.Cleanup(srv.Close)
 	target := steps.DemoTarget(srv.URL, rv, true)
 	target.Pacer = steps.NewPacer(steps.DefaultStartRate, 0)
-	s := &steps.Suite{Target: target, Lang: "en", Tags: "@AUTH-BODY-LIMIT"}
+	s := &steps.Suite{Target: target, RunOptions: steps.RunOptions{Lang: "en", Tags: "@AUTH-BODY-LIMIT"}}
 	_, err = s.Run()
 	require.NoError(t, err)
 	assert.Equal(t, reports.Failed, s.Verdict(), unpassed(s))

@@ -126,7 +126,7 @@ func TestTheGateBoundsARun(t *testing.T) {
 
 	var mu sync.Mutex
 	running, most := 0, 0
-	s := &Suite{Target: DemoTarget(ref.URL(), rv, true), Lang: "all", Tags: "@AUTH-OK,@AUTH-MISSING-HEADER,@AUTH-EXPIRED", Concurrency: 3,
+	s := &Suite{Target: DemoTarget(ref.URL(), rv, true), RunOptions: RunOptions{Lang: "all", Tags: "@AUTH-OK,@AUTH-MISSING-HEADER,@AUTH-EXPIRED", Concurrency: 3},
 		extend: func(sc *godog.ScenarioContext) {
 			// From the gate's letting it in to its last step: the
 			// scenario's own hooks give the slot back after that.

@@ -82,9 +82,10 @@ func Selected(lang, tags string) ([]reports.ScenarioResult, error) {
 	return plannedFrom(loadSuite, lang, tags)
 }
 
-// SelectedWebhook is Selected for the webhook set (SelectWebhook).
-func SelectedWebhook(lang, tags string) ([]reports.ScenarioResult, error) {
-	return plannedFrom(loadWebhookSuite, lang, tags)
+// SelectedIn is Selected for another feature set than the service's (the
+// webhook set of package steps/webhook).
+func SelectedIn(set *features.Set, lang, tags string) ([]reports.ScenarioResult, error) {
+	return plannedFrom(loaderOf(set), lang, tags)
 }
 
 func plannedFrom(load func() (*suiteIndex, error), lang, tags string) ([]reports.ScenarioResult, error) {
@@ -112,10 +113,17 @@ type suiteIndex struct {
 	tags   []string // every tag, with @, sorted
 }
 
-var (
-	loadSuite        = sync.OnceValues(func() (*suiteIndex, error) { return indexSet(features.ServiceSet) })
-	loadWebhookSuite = sync.OnceValues(func() (*suiteIndex, error) { return indexSet(features.WebhookSet) })
-)
+var loadSuite = loaderOf(features.ServiceSet)
+
+// indexes are the loaders of the feature sets' indexes, by set: each set
+// is parsed once.
+var indexes sync.Map // *features.Set → func() (*suiteIndex, error)
+
+// loaderOf returns what loads set's index, once.
+func loaderOf(set *features.Set) func() (*suiteIndex, error) {
+	load, _ := indexes.LoadOrStore(set, sync.OnceValues(func() (*suiteIndex, error) { return indexSet(set) }))
+	return load.(func() (*suiteIndex, error))
+}
 
 // indexSet parses the embedded features of a set.
 func indexSet(set *features.Set) (*suiteIndex, error) {

@@ -160,7 +160,7 @@ func (noNotifications) List(context.Context, receiver.Filter) ([]*receiver.Recor
 // here does not exist.
 func TestSuiteRunRefusesABadSelection(t *testing.T) {
 	var out bytes.Buffer
-	s := &steps.Suite{Target: steps.DemoTarget("http://127.0.0.1:9", noNotifications{}, false), Lang: "en", Tags: "@NOPE", Output: &out}
+	s := &steps.Suite{Target: steps.DemoTarget("http://127.0.0.1:9", noNotifications{}, false), RunOptions: steps.RunOptions{Lang: "en", Tags: "@NOPE", Output: &out}}
 	status, err := s.Run()
 	assert.Equal(t, 2, status)
 	var se *steps.SelectionError

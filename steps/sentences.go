@@ -9,14 +9,18 @@ import (
 	"sync"
 )
 
-// registrar registers a step sentence: godog's ScenarioContext when a
-// suite runs, the recorder behind Sentences when they are listed. The
+// Registrar registers a step sentence: godog's ScenarioContext when a
+// suite runs, the recorder behind ListSentences when they are listed. The
 // sentences are registered in the file of their method, by a direct call,
 // so that godog, which reports a step where it was registered, points at
 // that file.
-type registrar interface {
+type Registrar interface {
 	Step(expr, stepFunc any)
 }
+
+// registrar is Registrar under the name the service set's files bind
+// their sentences with.
+type registrar = Registrar
 
 // Sentence is one step of the suites, in both languages: what a team
 // needs to write new scenarios with firmakit's steps without reading Go.
@@ -50,6 +54,10 @@ func compiled(expr string) *regexp.Regexp {
 
 var compiledExprs sync.Map // expression → *regexp.Regexp
 
+// Compiled is a sentence's expression compiled once per process, for the
+// sentences of package steps/webhook.
+func Compiled(expr string) *regexp.Regexp { return compiled(expr) }
+
 // recorder is a registrar that notes what is registered.
 type recorder struct {
 	set  string
@@ -73,31 +81,33 @@ func (r *recorder) Step(expr, fn any) {
 	r.list = append(r.list, Sentence{Set: r.set, English: text, Method: name, Location: loc, Params: params(text)})
 }
 
-// Sentences lists every step sentence of both sets, English and Spanish
-// side by side, in the order they are registered. It returns an error
-// when a method is not bound to exactly one sentence per language.
+// Sentences lists every step sentence of the service set, English and
+// Spanish side by side, in the order they are registered (package
+// steps/webhook lists the webhook set's). It returns an error when a
+// method is not bound to exactly one sentence per language.
 func Sentences() ([]Sentence, error) {
-	service := &recorder{set: "service"}
-	(&Steps{}).bindSentences(service)
-	webhook := &recorder{set: "webhook"}
-	(&webhookSteps{}).bindSentences(webhook)
-	list := append(service.list, webhook.list...)
+	return ListSentences("service", (&Steps{}).bindSentences)
+}
+
+// ListSentences lists the sentences that bind registers, as the set named
+// set (Sentence.Set); see Sentences.
+func ListSentences(set string, bind func(Registrar)) ([]Sentence, error) {
+	r := &recorder{set: set}
+	bind(r)
 	seen := map[string]bool{}
-	for _, s := range list {
+	for _, s := range r.list {
 		if s.Spanish == "" {
 			return nil, fmt.Errorf("steps: %s has no Spanish sentence", s.Method)
 		}
-		if seen[s.Set+s.Method] && s.Method != "itIsDeliveredAgainWithTheSameEventID" && s.Method != "theDeliveryAgainHasAValidSignature" {
+		if seen[s.Method] && s.Method != "itIsDeliveredAgainWithTheSameEventID" && s.Method != "theDeliveryAgainHasAValidSignature" {
 			return nil, fmt.Errorf("steps: %s is bound twice", s.Method)
 		}
-		seen[s.Set+s.Method] = true
+		seen[s.Method] = true
 	}
-	for _, r := range []*recorder{service, webhook} {
-		if r.err != nil {
-			return nil, r.err
-		}
+	if r.err != nil {
+		return nil, r.err
 	}
-	return list, nil
+	return r.list, nil
 }
 
 var group = regexp.MustCompile(`\(([^()]*)\)`)

@@ -29,7 +29,8 @@ type Steps struct {
 // side on the same method.
 func (s *Steps) InitializeScenario(sc *godog.ScenarioContext) {
 	sc.Before(func(ctx context.Context, _ *godog.Scenario) (context.Context, error) {
-		return context.WithValue(ctx, scenarioKey{}, newScenario(s.T.Credential)), nil
+		state := newScenario(s.T.Credential)
+		return WithWarnings(context.WithValue(ctx, scenarioKey{}, state), &state.warnings), nil
 	})
 	sc.StepContext().After(func(ctx context.Context, st *godog.Step, status godog.StepResultStatus, err error) (context.Context, error) {
 		sc, ok := ctx.Value(scenarioKey{}).(*scenario)

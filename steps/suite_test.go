@@ -65,7 +65,7 @@ func TestConformanceSuite(t *testing.T) {
 	t.Parallel()
 	lang := wholeSuiteLang("es")
 	ref, rv := startReference(t, nil)
-	s := &steps.Suite{Target: steps.DemoTarget(ref.URL(), rv, true), Lang: lang, Randomize: -1, Options: func(o *godog.Options) { o.TestingT = t }}
+	s := &steps.Suite{Target: steps.DemoTarget(ref.URL(), rv, true), RunOptions: steps.RunOptions{Lang: lang, Randomize: -1, Options: func(o *godog.Options) { o.TestingT = t }}}
 	status, err := s.Run()
 	require.NoError(t, err)
 	require.Equal(t, reports.Passed, s.Verdict(), "against the reference server:\n%s", unpassed(s))
@@ -113,7 +113,7 @@ func TestConformanceSuiteUnderAnotherProfile(t *testing.T) {
 	})
 	target := steps.DemoTarget(ref.URL(), rv, true)
 	target.Profile = p
-	s := &steps.Suite{Target: target, Lang: lang, Randomize: -1, Options: func(o *godog.Options) { o.TestingT = t }}
+	s := &steps.Suite{Target: target, RunOptions: steps.RunOptions{Lang: lang, Randomize: -1, Options: func(o *godog.Options) { o.TestingT = t }}}
 	status, err := s.Run()
 	require.NoError(t, err)
 	require.Equal(t, 0, status, unpassed(s))
@@ -149,7 +149,7 @@ func TestSuiteFailsAgainstAMismatchedProfile(t *testing.T) {
 	target := steps.DemoTarget(ref.URL(), rv, true)
 	target.Profile = p
 	var out bytes.Buffer
-	s := &steps.Suite{Target: target, Lang: "en", Tags: "@AUTH-OK", Output: &out}
+	s := &steps.Suite{Target: target, RunOptions: steps.RunOptions{Lang: "en", Tags: "@AUTH-OK", Output: &out}}
 	status, err := s.Run()
 	require.NoError(t, err)
 	assert.Equal(t, 1, status)
@@ -172,7 +172,7 @@ func TestSuiteFailsOnAWrongDemoDelay(t *testing.T) {
 		t.Run(tc.delay.String(), func(t *testing.T) {
 			ref, rv := startReference(t, func(ref *reference.Server, _ *receiver.Receiver) { ref.DemoDelay = tc.delay })
 			var out bytes.Buffer
-			s := &steps.Suite{Target: steps.DemoTarget(ref.URL(), rv, true), Lang: "en", Tags: "@DEMO-SIGNED-DOCUMENT-URL", Output: &out}
+			s := &steps.Suite{Target: steps.DemoTarget(ref.URL(), rv, true), RunOptions: steps.RunOptions{Lang: "en", Tags: "@DEMO-SIGNED-DOCUMENT-URL", Output: &out}}
 			status, err := s.Run()
 			require.NoError(t, err)
 			assert.Equal(t, 1, status)
@@ -224,7 +224,7 @@ func TestSuiteEndsAtItsDeadline(t *testing.T) {
 	_, rv := startReference(t, nil)
 	target := steps.DemoTarget(limited.URL, rv, true)
 	target.Pacer = steps.NewPacer(0, 0)
-	s := &steps.Suite{Target: target, Lang: "en", Tags: "@AUTH-OK,@DEMO-PAYLOAD", Deadline: time.Now().Add(time.Second)}
+	s := &steps.Suite{Target: target, RunOptions: steps.RunOptions{Lang: "en", Tags: "@AUTH-OK,@DEMO-PAYLOAD", Deadline: time.Now().Add(time.Second)}}
 	status, err := s.Run()
 	require.NoError(t, err)
 	assert.True(t, s.OutOfTime())
@@ -239,7 +239,7 @@ func TestSuiteEndsAtItsDeadline(t *testing.T) {
 	// Without a deadline, the same selection against the reference passes:
 	// the bound, not the scenarios, made the first run inconclusive.
 	ref, rv2 := startReference(t, nil)
-	s = &steps.Suite{Target: steps.DemoTarget(ref.URL(), rv2, true), Lang: "en", Tags: "@AUTH-OK"}
+	s = &steps.Suite{Target: steps.DemoTarget(ref.URL(), rv2, true), RunOptions: steps.RunOptions{Lang: "en", Tags: "@AUTH-OK"}}
 	_, err = s.Run()
 	require.NoError(t, err)
 	assert.False(t, s.OutOfTime())

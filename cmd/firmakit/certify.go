@@ -8,14 +8,9 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"os"
-	"path/filepath"
-	"slices"
-	"sort"
 	"strings"
 	"time"
 
-	"github.com/cucumber/godog"
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/receiver"
 	"github.com/firmakit/firmakit/reference"
@@ -40,19 +35,15 @@ func (m *Main) certifyCommand() command {
 // certifyFlags are certify's flags; foreign holds those of a run against
 // a --target.
 type certifyFlags struct {
-	foreign                                                 foreignFlags
-	lang, tags, format, reportDir, reportLang, expectedFile string
-	concurrency                                             int
-	seed                                                    int64
-	strict                                                  bool
-	maxDuration                                             time.Duration
-	net                                                     *netFlags
-	profile                                                 func() (*firmakit.Profile, error)
-	logger                                                  func() (*slog.Logger, error)
+	*runFlags
+	foreign foreignFlags
+	net     *netFlags
+	logger  func() (*slog.Logger, error)
 }
 
 func (m *Main) bindCertifyFlags(fs *flag.FlagSet) *certifyFlags {
-	f := &certifyFlags{}
+	f := &certifyFlags{runFlags: bindRunFlags(fs, 64, "godog tag expression; default: all, or '~@reference' against a --target",
+		0, "; default "+DefaultMaxDuration.String()+" against a --target, none for the bundled reference")}
 	t := &f.foreign
 	fs.StringVar(&t.target, "target", "", "base URL of the service under test; empty: the bundled reference server, in-process")
 	fs.StringVar(&t.apiVersion, "api-version", "v1", "version segment of the check path")
@@ -76,19 +67,8 @@ func (m *Main) bindCertifyFlags(fs *flag.FlagSet) *certifyFlags {
 	fs.StringVar(&t.receiverToken, "receiver-token", "", "its token, if it has one")
 	fs.StringVar(&t.listen, "listen", DefaultCertifyListen, "address of the in-process receiver when no --receiver is given; the target's signature_webhook must reach it")
 	fs.StringVar(&t.publicURL, "public-url", "", "URL the target reaches the in-process receiver at")
-	fs.StringVar(&f.lang, "lang", "all", "features to run: es, en or all")
-	fs.StringVar(&f.tags, "tags", "", "godog tag expression; default: all, or '~@reference' against a --target")
-	fs.IntVar(&f.concurrency, "concurrency", 64, "scenarios run at once")
-	fs.StringVar(&f.format, "format", "firmakit", "output: firmakit (a line per scenario), or godog formats: progress, pretty, junit, cucumber, … ('name:file' writes to a file)")
-	fs.Int64Var(&f.seed, "seed", -1, "scenario order: -1 random, 0 file order, else that seed")
-	fs.StringVar(&f.reportDir, "report", "", "write junit.xml, cucumber.json, report.html and certificate.json to this folder")
-	fs.StringVar(&f.reportLang, "report-lang", "", "language of report.html: es or en (default: --lang, or en for all)")
 	fs.BoolVar(&t.skipPreflight, "skip-preflight", false, "against a --target, run the suite even if the signed check request before it fails")
-	fs.DurationVar(&f.maxDuration, "max-duration", 0, maxDurationUsage+"; default "+DefaultMaxDuration.String()+" against a --target, none for the bundled reference")
 	f.net = networkFlags(fs)
-	fs.StringVar(&f.expectedFile, "expected-failures", "", expectedFailuresUsage)
-	fs.BoolVar(&f.strict, "strict", false, strictUsage)
-	f.profile = profileFlag(fs)
 	f.logger = m.logFlags(fs, "warn")
 	return f
 }
@@ -96,12 +76,8 @@ func (m *Main) bindCertifyFlags(fs *flag.FlagSet) *certifyFlags {
 // certifyPlan is what certify's flags come to once checked, before
 // anything starts.
 type certifyPlan struct {
-	profile   *firmakit.Profile
-	log       *slog.Logger
-	selection string
-	expected  []reports.Expectation
-	formats   string
-	junitTo   string
+	*runPlan
+	log *slog.Logger
 }
 
 // certify checks the flags, starts the bundled reference (or reaches the
@@ -117,10 +93,7 @@ func (m *Main) certify(ctx context.Context, f *certifyFlags) error {
 		return err
 	}
 	// The bound runs from here: the pre-flight, the suite, its reruns.
-	var deadline time.Time
-	if f.maxDuration > 0 {
-		deadline = time.Now().Add(f.maxDuration)
-	}
+	deadline := f.deadline()
 	var cleanup []func()
 	defer func() {
 		for i := len(cleanup) - 1; i >= 0; i-- {
@@ -145,7 +118,7 @@ func (m *Main) certify(ctx context.Context, f *certifyFlags) error {
 // check refuses bad flags, a selection of nothing and expected failures
 // it does not have, before anything starts.
 func (f *certifyFlags) check(ctx context.Context) (*certifyPlan, error) {
-	p, err := f.profile()
+	p, err := f.checkRun()
 	if err != nil {
 		return nil, err
 	}
@@ -156,37 +129,21 @@ func (f *certifyFlags) check(ctx context.Context) (*certifyPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := steps.Paths(f.lang); err != nil {
-		return nil, usageError("--lang: %v", err)
-	}
-	if f.concurrency < 1 {
-		return nil, usageError("--concurrency must be at least 1")
-	}
 	if err := checkCertifyFlags(givenFlags(ctx)); err != nil {
-		return nil, err
-	}
-	if err := checkReportLang(f.reportLang, f.reportDir); err != nil {
-		return nil, err
-	}
-	if err := checkFormats(f.format); err != nil {
 		return nil, err
 	}
 	selection := f.tags
 	if f.foreign.target != "" && selection == "" {
 		selection = "~@reference"
 	}
-	if err := checkMaxDuration(f.maxDuration); err != nil {
-		return nil, err
-	}
 	if _, given := givenFlags(ctx)["max-duration"]; !given && f.foreign.target != "" {
 		f.maxDuration = DefaultMaxDuration
 	}
-	expected, err := selectExpected(steps.Selected, f.lang, selection, f.expectedFile)
+	plan, err := f.plan(p, steps.Selected, selection)
 	if err != nil {
 		return nil, err
 	}
-	formats, junitTo := splitJUnit(f.format)
-	return &certifyPlan{profile: p, log: log, selection: selection, expected: expected, formats: formats, junitTo: junitTo}, nil
+	return &certifyPlan{runPlan: plan, log: log}, nil
 }
 
 // bundledTarget starts the bundled reference and a receiver, in-process
@@ -223,223 +180,15 @@ func (m *Main) bundledTarget(ctx context.Context, plan *certifyPlan, cleanup *[]
 // runCertify runs the suite against t, showing each scenario as it ends,
 // and ends the run with its verdict and reports.
 func (m *Main) runCertify(f *certifyFlags, plan *certifyPlan, t *steps.Target, deadline time.Time) error {
-	shown := m.newDisplay(plan.formats)
-	formats, err := withCucumber(shown.Formats, f.reportDir)
-	if err != nil {
-		return err
-	}
-	suite := &steps.Suite{Target: t, Lang: f.lang, Tags: plan.selection, Concurrency: f.concurrency, Format: formats,
-		Output: shown.Output, Progress: shown.Lines, Randomize: f.seed, Deadline: deadline}
-	fmt.Fprintf(m.Stdout, "profile %q; %s\n\n", plan.profile.Name, suite)
-	total, _ := steps.Select(f.lang, plan.selection)
-	suite.OnResult = shown.Start(total)
-	start := time.Now()
-	status, err := suite.Run()
-	elapsed := time.Since(start)
-	shown.Stop()
-	var se *steps.SelectionError
-	switch {
-	case errors.As(err, &se):
-		return usageError("--tags: %v", err)
-	case err != nil:
-		return usageError("%v", err)
-	}
-	if shown.Own() {
-		fmt.Fprintln(m.Stdout)
-	}
+	suite := &steps.Suite{Target: t}
 	bundled := f.foreign.target == ""
-	run := reports.Run{Tool: "firmakit", Version: Version(), Target: t.URL, Bundled: bundled, MerchantID: t.MerchantID,
-		Profile: plan.profile, Lang: f.lang, Tags: plan.selection, ReportLang: f.reportLang, Started: start, Elapsed: elapsed, Expected: plan.expected}
-	results, status := judged(m.judge, suite.Results(), f.strict, plan.expected, status)
-	return m.finishRun(ending{run: run, results: results, godogStatus: status, junitTo: plan.junitTo, reportDir: f.reportDir,
-		cucumber: cucumberFiles(formats), width: shown.Width, causes: func(w io.Writer) { reports.WriteLikelyCauses(w, results) },
-		network: networkLine(t, !bundled), outOfTime: outOfTime(suite.OutOfTime(), f.maxDuration)})
-}
-
-// ending is what a suite's run ends with on standard output: see
-// finishRun.
-type ending struct {
-	run     reports.Run
-	results []reports.ScenarioResult
-	// godogStatus is the status the suite's Run returned.
-	godogStatus int
-	// junitTo is where --format sends JUnit XML: "" nowhere, "-"
-	// standard output, else a file (splitJUnit); reportDir is --report.
-	junitTo, reportDir string
-	// cucumber are the files godog wrote Cucumber JSON to, which the
-	// results' warnings and breaches are added to (cucumberFiles).
-	cucumber []string
-	// width bounds the recap's lines on a terminal (0: no bound).
-	width int
-	// causes says, after the recap, what the failures probably come from.
-	causes func(io.Writer)
-	// network says what the run's requests met on the way to the target
-	// ("" when nothing worth saying).
-	network string
-	// outOfTime, when the run's --max-duration ran out, is that bound.
-	outOfTime time.Duration
-}
-
-// finishRun ends the output of certify and certify-webhook, in this
-// order: the JUnit XML when --format asked for it, a recap of what did not
-// pass, of the warnings, and the likely causes, the scenarios not run and
-// why, the wall time, where the reports are, then the verdict and the
-// counts, last. It returns the run's exit (verdictError), or the error of
-// writing a report.
-func (m *Main) finishRun(e ending) error {
-	run, results := e.run, e.results
-	switch e.junitTo {
-	case "":
-	case "-":
-		if err := reports.WriteJUnit(m.Stdout, run, results); err != nil {
-			return fmt.Errorf("junit: %w", err)
-		}
-	default:
-		if err := reports.WriteJUnitFile(e.junitTo, run, results); err != nil {
-			return fmt.Errorf("junit: %w", err)
-		}
-	}
-	reports.WriteRecap(m.Stdout, results, e.width)
-	if e.causes != nil {
-		e.causes(m.Stdout)
-	}
-	for _, g := range reports.NotRunGroups(run.Tags, results) {
-		fmt.Fprintln(m.Stdout, g)
-	}
-	if e.network != "" {
-		fmt.Fprintln(m.Stdout, e.network)
-	}
-	if e.outOfTime > 0 {
-		n := 0
-		for _, r := range results {
-			if r.Status == reports.Inconclusive && r.Error == steps.NotJudgedInTime {
-				n++
-			}
-		}
-		fmt.Fprintf(m.Stdout, msgOutOfTime+"\n", e.outOfTime, n)
-	}
-	fmt.Fprintf(m.Stdout, "wall time %s\n", run.Elapsed.Round(time.Millisecond))
-	for _, f := range e.cucumber {
-		if err := reports.AnnotateCucumberFile(f, results); err != nil {
-			return fmt.Errorf("cucumber: %w", err)
-		}
-	}
-	if e.reportDir != "" {
-		if err := reports.WriteAll(e.reportDir, run, results); err != nil {
-			return fmt.Errorf("report: %w", err)
-		}
-		in := func(f string) string { return filepath.Join(e.reportDir, f) }
-		fmt.Fprintf(m.Stdout, "report: %s (also %s, %s, %s)\n", in("report.html"), in("certificate.json"), in("junit.xml"), in("cucumber.json"))
-	}
-	// The verdict, then the counts: the last line of the output.
-	fmt.Fprintln(m.Stdout, "verdict: "+reports.Explain(run.Tags, results))
-	fmt.Fprintln(m.Stdout, "firmakit: "+reports.Summarize(results).String())
-	return verdictError(reports.Verdict(results), e.godogStatus)
-}
-
-// strictUsage is the help of --strict, shared by certify and
-// certify-webhook.
-const strictUsage = "make every warning fail its scenario (exit 1), for teams that want the profile's letter: " +
-	"a warning is what the documents do not require, or a departure from the profile without consequence"
-
-// judged is what a run's results come to: rewritten by judge when set (a
-// test's stand-in for the steps), each warning a failure under --strict
-// (reports.Strict), then the expected failures applied, so that an
-// expected-failures entry can cover a scenario --strict failed. It returns
-// the results and godog's status as expectFailures leaves it.
-func judged(judge func([]reports.ScenarioResult) []reports.ScenarioResult, results []reports.ScenarioResult, strict bool,
-	expected []reports.Expectation, status int) ([]reports.ScenarioResult, int) {
-	if judge != nil {
-		results = judge(results)
-	}
-	if strict {
-		results = reports.Strict(results)
-	}
-	return expectFailures(results, expected, status)
-}
-
-// cucumberFiles are the files a format list sends godog's Cucumber JSON
-// to ("cucumber:FILE"); one to standard output cannot be rewritten.
-func cucumberFiles(formats string) []string {
-	var files []string
-	for _, f := range strings.Split(formats, ",") {
-		if name, file, ok := strings.Cut(f, ":"); ok && strings.TrimSpace(name) == "cucumber" && file != "" {
-			files = append(files, file)
-		}
-	}
-	return files
-}
-
-// withCucumber adds godog's Cucumber JSON in --report's folder to a
-// format list, making the folder; a list without --report is unchanged.
-func withCucumber(formats, reportDir string) (string, error) {
-	if reportDir == "" {
-		return formats, nil
-	}
-	if err := os.MkdirAll(reportDir, 0o755); err != nil {
-		return "", usageError("--report: %v", err)
-	}
-	return formats + ",cucumber:" + filepath.Join(reportDir, "cucumber.json"), nil
-}
-
-// checkReportLang refuses a --report-lang report.html has no language
-// for, or one given without --report.
-func checkReportLang(reportLang, reportDir string) error {
-	switch {
-	case reportLang != "" && !slices.Contains(reports.ReportLangs, reportLang):
-		return usageError("--report-lang %q: want es or en", reportLang)
-	case reportLang != "" && reportDir == "":
-		return usageError("--report-lang is the language of report.html: give --report DIR too, or drop it")
-	}
-	return nil
-}
-
-// verdictExit ends certify with the exit code of a verdict that its
-// output's last lines (the verdict, then the counts) already explained, so
-// that nothing is printed after them.
-type verdictExit struct {
-	code    int
-	verdict string
-}
-
-func (e *verdictExit) Error() string { return e.verdict }
-
-// verdictError maps a run's verdict (and godog's status) to the exit code
-// of certify: nil only when every selected scenario passed, some with
-// warnings (reports.PassedWithWarnings) or as expected failures.
-func verdictError(verdict string, godogStatus int) error {
-	switch {
-	case verdict == reports.Failed:
-		return &verdictExit{ExitFailed, verdict}
-	case godogStatus != 0:
-		return &exitError{ExitFailed, errors.New("godog reported a failure that no scenario result shows; see its output above")}
-	case verdict == reports.Inconclusive:
-		return &verdictExit{ExitInconclusive, verdict}
-	case verdict == reports.Incomplete:
-		return &verdictExit{ExitIncomplete, verdict}
-	}
-	return nil
-}
-
-// splitJUnit takes the JUnit entries out of a --format list: firmakit
-// writes JUnit from its own results, which tell not run and inconclusive
-// from passed; godog's formatter does not. It returns the list left for
-// godog and where the JUnit goes: "" nowhere, "-" standard output, else a
-// file.
-func splitJUnit(formats string) (rest, junit string) {
-	var keep []string
-	for _, f := range strings.Split(formats, ",") {
-		name, file, hasFile := strings.Cut(f, ":")
-		switch {
-		case strings.TrimSpace(name) != "junit":
-			keep = append(keep, f)
-		case hasFile:
-			junit = file
-		default:
-			junit = "-"
-		}
-	}
-	return strings.Join(keep, ","), junit
+	return m.runSuite(f.runFlags, plan.runPlan, suiteRun{suite: suite, options: &suite.RunOptions, deadline: deadline, count: steps.Select,
+		intro: func() { fmt.Fprintf(m.Stdout, "profile %q; %s\n\n", plan.profile.Name, suite) },
+		end: func(e *ending) {
+			e.run.Target, e.run.Bundled, e.run.MerchantID = t.URL, bundled, t.MerchantID
+			e.causes = func(w io.Writer) { reports.WriteLikelyCauses(w, e.results) }
+			e.network = networkLine(t, !bundled)
+		}})
 }
 
 // targetOnly are the certify flags that only mean something against a
@@ -505,29 +254,6 @@ func checkCertifyFlags(given map[string]string) error {
 // target's signature_webhook can be set once, before the run. It is not
 // 8090, the default of 'firmakit receive', so both can run side by side.
 const DefaultCertifyListen = "127.0.0.1:8091"
-
-// checkFormats refuses a --format list naming a format neither firmakit
-// nor godog has, before anything starts.
-func checkFormats(list string) error {
-	known := []string{"firmakit", "junit"}
-	for name := range godog.AvailableFormatters() {
-		if !slices.Contains(known, name) {
-			known = append(known, name)
-		}
-	}
-	sort.Strings(known[2:])
-	for _, f := range strings.Split(list, ",") {
-		name, _, _ := strings.Cut(strings.TrimSpace(f), ":")
-		if !slices.Contains(known, name) {
-			hint := ""
-			if near := firmakit.Closest(name, known); near != "" {
-				hint = fmt.Sprintf(" (did you mean %q?)", near)
-			}
-			return usageError("--format %q: no format %q%s; want one of %s, optionally as name:file", list, name, hint, strings.Join(known, ", "))
-		}
-	}
-	return nil
-}
 
 type foreignFlags struct {
 	target, apiVersion, merchant, key, secret              string

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"github.com/firmakit/firmakit"
@@ -16,7 +15,7 @@ import (
 	"github.com/firmakit/firmakit/features"
 	"github.com/firmakit/firmakit/internal/peer"
 	"github.com/firmakit/firmakit/reports"
-	"github.com/firmakit/firmakit/steps"
+	"github.com/firmakit/firmakit/steps/webhook"
 )
 
 func (m *Main) certifyWebhookCommand() command {
@@ -44,59 +43,33 @@ func (m *Main) certifyWebhookCommand() command {
 
 // webhookFlags are certify-webhook's flags.
 type webhookFlags struct {
-	endpoint, secret, merchant, idsFile, lang, tags, format, reportDir, reportLang, expectedFile string
-	ids                                                                                          []string
-	concurrency                                                                                  int
-	seed                                                                                         int64
-	strict                                                                                       bool
-	maxDuration                                                                                  time.Duration
-	profile                                                                                      func() (*firmakit.Profile, error)
+	*runFlags
+	endpoint, secret, merchant, idsFile string
+	ids                                 []string
 }
 
 func bindWebhookFlags(fs *flag.FlagSet) *webhookFlags {
-	f := &webhookFlags{}
+	f := &webhookFlags{runFlags: bindRunFlags(fs, 4, "godog tag expression, e.g. '@WH-STATE,@WH-ROTATION'; default: all",
+		DefaultMaxDuration, "; 0: none")}
 	fs.StringVar(&f.endpoint, "endpoint", "", "URL of the merchant's webhook endpoint (its signature_webhook), where notifications are posted")
 	fs.StringVar(&f.secret, "webhook-secret", "", "the webhook secret the endpoint verifies notifications with")
 	fs.StringVar(&f.merchant, "merchant", firmakit.Demo().MerchantID, "merchant id written in the notifications")
 	fs.Var((*listFlag)(&f.ids), "signature-id", "a contract the merchant's system knows, used as the notifications' signature_id (repeatable); without any, firmakit makes ids up, which an endpoint that looks contracts up answers 404")
 	fs.StringVar(&f.idsFile, "signature-ids", "", "a file of contract ids the merchant's system knows, one a line ('#' starts a comment)")
-	fs.StringVar(&f.lang, "lang", "all", "features to run: es, en or all")
-	fs.StringVar(&f.tags, "tags", "", "godog tag expression, e.g. '@WH-STATE,@WH-ROTATION'; default: all")
-	fs.IntVar(&f.concurrency, "concurrency", 4, "scenarios run at once")
-	fs.StringVar(&f.format, "format", "firmakit", "output: firmakit (a line per scenario), or godog formats: progress, pretty, junit, cucumber, … ('name:file' writes to a file)")
-	fs.Int64Var(&f.seed, "seed", -1, "scenario order: -1 random, 0 file order, else that seed")
-	fs.StringVar(&f.reportDir, "report", "", "write junit.xml, cucumber.json, report.html and certificate.json to this folder")
-	fs.StringVar(&f.reportLang, "report-lang", "", "language of report.html: es or en (default: --lang, or en for all)")
-	fs.StringVar(&f.expectedFile, "expected-failures", "", expectedFailuresUsage)
-	fs.BoolVar(&f.strict, "strict", false, strictUsage)
-	fs.DurationVar(&f.maxDuration, "max-duration", DefaultMaxDuration, maxDurationUsage+"; 0: none")
-	f.profile = profileFlag(fs)
 	return f
 }
 
 // webhookPlan is what certify-webhook's flags come to once checked.
 type webhookPlan struct {
-	profile   *firmakit.Profile
+	*runPlan
 	contracts []string
-	expected  []reports.Expectation
-	formats   string
-	junitTo   string
 }
 
 // check refuses bad flags, a selection of nothing and expected failures
 // it does not have, before anything is sent.
 func (f *webhookFlags) check() (*webhookPlan, error) {
-	p, err := f.profile()
+	p, err := f.checkRun()
 	if err != nil {
-		return nil, err
-	}
-	if _, err := steps.Paths(f.lang); err != nil {
-		return nil, usageError("--lang: %v", err)
-	}
-	if f.concurrency < 1 {
-		return nil, usageError("--concurrency must be at least 1")
-	}
-	if err := checkMaxDuration(f.maxDuration); err != nil {
 		return nil, err
 	}
 	switch _, err := firmakit.ParseHTTPURL(f.endpoint); {
@@ -112,18 +85,11 @@ func (f *webhookFlags) check() (*webhookPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkReportLang(f.reportLang, f.reportDir); err != nil {
-		return nil, err
-	}
-	if err := checkFormats(f.format); err != nil {
-		return nil, err
-	}
-	expected, err := selectExpected(steps.SelectedWebhook, f.lang, f.tags, f.expectedFile)
+	plan, err := f.plan(p, webhook.Selected, f.tags)
 	if err != nil {
 		return nil, err
 	}
-	formats, junitTo := splitJUnit(f.format)
-	return &webhookPlan{profile: p, contracts: contracts, expected: expected, formats: formats, junitTo: junitTo}, nil
+	return &webhookPlan{runPlan: plan, contracts: contracts}, nil
 }
 
 // runCertifyWebhook runs the webhook set against the endpoint, showing
@@ -131,55 +97,29 @@ func (f *webhookFlags) check() (*webhookPlan, error) {
 // reports.
 func (m *Main) runCertifyWebhook(f *webhookFlags, plan *webhookPlan) error {
 	p, contracts := plan.profile, plan.contracts
-	shown := m.newDisplay(plan.formats)
-	formats, err := withCucumber(shown.Formats, f.reportDir)
-	if err != nil {
-		return err
-	}
-	e := &steps.Endpoint{URL: f.endpoint, Secret: f.secret, MerchantID: f.merchant, Profile: p, SignatureIDs: contracts}
-	suite := &steps.WebhookSuite{Endpoint: e, Lang: f.lang, Tags: f.tags, Concurrency: f.concurrency, Format: formats,
-		Output: shown.Output, Progress: shown.Lines, Randomize: f.seed}
-	if f.maxDuration > 0 {
-		suite.Deadline = time.Now().Add(f.maxDuration)
-	}
-	fmt.Fprintf(m.Stdout, "firmakit certify-webhook: playing the service for the endpoint %s\n", f.endpoint)
-	fmt.Fprintf(m.Stdout, "profile %q, delivery timeout %s; %s\n", p.Name, p.Webhook.Timeout, suite)
-	if len(contracts) > 0 {
-		fmt.Fprintf(m.Stdout, "contracts (signature_id) of merchant %s: %s\n\n", f.merchant, strings.Join(contracts, ", "))
-	} else {
-		fmt.Fprintf(m.Stdout, "contracts (signature_id): made up by firmakit (give --signature-id if the endpoint looks them up)\n\n")
-	}
-	total, _ := steps.SelectWebhook(f.lang, f.tags)
-	suite.OnResult = shown.Start(total)
-	start := time.Now()
-	status, err := suite.Run()
-	elapsed := time.Since(start)
-	shown.Stop()
-	var se *steps.SelectionError
-	switch {
-	case errors.As(err, &se):
-		return usageError("--tags: %v", err)
-	case errors.Is(err, steps.ErrUnknownContract):
-		return &exitError{ExitFailed, err}
-	case err != nil:
-		return usageError("%v", err)
-	}
-	if shown.Own() {
-		fmt.Fprintln(m.Stdout)
-	}
-	hints := suite.Hints()
-	results, status := judged(m.judge, suite.Results(), f.strict, plan.expected, status)
-	run := reports.Run{Tool: "firmakit", Version: Version(), Target: f.endpoint, MerchantID: f.merchant, TargetLabel: reports.WebhookTarget,
-		Set: features.WebhookSet, Hints: hints, Profile: p, Lang: f.lang, Tags: f.tags, ReportLang: f.reportLang, Started: start, Elapsed: elapsed,
-		Expected: plan.expected, SignatureIDs: contracts}
-	// The hints are this set's likely causes: the service's
-	// (reports.Causes) speak of a --target.
-	return m.finishRun(ending{run: run, results: results, godogStatus: status, junitTo: plan.junitTo, reportDir: f.reportDir,
-		cucumber: cucumberFiles(formats), width: shown.Width, causes: func(w io.Writer) {
-			for _, h := range hints {
-				fmt.Fprintln(w, "hint: "+h.String())
+	suite := &webhook.Suite{Endpoint: &webhook.Endpoint{URL: f.endpoint, Secret: f.secret, MerchantID: f.merchant, Profile: p, SignatureIDs: contracts}}
+	return m.runSuite(f.runFlags, plan.runPlan, suiteRun{suite: suite, options: &suite.RunOptions, deadline: f.deadline(), count: webhook.Select,
+		intro: func() {
+			fmt.Fprintf(m.Stdout, "firmakit certify-webhook: playing the service for the endpoint %s\n", f.endpoint)
+			fmt.Fprintf(m.Stdout, "profile %q, delivery timeout %s; %s\n", p.Name, p.Webhook.Timeout, suite)
+			if len(contracts) > 0 {
+				fmt.Fprintf(m.Stdout, "contracts (signature_id) of merchant %s: %s\n\n", f.merchant, strings.Join(contracts, ", "))
+			} else {
+				fmt.Fprintf(m.Stdout, "contracts (signature_id): made up by firmakit (give --signature-id if the endpoint looks them up)\n\n")
 			}
-		}, outOfTime: outOfTime(suite.OutOfTime(), f.maxDuration)})
+		},
+		end: func(e *ending) {
+			hints := suite.Hints()
+			e.run.Target, e.run.MerchantID, e.run.TargetLabel, e.run.Set = f.endpoint, f.merchant, reports.WebhookTarget, features.WebhookSet
+			e.run.Hints, e.run.SignatureIDs = hints, contracts
+			// The hints are this set's likely causes: the service's
+			// (reports.Causes) speak of a --target.
+			e.causes = func(w io.Writer) {
+				for _, h := range hints {
+					fmt.Fprintln(w, "hint: "+h.String())
+				}
+			}
+		}})
 }
 
 // reachable tells whether anything answers HTTP at an endpoint's URL. A

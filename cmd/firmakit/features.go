@@ -10,6 +10,7 @@ import (
 
 	"github.com/firmakit/firmakit/features"
 	"github.com/firmakit/firmakit/steps"
+	"github.com/firmakit/firmakit/steps/webhook"
 )
 
 func (m *Main) featuresCommand() command {
@@ -100,6 +101,11 @@ func (m *Main) printSentences(set string, asJSON bool) error {
 	if err != nil {
 		return err
 	}
+	hook, err := webhook.Sentences()
+	if err != nil {
+		return err
+	}
+	all = append(all, hook...)
 	var list []steps.Sentence
 	for _, s := range all {
 		if set == "all" || s.Set == set {

@@ -9,7 +9,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/firmakit/firmakit/steps"
+	"github.com/firmakit/firmakit/steps/webhook"
 )
 
 // vectorsCommand writes the webhook set's deliveries as test vectors, for
@@ -38,7 +38,7 @@ func (m *Main) vectorsCommand() command {
 				if err != nil {
 					return err
 				}
-				v, err := steps.MakeWebhookVectors(p, *secret, *merchant, time.Unix(*at, 0))
+				v, err := webhook.MakeVectors(p, *secret, *merchant, time.Unix(*at, 0))
 				if err != nil {
 					return err
 				}

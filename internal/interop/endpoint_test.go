@@ -12,6 +12,7 @@ import (
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/reports"
 	"github.com/firmakit/firmakit/steps"
+	"github.com/firmakit/firmakit/steps/webhook"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -42,7 +43,7 @@ func certifyEndpoint(t *testing.T, url, preset, secret string) map[string][]stri
 	t.Helper()
 	p, err := firmakit.Preset(preset)
 	require.NoError(t, err)
-	s := &steps.WebhookSuite{Endpoint: &steps.Endpoint{URL: url, Secret: secret, Profile: p}, Lang: "en", Concurrency: 4, Output: io.Discard}
+	s := &webhook.Suite{Endpoint: &webhook.Endpoint{URL: url, Secret: secret, Profile: p}, RunOptions: steps.RunOptions{Lang: "en", Concurrency: 4, Output: io.Discard}}
 	_, err = s.Run()
 	require.NoError(t, err)
 	require.NotEmpty(t, s.Results())

@@ -6,10 +6,12 @@
 
 //go:build !race
 
-package steps_test
+package webhook_test
 
 import (
 	"fmt"
+	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -17,10 +19,22 @@ import (
 
 	"github.com/firmakit/firmakit/features"
 	"github.com/firmakit/firmakit/reports"
-	"github.com/firmakit/firmakit/steps"
+	"github.com/firmakit/firmakit/steps/webhook"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
+
+// suiteRuns bounds the suite runs of these tests, which go on side by
+// side: a run mostly waits, so several per core overlap well, and the
+// bound keeps the process from lagging so much that it cannot judge an
+// answer's timing (the service suite's power tests bound theirs alike).
+var suiteRuns = make(chan struct{}, runtime.GOMAXPROCS(0)*4)
+
+// takeRun waits for a slot of suiteRuns and returns what gives it back.
+func takeRun() (release func()) {
+	suiteRuns <- struct{}{}
+	return func() { <-suiteRuns }
+}
 
 // TestTheModelEndpointPasses: the endpoint written from the profile
 // passes every run, in both languages, with no hint: what the suite
@@ -37,7 +51,7 @@ func TestTheModelEndpointPasses(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer suiteRuns.take(false)()
+			defer takeRun()()
 			s := runShop(t, &shop{secret: shopSecret}, "all", nil)
 			assert.Equal(t, reports.Passed, s.Verdict(), "run %d:\n%s", i, unpassedWebhook(s))
 			assert.Empty(t, s.Hints(), "run %d", i)
@@ -55,7 +69,7 @@ func TestEveryEndpointFaultIsCaught(t *testing.T) {
 	faults := endpointFaults()
 	require.GreaterOrEqual(t, len(faults), 25)
 	type outcome struct {
-		suite   *steps.WebhookSuite
+		suite   *webhook.Suite
 		by      []string
 		uncited []string // failures that cite no sentence of the documents
 	}
@@ -65,7 +79,7 @@ func TestEveryEndpointFaultIsCaught(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer suiteRuns.take(false)()
+			defer takeRun()()
 			s := &shop{secret: shopSecret}
 			f.make(s)
 			suite := runShop(t, s, "en", nil)
@@ -97,7 +111,7 @@ func TestEveryEndpointFaultIsCaught(t *testing.T) {
 		for _, h := range o.suite.Hints() {
 			hints = append(hints, h.ID)
 		}
-		lines = append(lines, fmt.Sprintf("%-30s %d failed: %s; hint: %s", f.name, len(o.by), strings.Join(uniqueSorted(o.by), " "), strings.Join(hints, ", ")))
+		lines = append(lines, fmt.Sprintf("%-30s %d failed: %s; hint: %s", f.name, len(o.by), strings.Join(slices.Compact(slices.Sorted(slices.Values(o.by))), " "), strings.Join(hints, ", ")))
 	}
 	sort.Strings(lines)
 	t.Logf("%d endpoint faults, each caught by:\n%s", len(faults), strings.Join(lines, "\n"))
@@ -119,13 +133,13 @@ func TestEveryEndpointLibertyIsPassed(t *testing.T) {
 	t.Parallel()
 	libs := endpointLiberties()
 	require.GreaterOrEqual(t, len(libs), 10)
-	suites := make([]*steps.WebhookSuite, len(libs))
+	suites := make([]*webhook.Suite, len(libs))
 	var wg sync.WaitGroup
 	for i, l := range libs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer suiteRuns.take(false)()
+			defer takeRun()()
 			s := &shop{secret: shopSecret}
 			l.make(s)
 			suites[i] = runShop(t, s, "en", nil)
@@ -146,7 +160,7 @@ func TestEveryEndpointLibertyIsPassed(t *testing.T) {
 				warned = append(warned, r.Requirement)
 			}
 		}
-		lines = append(lines, fmt.Sprintf("%-30s %s; warned by: %s", l.name, s.Verdict(), strings.Join(uniqueSorted(warned), " ")))
+		lines = append(lines, fmt.Sprintf("%-30s %s; warned by: %s", l.name, s.Verdict(), strings.Join(slices.Compact(slices.Sorted(slices.Values(warned))), " ")))
 	}
 	sort.Strings(lines)
 	t.Logf("%d endpoint liberties, each passed:\n%s", len(libs), strings.Join(lines, "\n"))

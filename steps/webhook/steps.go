@@ -1,4 +1,4 @@
-package steps
+package webhook
 
 import (
 	"bytes"
@@ -19,6 +19,7 @@ import (
 	messages "github.com/cucumber/messages/go/v21"
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/reports"
+	"github.com/firmakit/firmakit/steps"
 	"github.com/google/uuid"
 )
 
@@ -32,7 +33,7 @@ type webhookSteps struct {
 	Done func(reports.ScenarioResult, observation)
 	// Lag measures how late this process runs, to tell a slow endpoint
 	// from a suite that could not look in time.
-	Lag *LagMonitor
+	Lag *steps.LagMonitor
 }
 
 // observation is what the endpoint did in one scenario, the stuff of the
@@ -51,7 +52,7 @@ type observation struct {
 	// Errors are the transport errors met, for the hint that names them.
 	Errors []string
 	// sent are the deliveries as sent, and why is why a forged one must
-	// be refused: the stuff of test vectors (WebhookVectors).
+	// be refused: the stuff of test vectors (Vectors).
 	sent []*delivery
 	why  string
 	// Lenient tells that accepting a delivery the scenario wanted
@@ -136,7 +137,8 @@ func getWebhook(ctx context.Context) *webhookScenario {
 // InitializeScenario registers every sentence of the webhook set.
 func (w *webhookSteps) InitializeScenario(sc *godog.ScenarioContext) {
 	sc.Before(func(ctx context.Context, _ *godog.Scenario) (context.Context, error) {
-		return context.WithValue(ctx, webhookKey{}, &webhookScenario{sign: "webhook"}), nil
+		ws := &webhookScenario{sign: "webhook"}
+		return steps.WithWarnings(context.WithValue(ctx, webhookKey{}, ws), &ws.warnings), nil
 	})
 	sc.StepContext().After(func(ctx context.Context, st *godog.Step, _ godog.StepResultStatus, err error) (context.Context, error) {
 		ws, ok := ctx.Value(webhookKey{}).(*webhookScenario)
@@ -164,6 +166,15 @@ func (w *webhookSteps) InitializeScenario(sc *godog.ScenarioContext) {
 	})
 	w.bindSentences(sc)
 }
+
+// The items of the documents the webhook set's assertions cite (refs of
+// features.Items).
+const (
+	refWebhookSig = "defaults §B paragraph 1"
+	refReplay     = "defaults §B bullet 2"
+	refRotation   = "defaults §B bullet 1"
+	refDelivery   = "defaults §B bullet 6"
+)
 
 // stateParam is the parameter of a sentence that names a notification's
 // state.
@@ -427,7 +438,7 @@ func (w *webhookSteps) body(n firmakit.Notification, layout string) ([]byte, err
 func writtenAs(b []byte, layout string) ([]byte, error) {
 	switch layout {
 	case "escaped-unicode":
-		return escapeNonASCII(b), nil
+		return steps.EscapeNonASCII(b), nil
 	case "escaped-slash":
 		// "/" only ever appears inside strings in JSON.
 		return bytes.ReplaceAll(b, []byte("/"), []byte(`\/`)), nil
@@ -443,7 +454,7 @@ func writtenAs(b []byte, layout string) ([]byte, error) {
 	}
 	switch layout {
 	case "keys-reversed":
-		return reversedKeys(v)
+		return steps.ReversedKeys(v)
 	case "indented":
 		out, err := json.MarshalIndent(v, "", "    ")
 		return append(out, '\n'), err
@@ -728,29 +739,29 @@ func (w *webhookSteps) judgeAccepted(ctx context.Context, ws *webhookScenario, i
 	}
 	switch {
 	case d.err != nil && timedOut(d.err):
-		return breaks(refDelivery, "expected a 2xx answer%s within the %s delivery timeout; none came within %s\n%s",
+		return steps.Breaks(refDelivery, "expected a 2xx answer%s within the %s delivery timeout; none came within %s\n%s",
 			which, timeout, timeout+DeliveryGrace, w.exchange(ws))
 	case d.err != nil:
-		return breaks(refDelivery, "expected a 2xx answer%s within the %s delivery timeout; the endpoint could not be reached: %s\n%s",
-			which, timeout, clip(d.err.Error(), 300), w.exchange(ws))
+		return steps.Breaks(refDelivery, "expected a 2xx answer%s within the %s delivery timeout; the endpoint could not be reached: %s\n%s",
+			which, timeout, firmakit.Excerpt(d.err.Error(), 300), w.exchange(ws))
 	case !is2xx(d.status) && ws.window && w.straddles(d, true):
 		ws.inconcl = fmt.Sprintf("the endpoint refused a t %+d s from now, but between signing and its answer (%s ms) t came to lie up to %d s from now, past the %s tolerance: it may have judged it outside",
-			int64(ws.offset/time.Second), ms(d.sentAt.Add(d.latency).Sub(d.signedAt)), w.farthest(d), w.E.profile().Webhook.Tolerance)
+			int64(ws.offset/time.Second), steps.Millis(d.sentAt.Add(d.latency).Sub(d.signedAt)), w.farthest(d), w.E.profile().Webhook.Tolerance)
 		return godog.ErrSkip
 	case !is2xx(d.status):
-		return breaks(refRotation, "expected a 2xx answer%s within the %s delivery timeout, got %d in %s ms: the service would take this valid notification as not delivered and retry it\n%s",
-			which, timeout, d.status, ms(d.latency), w.exchange(ws))
+		return steps.Breaks(refRotation, "expected a 2xx answer%s within the %s delivery timeout, got %d in %s ms: the service would take this valid notification as not delivered and retry it\n%s",
+			which, timeout, d.status, steps.Millis(d.latency), w.exchange(ws))
 	case d.latency > timeout:
 		// The answer waits for this process's scheduler as a
 		// notification does on its way into the receiver (receiverHops);
 		// the endpoint's own process is not this one's to excuse.
-		if lag := w.Lag.Max(d.sentAt, d.sentAt.Add(d.latency)); excusedBy(lag, d.latency-timeout, false) {
+		if lag := w.Lag.Max(d.sentAt, d.sentAt.Add(d.latency)); steps.ExcusedBy(lag, d.latency-timeout, false) {
 			ws.inconcl = fmt.Sprintf("the endpoint answered %d%s after %s ms, past the %s delivery timeout, but this process ran up to %s ms late meanwhile",
-				d.status, which, ms(d.latency), timeout, ms(lag))
+				d.status, which, steps.Millis(d.latency), timeout, steps.Millis(lag))
 			return godog.ErrSkip
 		}
-		return breaks(refDelivery, "expected a 2xx answer%s within the %s delivery timeout; it came after %s ms: the service would have given up and retried\n%s",
-			which, timeout, ms(d.latency), w.exchange(ws))
+		return steps.Breaks(refDelivery, "expected a 2xx answer%s within the %s delivery timeout; it came after %s ms: the service would have given up and retried\n%s",
+			which, timeout, steps.Millis(d.latency), w.exchange(ws))
 	}
 	return nil
 }
@@ -814,21 +825,21 @@ func (w *webhookSteps) refused(ctx context.Context, lenient bool) error {
 	timeout := w.E.timeout()
 	switch {
 	case d.err != nil && timedOut(d.err):
-		return breaks(refDelivery, "expected a status other than 2xx within the %s delivery timeout, since %s; none came within %s\n%s",
+		return steps.Breaks(refDelivery, "expected a status other than 2xx within the %s delivery timeout, since %s; none came within %s\n%s",
 			timeout, ws.why, timeout+DeliveryGrace, w.exchange(ws))
 	case d.err != nil:
-		return breaks(refDelivery, "expected a status other than 2xx, since %s; the endpoint could not be reached: %s\n%s", ws.why, clip(d.err.Error(), 300), w.exchange(ws))
+		return steps.Breaks(refDelivery, "expected a status other than 2xx, since %s; the endpoint could not be reached: %s\n%s", ws.why, firmakit.Excerpt(d.err.Error(), 300), w.exchange(ws))
 	case is2xx(d.status) && ws.offset != 0 && ws.sign == "webhook" && ws.shiftAfter == 0 && ws.forged == "" && ws.malformed == "" && w.straddles(d, false):
 		ws.inconcl = fmt.Sprintf("the endpoint accepted a t %+d s from now, but between signing and its answer (%s ms) t came within the %s tolerance: it may have judged it inside",
-			int64(ws.offset/time.Second), ms(d.sentAt.Add(d.latency).Sub(d.signedAt)), w.E.profile().Webhook.Tolerance)
+			int64(ws.offset/time.Second), steps.Millis(d.sentAt.Add(d.latency).Sub(d.signedAt)), w.E.profile().Webhook.Tolerance)
 		return godog.ErrSkip
 	case is2xx(d.status) && lenient:
-		warn(ctx, refWebhookSig, "the service never writes t so, and it was signed as written and names the current time, so no forgery or replay follows; a strict parser (digits only) is safer",
-			"accepted a t written %q (%s), answering %d", ws.tsForm, clip(timestampText(d.t, ws.tsForm), 40), d.status)
+		steps.Warn(ctx, refWebhookSig, "the service never writes t so, and it was signed as written and names the current time, so no forgery or replay follows; a strict parser (digits only) is safer",
+			"accepted a t written %q (%s), answering %d", ws.tsForm, firmakit.Excerpt(timestampText(d.t, ws.tsForm), 40), d.status)
 		return nil
 	case is2xx(d.status):
-		return breaks(ref, "expected a status other than 2xx, since %s; got %d in %s ms: the endpoint took a notification the service did not send\n%s",
-			ws.why, d.status, ms(d.latency), w.exchange(ws))
+		return steps.Breaks(ref, "expected a status other than 2xx, since %s; got %d in %s ms: the endpoint took a notification the service did not send\n%s",
+			ws.why, d.status, steps.Millis(d.latency), w.exchange(ws))
 	}
 	return nil
 }
@@ -860,11 +871,11 @@ func (w *webhookSteps) exchange(ws *webhookScenario) string {
 		fmt.Fprintf(&b, "  %s\n", excerpt(d.body, 1024))
 		switch {
 		case d.err != nil:
-			fmt.Fprintf(&b, "answered: nothing after %s ms: %s", ms(d.latency), clip(d.err.Error(), 300))
+			fmt.Fprintf(&b, "answered: nothing after %s ms: %s", steps.Millis(d.latency), firmakit.Excerpt(d.err.Error(), 300))
 		default:
-			fmt.Fprintf(&b, "answered: %d in %s ms: %s", d.status, ms(d.latency), excerpt(d.answer, 512))
+			fmt.Fprintf(&b, "answered: %d in %s ms: %s", d.status, steps.Millis(d.latency), excerpt(d.answer, 512))
 			if d.location != "" {
-				fmt.Fprintf(&b, "\n  (a redirect to %s, not followed: the service posts to the configured URL only)", clip(d.location, 300))
+				fmt.Fprintf(&b, "\n  (a redirect to %s, not followed: the service posts to the configured URL only)", firmakit.Excerpt(d.location, 300))
 			}
 		}
 		if i < len(ws.deliveries)-1 {
@@ -938,7 +949,7 @@ func (w *webhookSteps) outcome(ctx context.Context, p *godog.Scenario, err error
 		}
 		r.Example = strings.Join(setup, "; ")
 	}
-	classifyTags(&r, p.Tags)
+	steps.ClassifyTags(&r, p.Tags)
 	var obs observation
 	ws, _ := ctx.Value(webhookKey{}).(*webhookScenario)
 	if ws != nil {
@@ -963,7 +974,7 @@ func (w *webhookSteps) outcome(ctx context.Context, p *godog.Scenario, err error
 	case ws != nil && ws.inconcl != "" && (err == nil || errors.Is(err, godog.ErrSkip)):
 		r.Status, r.Error, r.FailedStep = reports.Inconclusive, ws.inconcl, ws.inconclStep
 	case err != nil && !errors.Is(err, godog.ErrSkip):
-		r.Status, r.Error, r.Breaks = reports.Failed, err.Error(), breachOf(err)
+		r.Status, r.Error, r.Breaks, r.FailureKind = reports.Failed, err.Error(), steps.BreachOf(err), steps.FailureKindOf(err)
 		if ws != nil {
 			r.FailedStep = ws.failedStep
 		}
@@ -976,58 +987,66 @@ func (w *webhookSteps) outcome(ctx context.Context, p *godog.Scenario, err error
 	return r, obs
 }
 
+// Sentences lists every step sentence of the webhook set, English and
+// Spanish side by side, in the order they are registered (steps.Sentences
+// lists the service set's). It returns an error when a method is not
+// bound to exactly one sentence per language.
+func Sentences() ([]steps.Sentence, error) {
+	return steps.ListSentences("webhook", (&webhookSteps{}).bindSentences)
+}
+
 // bindSentences registers the sentences of the webhook set, whose methods live in this file, the
 // English and the Spanish one on the same method. Each file registers
 // its own, so that godog reports a step at the file of its method.
-func (w *webhookSteps) bindSentences(sc registrar) {
-	sc.Step(compiled("^"+`a `+stateParam+` notification`+"$"), w.aNotification)
-	sc.Step(compiled("^"+`una notificación `+stateParam+"$"), w.aNotification)
-	sc.Step(compiled("^"+`a `+stateParam+` notification of a real contract, its optional keys absent`+"$"), w.aNotificationOfARealContract)
-	sc.Step(compiled("^"+`una notificación `+stateParam+` de un contrato real, sin sus claves opcionales`+"$"), w.aNotificationOfARealContract)
-	sc.Step(compiled(`^its free text is "(long-title|long-reason|scripts-title|scripts-reason)"$`), w.itsFreeTextIs)
-	sc.Step(compiled(`^su texto libre es "(long-title|long-reason|scripts-title|scripts-reason)"$`), w.itsFreeTextIs)
-	sc.Step(compiled(`^its body is written "(keys-reversed|indented|escaped-unicode|escaped-slash|crlf)"$`), w.itsBodyIsWritten)
-	sc.Step(compiled(`^su cuerpo se escribe "(keys-reversed|indented|escaped-unicode|escaped-slash|crlf)"$`), w.itsBodyIsWritten)
-	sc.Step(compiled(`^its t is written "(fraction|exponent|nan|plus-sign|word)", signed as written$`), w.itsTIsWritten)
-	sc.Step(compiled(`^su t se escribe "(fraction|exponent|nan|plus-sign|word)", firmada tal como se escribe$`), w.itsTIsWritten)
-	sc.Step(compiled(`^its timestamp is (-?\d+) seconds from now$`), w.itsTimestampIsSecondsFromNow)
-	sc.Step(compiled(`^su marca de tiempo está a (-?\d+) segundos de ahora$`), w.itsTimestampIsSecondsFromNow)
-	sc.Step(compiled(`^it is sent with "(lower-case-header-name|content-type-charset)"$`), w.itIsSentWith)
-	sc.Step(compiled(`^se envía con "(lower-case-header-name|content-type-charset)"$`), w.itIsSentWith)
-	sc.Step(compiled("^"+`a `+stateParam+` notification of the same contract is posted to the endpoint`+"$"), w.aNotificationOfTheSameContractIsPosted)
-	sc.Step(compiled("^"+`una notificación `+stateParam+` del mismo contrato se envía al endpoint`+"$"), w.aNotificationOfTheSameContractIsPosted)
-	sc.Step(compiled(`^the same delivery is repeated at once, its bytes and signature header unchanged$`), w.theSameDeliveryIsRepeated)
-	sc.Step(compiled(`^la misma entrega se repite enseguida, con los mismos bytes y la misma cabecera de firma$`), w.theSameDeliveryIsRepeated)
-	sc.Step(compiled(`^it is signed with the webhook secret$`), w.itIsSignedWithTheWebhookSecret)
-	sc.Step(compiled(`^se firma con el secreto del webhook$`), w.itIsSignedWithTheWebhookSecret)
-	sc.Step(compiled(`^it is signed with another secret$`), w.itIsSignedWithAnotherSecret)
-	sc.Step(compiled(`^se firma con otro secreto$`), w.itIsSignedWithAnotherSecret)
-	sc.Step(compiled(`^it is sent without the signature header$`), w.itIsSentWithoutTheSignatureHeader)
-	sc.Step(compiled(`^se envía sin la cabecera de firma$`), w.itIsSentWithoutTheSignatureHeader)
-	sc.Step(compiled(`^its body is changed after signing$`), w.itsBodyIsChangedAfterSigning)
-	sc.Step(compiled(`^su cuerpo se cambia después de firmarlo$`), w.itsBodyIsChangedAfterSigning)
-	sc.Step(compiled(`^its timestamp is (\d+) seconds older than the tolerance allows$`), w.itsTimestampIsOlderThanTheToleranceAllows)
-	sc.Step(compiled(`^su marca de tiempo es (\d+) segundos más antigua de lo que permite la tolerancia$`), w.itsTimestampIsOlderThanTheToleranceAllows)
-	sc.Step(compiled(`^its timestamp is (\d+) seconds further ahead than the tolerance allows$`), w.itsTimestampIsFurtherAheadThanTheToleranceAllows)
-	sc.Step(compiled(`^su marca de tiempo está (\d+) segundos más adelantada de lo que permite la tolerancia$`), w.itsTimestampIsFurtherAheadThanTheToleranceAllows)
-	sc.Step(compiled(`^its timestamp is changed by (-?\d+) seconds after signing$`), w.itsTimestampIsChangedAfterSigning)
-	sc.Step(compiled(`^su marca de tiempo se cambia en (-?\d+) segundos después de firmar$`), w.itsTimestampIsChangedAfterSigning)
-	sc.Step(compiled(`^it is posted to the endpoint$`), w.itIsPostedToTheEndpoint)
-	sc.Step(compiled(`^se envía al endpoint$`), w.itIsPostedToTheEndpoint)
-	sc.Step(compiled(`^the endpoint answers 2xx within the delivery timeout$`), w.theEndpointAnswers2xxWithinTheDeliveryTimeout)
-	sc.Step(compiled(`^el endpoint responde 2xx dentro del plazo de entrega$`), w.theEndpointAnswers2xxWithinTheDeliveryTimeout)
-	sc.Step(compiled(`^the endpoint answers 2xx to both deliveries within the delivery timeout$`), w.theEndpointAnswers2xxToBothDeliveries)
-	sc.Step(compiled(`^el endpoint responde 2xx a ambas entregas dentro del plazo de entrega$`), w.theEndpointAnswers2xxToBothDeliveries)
-	sc.Step(compiled(`^the endpoint refuses it with a status other than 2xx$`), w.theEndpointRefusesIt)
-	sc.Step(compiled(`^el endpoint la rechaza con un estado distinto de 2xx$`), w.theEndpointRefusesIt)
-	sc.Step(compiled(`^the endpoint refuses it, or its acceptance is only a warning$`), w.theEndpointRefusesItOrWarns)
-	sc.Step(compiled(`^el endpoint la rechaza, o su aceptación solo es una advertencia$`), w.theEndpointRefusesItOrWarns)
-	sc.Step(compiled(`^it is signed otherwise: "(v0-only|v2-only|v1-empty|v1-shortened|v1-lengthened|body-only|no-dot|body-then-t|no-t-body-only)"$`), w.itIsSignedOtherwise)
-	sc.Step(compiled(`^se firma de otra manera: "(v0-only|v2-only|v1-empty|v1-shortened|v1-lengthened|body-only|no-dot|body-then-t|no-t-body-only)"$`), w.itIsSignedOtherwise)
-	sc.Step(compiled(`^it is signed with the webhook secret and with a retired one, the valid signature being number (1|2)$`), w.itIsSignedWithTheWebhookSecretAndARetiredOne)
-	sc.Step(compiled(`^se firma con el secreto del webhook y con uno retirado, siendo válida la firma número (1|2)$`), w.itIsSignedWithTheWebhookSecretAndARetiredOne)
-	sc.Step(compiled(`^the signature header is malformed: "(no-timestamp|no-signature|empty|not-key-value|timestamp-not-a-number)"$`), w.theSignatureHeaderIsMalformed)
-	sc.Step(compiled(`^la cabecera de firma está mal formada: "(no-timestamp|no-signature|empty|not-key-value|timestamp-not-a-number)"$`), w.theSignatureHeaderIsMalformed)
-	sc.Step(compiled(`^the same event is delivered again after the profile's first retry delay, signed anew$`), w.theSameEventIsDeliveredAgain)
-	sc.Step(compiled(`^el mismo evento se entrega de nuevo tras la primera espera de reintento del perfil, firmado otra vez$`), w.theSameEventIsDeliveredAgain)
+func (w *webhookSteps) bindSentences(sc steps.Registrar) {
+	sc.Step(steps.Compiled("^"+`a `+stateParam+` notification`+"$"), w.aNotification)
+	sc.Step(steps.Compiled("^"+`una notificación `+stateParam+"$"), w.aNotification)
+	sc.Step(steps.Compiled("^"+`a `+stateParam+` notification of a real contract, its optional keys absent`+"$"), w.aNotificationOfARealContract)
+	sc.Step(steps.Compiled("^"+`una notificación `+stateParam+` de un contrato real, sin sus claves opcionales`+"$"), w.aNotificationOfARealContract)
+	sc.Step(steps.Compiled(`^its free text is "(long-title|long-reason|scripts-title|scripts-reason)"$`), w.itsFreeTextIs)
+	sc.Step(steps.Compiled(`^su texto libre es "(long-title|long-reason|scripts-title|scripts-reason)"$`), w.itsFreeTextIs)
+	sc.Step(steps.Compiled(`^its body is written "(keys-reversed|indented|escaped-unicode|escaped-slash|crlf)"$`), w.itsBodyIsWritten)
+	sc.Step(steps.Compiled(`^su cuerpo se escribe "(keys-reversed|indented|escaped-unicode|escaped-slash|crlf)"$`), w.itsBodyIsWritten)
+	sc.Step(steps.Compiled(`^its t is written "(fraction|exponent|nan|plus-sign|word)", signed as written$`), w.itsTIsWritten)
+	sc.Step(steps.Compiled(`^su t se escribe "(fraction|exponent|nan|plus-sign|word)", firmada tal como se escribe$`), w.itsTIsWritten)
+	sc.Step(steps.Compiled(`^its timestamp is (-?\d+) seconds from now$`), w.itsTimestampIsSecondsFromNow)
+	sc.Step(steps.Compiled(`^su marca de tiempo está a (-?\d+) segundos de ahora$`), w.itsTimestampIsSecondsFromNow)
+	sc.Step(steps.Compiled(`^it is sent with "(lower-case-header-name|content-type-charset)"$`), w.itIsSentWith)
+	sc.Step(steps.Compiled(`^se envía con "(lower-case-header-name|content-type-charset)"$`), w.itIsSentWith)
+	sc.Step(steps.Compiled("^"+`a `+stateParam+` notification of the same contract is posted to the endpoint`+"$"), w.aNotificationOfTheSameContractIsPosted)
+	sc.Step(steps.Compiled("^"+`una notificación `+stateParam+` del mismo contrato se envía al endpoint`+"$"), w.aNotificationOfTheSameContractIsPosted)
+	sc.Step(steps.Compiled(`^the same delivery is repeated at once, its bytes and signature header unchanged$`), w.theSameDeliveryIsRepeated)
+	sc.Step(steps.Compiled(`^la misma entrega se repite enseguida, con los mismos bytes y la misma cabecera de firma$`), w.theSameDeliveryIsRepeated)
+	sc.Step(steps.Compiled(`^it is signed with the webhook secret$`), w.itIsSignedWithTheWebhookSecret)
+	sc.Step(steps.Compiled(`^se firma con el secreto del webhook$`), w.itIsSignedWithTheWebhookSecret)
+	sc.Step(steps.Compiled(`^it is signed with another secret$`), w.itIsSignedWithAnotherSecret)
+	sc.Step(steps.Compiled(`^se firma con otro secreto$`), w.itIsSignedWithAnotherSecret)
+	sc.Step(steps.Compiled(`^it is sent without the signature header$`), w.itIsSentWithoutTheSignatureHeader)
+	sc.Step(steps.Compiled(`^se envía sin la cabecera de firma$`), w.itIsSentWithoutTheSignatureHeader)
+	sc.Step(steps.Compiled(`^its body is changed after signing$`), w.itsBodyIsChangedAfterSigning)
+	sc.Step(steps.Compiled(`^su cuerpo se cambia después de firmarlo$`), w.itsBodyIsChangedAfterSigning)
+	sc.Step(steps.Compiled(`^its timestamp is (\d+) seconds older than the tolerance allows$`), w.itsTimestampIsOlderThanTheToleranceAllows)
+	sc.Step(steps.Compiled(`^su marca de tiempo es (\d+) segundos más antigua de lo que permite la tolerancia$`), w.itsTimestampIsOlderThanTheToleranceAllows)
+	sc.Step(steps.Compiled(`^its timestamp is (\d+) seconds further ahead than the tolerance allows$`), w.itsTimestampIsFurtherAheadThanTheToleranceAllows)
+	sc.Step(steps.Compiled(`^su marca de tiempo está (\d+) segundos más adelantada de lo que permite la tolerancia$`), w.itsTimestampIsFurtherAheadThanTheToleranceAllows)
+	sc.Step(steps.Compiled(`^its timestamp is changed by (-?\d+) seconds after signing$`), w.itsTimestampIsChangedAfterSigning)
+	sc.Step(steps.Compiled(`^su marca de tiempo se cambia en (-?\d+) segundos después de firmar$`), w.itsTimestampIsChangedAfterSigning)
+	sc.Step(steps.Compiled(`^it is posted to the endpoint$`), w.itIsPostedToTheEndpoint)
+	sc.Step(steps.Compiled(`^se envía al endpoint$`), w.itIsPostedToTheEndpoint)
+	sc.Step(steps.Compiled(`^the endpoint answers 2xx within the delivery timeout$`), w.theEndpointAnswers2xxWithinTheDeliveryTimeout)
+	sc.Step(steps.Compiled(`^el endpoint responde 2xx dentro del plazo de entrega$`), w.theEndpointAnswers2xxWithinTheDeliveryTimeout)
+	sc.Step(steps.Compiled(`^the endpoint answers 2xx to both deliveries within the delivery timeout$`), w.theEndpointAnswers2xxToBothDeliveries)
+	sc.Step(steps.Compiled(`^el endpoint responde 2xx a ambas entregas dentro del plazo de entrega$`), w.theEndpointAnswers2xxToBothDeliveries)
+	sc.Step(steps.Compiled(`^the endpoint refuses it with a status other than 2xx$`), w.theEndpointRefusesIt)
+	sc.Step(steps.Compiled(`^el endpoint la rechaza con un estado distinto de 2xx$`), w.theEndpointRefusesIt)
+	sc.Step(steps.Compiled(`^the endpoint refuses it, or its acceptance is only a warning$`), w.theEndpointRefusesItOrWarns)
+	sc.Step(steps.Compiled(`^el endpoint la rechaza, o su aceptación solo es una advertencia$`), w.theEndpointRefusesItOrWarns)
+	sc.Step(steps.Compiled(`^it is signed otherwise: "(v0-only|v2-only|v1-empty|v1-shortened|v1-lengthened|body-only|no-dot|body-then-t|no-t-body-only)"$`), w.itIsSignedOtherwise)
+	sc.Step(steps.Compiled(`^se firma de otra manera: "(v0-only|v2-only|v1-empty|v1-shortened|v1-lengthened|body-only|no-dot|body-then-t|no-t-body-only)"$`), w.itIsSignedOtherwise)
+	sc.Step(steps.Compiled(`^it is signed with the webhook secret and with a retired one, the valid signature being number (1|2)$`), w.itIsSignedWithTheWebhookSecretAndARetiredOne)
+	sc.Step(steps.Compiled(`^se firma con el secreto del webhook y con uno retirado, siendo válida la firma número (1|2)$`), w.itIsSignedWithTheWebhookSecretAndARetiredOne)
+	sc.Step(steps.Compiled(`^the signature header is malformed: "(no-timestamp|no-signature|empty|not-key-value|timestamp-not-a-number)"$`), w.theSignatureHeaderIsMalformed)
+	sc.Step(steps.Compiled(`^la cabecera de firma está mal formada: "(no-timestamp|no-signature|empty|not-key-value|timestamp-not-a-number)"$`), w.theSignatureHeaderIsMalformed)
+	sc.Step(steps.Compiled(`^the same event is delivered again after the profile's first retry delay, signed anew$`), w.theSameEventIsDeliveredAgain)
+	sc.Step(steps.Compiled(`^el mismo evento se entrega de nuevo tras la primera espera de reintento del perfil, firmado otra vez$`), w.theSameEventIsDeliveredAgain)
 }

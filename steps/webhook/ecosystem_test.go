@@ -1,4 +1,4 @@
-package steps_test
+package webhook_test
 
 import (
 	"bufio"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/firmakit/firmakit/reports"
 	"github.com/firmakit/firmakit/steps"
+	"github.com/firmakit/firmakit/steps/webhook"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -24,7 +25,7 @@ func startEndpoint(t *testing.T, interpreter, script string) string {
 		t.Fatalf("%s is not installed: make deps installs it (%v)", interpreter, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, interpreter, "../testdata/endpoints/"+script, "0", shopSecret)
+	cmd := exec.CommandContext(ctx, interpreter, "../../testdata/endpoints/"+script, "0", shopSecret)
 	out, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	var stderr strings.Builder
@@ -64,7 +65,7 @@ func TestEndpointsOfTheEcosystemPass(t *testing.T) {
 		t.Run(e.script, func(t *testing.T) {
 			t.Parallel()
 			url := startEndpoint(t, e.interpreter, e.script)
-			s := &steps.WebhookSuite{Endpoint: &steps.Endpoint{URL: url, Secret: shopSecret, MerchantID: "shop"}, Lang: "all", Randomize: -1, Output: io.Discard}
+			s := &webhook.Suite{Endpoint: &webhook.Endpoint{URL: url, Secret: shopSecret, MerchantID: "shop"}, RunOptions: steps.RunOptions{Lang: "all", Randomize: -1, Output: io.Discard}}
 			_, err := s.Run()
 			require.NoError(t, err)
 			assert.Contains(t, []string{reports.Passed, reports.PassedWithWarnings}, s.Verdict(), "%s:\n%s", e.script, unpassedWebhook(s))

@@ -1,4 +1,4 @@
-package steps
+package webhook
 
 import (
 	"fmt"
@@ -64,7 +64,7 @@ func (e *Endpoint) Validate() error {
 	return nil
 }
 
-// profile is the endpoint's profile; WebhookSuite.Run sets the default
+// profile is the endpoint's profile; Suite.Run sets the default
 // before any scenario runs, so that scenarios only ever read it.
 func (e *Endpoint) profile() *firmakit.Profile {
 	if e.Profile == nil {

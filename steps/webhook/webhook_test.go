@@ -1,4 +1,4 @@
-package steps_test
+package webhook_test
 
 import (
 	"bytes"
@@ -18,6 +18,7 @@ import (
 	"github.com/firmakit/firmakit/receiver"
 	"github.com/firmakit/firmakit/reports"
 	"github.com/firmakit/firmakit/steps"
+	"github.com/firmakit/firmakit/steps/webhook"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -33,14 +34,14 @@ var (
 )
 
 // runWebhook runs the webhook set against url and returns the suite.
-func runWebhook(t *testing.T, url, lang, tags string, change func(*steps.Endpoint)) *steps.WebhookSuite {
+func runWebhook(t *testing.T, url, lang, tags string, change func(*webhook.Endpoint)) *webhook.Suite {
 	t.Helper()
-	e := &steps.Endpoint{URL: url, Secret: shopSecret, MerchantID: "shop"}
+	e := &webhook.Endpoint{URL: url, Secret: shopSecret, MerchantID: "shop"}
 	if change != nil {
 		change(e)
 	}
 	var progress bytes.Buffer
-	s := &steps.WebhookSuite{Endpoint: e, Lang: lang, Tags: tags, Randomize: -1, Output: io.Discard, Progress: &progress}
+	s := &webhook.Suite{Endpoint: e, RunOptions: steps.RunOptions{Lang: lang, Tags: tags, Randomize: -1, Output: io.Discard, Progress: &progress}}
 	_, err := s.Run()
 	require.NoError(t, err)
 	t.Cleanup(func() {
@@ -52,7 +53,7 @@ func runWebhook(t *testing.T, url, lang, tags string, change func(*steps.Endpoin
 }
 
 // failedRequirements lists the requirement tags with a failed scenario.
-func failedRequirements(s *steps.WebhookSuite) []string {
+func failedRequirements(s *webhook.Suite) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, r := range s.Results() {
@@ -75,7 +76,7 @@ func TestWebhookSuiteAgainstTheStrictReceiver(t *testing.T) {
 	t.Cleanup(func() { rv.Close() })
 	s := runWebhook(t, rv.HookURL("shop"), "all", "", nil)
 	require.Equal(t, reports.Passed, s.Verdict(), "%v", s.Results())
-	selected, err := steps.SelectWebhook("all", "")
+	selected, err := webhook.Select("all", "")
 	require.NoError(t, err)
 	assert.Equal(t, 118, selected, "20 scenarios, 59 rows, two languages")
 	require.Len(t, s.Results(), selected)
@@ -278,7 +279,7 @@ func TestWebhookSuiteLateAndUnreachable(t *testing.T) {
 		w.WriteHeader(http.StatusOK)
 	}))
 	t.Cleanup(slow.Close)
-	s := runWebhook(t, slow.URL, "en", "@WH-STATE", func(e *steps.Endpoint) { e.Profile = fast })
+	s := runWebhook(t, slow.URL, "en", "@WH-STATE", func(e *webhook.Endpoint) { e.Profile = fast })
 	assert.Equal(t, reports.Failed, s.Verdict())
 	for _, r := range s.Results() {
 		assert.Equal(t, reports.Failed, r.Status)
@@ -314,38 +315,38 @@ func hintText(t *testing.T, hints []reports.Hint) string {
 }
 
 func TestSelectWebhook(t *testing.T) {
-	n, err := steps.SelectWebhook("en", "@WH-STATE,@WH-ROTATION")
+	n, err := webhook.Select("en", "@WH-STATE,@WH-ROTATION")
 	require.NoError(t, err)
 	assert.Equal(t, 7, n)
-	n, err = steps.SelectWebhook("all", "~@spec")
+	n, err = webhook.Select("all", "~@spec")
 	require.NoError(t, err)
 	assert.Equal(t, 2*52, n)
-	_, err = steps.SelectWebhook("en", "@AUTH-OK")
+	_, err = webhook.Select("en", "@AUTH-OK")
 	var se *steps.SelectionError
 	require.ErrorAs(t, err, &se)
 	assert.ErrorIs(t, err, steps.ErrUnknownTag, "a service tag is not the webhook set's")
-	_, err = steps.SelectWebhook("en", "@WH-STAT")
+	_, err = webhook.Select("en", "@WH-STAT")
 	require.ErrorAs(t, err, &se)
 	assert.Equal(t, "@WH-STATE", se.Closest[0])
-	_, err = steps.SelectWebhook("en", "@WH-STATE && @WH-ROTATION")
+	_, err = webhook.Select("en", "@WH-STATE && @WH-ROTATION")
 	assert.ErrorIs(t, err, steps.ErrNothingSelected)
-	_, err = steps.SelectWebhook("en", "@WH-STATE or @WH-ROTATION")
+	_, err = webhook.Select("en", "@WH-STATE or @WH-ROTATION")
 	assert.ErrorIs(t, err, steps.ErrMalformedTags)
 }
 
 func TestEndpointValidate(t *testing.T) {
 	for _, tc := range []struct {
-		e    steps.Endpoint
+		e    webhook.Endpoint
 		want string
 	}{
-		{steps.Endpoint{Secret: "s"}, "no endpoint URL"},
-		{steps.Endpoint{URL: "ftp://x/y", Secret: "s"}, "is not an http(s) URL"},
-		{steps.Endpoint{URL: "http:///nohost", Secret: "s"}, "is not an http(s) URL"},
-		{steps.Endpoint{URL: "http://127.0.0.1:1/hook"}, "no webhook secret"},
+		{webhook.Endpoint{Secret: "s"}, "no endpoint URL"},
+		{webhook.Endpoint{URL: "ftp://x/y", Secret: "s"}, "is not an http(s) URL"},
+		{webhook.Endpoint{URL: "http:///nohost", Secret: "s"}, "is not an http(s) URL"},
+		{webhook.Endpoint{URL: "http://127.0.0.1:1/hook"}, "no webhook secret"},
 	} {
 		assert.ErrorContains(t, tc.e.Validate(), tc.want)
 	}
-	assert.NoError(t, (&steps.Endpoint{URL: "http://127.0.0.1:1/hook", Secret: "s"}).Validate())
+	assert.NoError(t, (&webhook.Endpoint{URL: "http://127.0.0.1:1/hook", Secret: "s"}).Validate())
 }
 
 // TestWebhookSuiteFollowsNoRedirect: the service posts to the configured

@@ -1,4 +1,4 @@
-package steps_test
+package webhook_test
 
 import (
 	"bytes"
@@ -21,6 +21,7 @@ import (
 
 	"github.com/firmakit/firmakit/reports"
 	"github.com/firmakit/firmakit/steps"
+	"github.com/firmakit/firmakit/steps/webhook"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -518,21 +519,21 @@ func endpointLiberties() []endpointLiberty {
 }
 
 // runShop runs the webhook set in lang against s.
-func runShop(t *testing.T, s *shop, lang string, change func(*steps.Endpoint)) *steps.WebhookSuite {
+func runShop(t *testing.T, s *shop, lang string, change func(*webhook.Endpoint)) *webhook.Suite {
 	srv := httptest.NewServer(s)
 	defer srv.Close()
-	e := &steps.Endpoint{URL: srv.URL + "/webhooks/firmakit", Secret: s.secret, MerchantID: "shop"}
+	e := &webhook.Endpoint{URL: srv.URL + "/webhooks/firmakit", Secret: s.secret, MerchantID: "shop"}
 	if change != nil {
 		change(e)
 	}
-	suite := &steps.WebhookSuite{Endpoint: e, Lang: lang, Randomize: -1, Output: io.Discard}
+	suite := &webhook.Suite{Endpoint: e, RunOptions: steps.RunOptions{Lang: lang, Randomize: -1, Output: io.Discard}}
 	_, err := suite.Run()
 	require.NoError(t, err)
 	return suite
 }
 
 // unpassedWebhook says every result of a run that did not pass.
-func unpassedWebhook(s *steps.WebhookSuite) string {
+func unpassedWebhook(s *webhook.Suite) string {
 	var b strings.Builder
 	for _, r := range s.Results() {
 		if r.Status != reports.Passed {
@@ -550,17 +551,17 @@ func TestAnEndpointThatLooksContractsUp(t *testing.T) {
 	s := &shop{secret: shopSecret, known: map[string]bool{"ctr-41": true, "ctr-42": true}}
 	srv := httptest.NewServer(s)
 	t.Cleanup(srv.Close)
-	e := &steps.Endpoint{URL: srv.URL, Secret: shopSecret, MerchantID: "shop"}
-	suite := &steps.WebhookSuite{Endpoint: e, Lang: "en", Output: io.Discard}
+	e := &webhook.Endpoint{URL: srv.URL, Secret: shopSecret, MerchantID: "shop"}
+	suite := &webhook.Suite{Endpoint: e, RunOptions: steps.RunOptions{Lang: "en", Output: io.Discard}}
 	_, err := suite.Run()
-	require.ErrorIs(t, err, steps.ErrUnknownContract)
+	require.ErrorIs(t, err, webhook.ErrUnknownContract)
 	assert.ErrorContains(t, err, "--signature-id")
 	assert.Empty(t, suite.Results(), "no scenario ran")
 
-	known := runShop(t, s, "all", func(e *steps.Endpoint) { e.SignatureIDs = []string{"ctr-41", "ctr-42"} })
+	known := runShop(t, s, "all", func(e *webhook.Endpoint) { e.SignatureIDs = []string{"ctr-41", "ctr-42"} })
 	assert.Equal(t, reports.Passed, known.Verdict(), unpassedWebhook(known))
 
-	other := runShop(t, s, "en", func(e *steps.Endpoint) { e.SignatureIDs = []string{"ctr-7"} })
+	other := runShop(t, s, "en", func(e *webhook.Endpoint) { e.SignatureIDs = []string{"ctr-7"} })
 	assert.Equal(t, reports.Failed, other.Verdict())
 	assert.Contains(t, hintText(t, other.Hints()), "though about contracts given as known (ctr-7)")
 }

@@ -1,4 +1,4 @@
-package steps_test
+package webhook_test
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/firmakit/firmakit"
-	"github.com/firmakit/firmakit/steps"
+	"github.com/firmakit/firmakit/steps/webhook"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -26,11 +26,11 @@ import (
 func TestWebhookVectors(t *testing.T) {
 	p := firmakit.BundledProfile()
 	at := time.Unix(1795000000, 0)
-	v, err := steps.MakeWebhookVectors(p, shopSecret, "shop", at)
+	v, err := webhook.MakeVectors(p, shopSecret, "shop", at)
 	require.NoError(t, err)
-	assert.Equal(t, steps.VectorsVersion, v.Version)
+	assert.Equal(t, webhook.VectorsVersion, v.Version)
 	assert.Equal(t, int64(1795000000), v.ReferenceTime)
-	rows, err := steps.SelectWebhook("en", "")
+	rows, err := webhook.Select("en", "")
 	require.NoError(t, err)
 	require.Len(t, v.Cases, rows+1+1+2, "a case per row, the second delivery of each duplicate, two more events of one contract")
 

@@ -1,12 +1,19 @@
-package steps
+package webhook
 
 import (
 	"bytes"
 	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"go/types"
 	"net/http/httptest"
+	"path/filepath"
+	"regexp"
 	"testing"
 	"time"
 
+	"github.com/cucumber/godog"
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/internal/peer"
 	"github.com/stretchr/testify/assert"
@@ -104,4 +111,39 @@ func TestEndpointClientBoundsTheAnswerHeaders(t *testing.T) {
 	status, err := probe(&Endpoint{URL: fine.URL, Secret: "s"}, "sig-1", "1700000000")
 	require.NoError(t, err)
 	assert.Equal(t, 200, status)
+}
+
+// godog reports every step of the webhook set at the file of its own
+// method, as it does the service set's (package steps has the twin of
+// this test): the methods are read from the source, the locations from
+// godog's own list of definitions.
+func TestEveryStepIsReportedAtItsMethodsFile(t *testing.T) {
+	list, err := Sentences()
+	require.NoError(t, err)
+	require.Len(t, list, 25, "the webhook set's sentences")
+	methods := map[string]string{}
+	fset := token.NewFileSet()
+	files, err := filepath.Glob("*.go")
+	require.NoError(t, err)
+	for _, name := range files {
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		require.NoError(t, err)
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv != nil && types.ExprString(fd.Recv.List[0].Type) == "*webhookSteps" {
+				methods[fd.Name.Name] = name
+			}
+		}
+	}
+	var out bytes.Buffer
+	godog.TestSuite{ScenarioInitializer: (&webhookSteps{}).InitializeScenario,
+		Options: &godog.Options{ShowStepDefinitions: true, NoColors: true, Format: "progress", Output: &out}}.Run()
+	reported := regexp.MustCompile(`# ((\S+\.go):\d+)`).FindAllStringSubmatch(out.String(), -1)
+	require.Len(t, reported, 2*len(list), "godog lists both sentences of each step")
+	for i, s := range list {
+		file, ok := methods[s.Method]
+		require.True(t, ok, "no method %s in the source", s.Method)
+		assert.Equal(t, file, reported[2*i][2], "godog reports %s (%q) at its method's file", s.Method, s.English)
+		assert.Equal(t, file, reported[2*i+1][2], "godog reports %s (%q) at its method's file", s.Method, s.Spanish)
+		assert.Equal(t, reported[2*i][1], s.Location)
+	}
 }

@@ -1,4 +1,4 @@
-package steps
+package webhook
 
 import (
 	"fmt"
@@ -9,17 +9,18 @@ import (
 
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/reports"
+	"github.com/firmakit/firmakit/steps"
 )
 
-// VectorsVersion is the version of the WebhookVectors format; it changes
+// VectorsVersion is the version of the Vectors format; it changes
 // when a field changes meaning or goes away, not when cases are added.
 const VectorsVersion = 1
 
-// WebhookVectors are the webhook set's deliveries, made for one secret and
+// Vectors are the webhook set's deliveries, made for one secret and
 // one reference time, as fixed test vectors: a merchant's unit tests feed
 // each case to their verifier with its clock at ReferenceTime, and it
 // must accept or refuse as Expect says, without firmakit or a network.
-type WebhookVectors struct {
+type Vectors struct {
 	Version int `json:"version"`
 	// Profile names the profile the cases follow; SignatureHeader,
 	// ToleranceS and PayloadSeparator are the parts of it a verifier needs.
@@ -29,12 +30,12 @@ type WebhookVectors struct {
 	ToleranceS       int64  `json:"tolerance_s"`
 	Secret           string `json:"secret"`
 	// ReferenceTime is the verifier's clock, Unix seconds.
-	ReferenceTime int64           `json:"reference_time"`
-	Cases         []WebhookVector `json:"cases"`
+	ReferenceTime int64    `json:"reference_time"`
+	Cases         []Vector `json:"cases"`
 }
 
-// WebhookVector is one delivery of a scenario.
-type WebhookVector struct {
+// Vector is one delivery of a scenario.
+type Vector struct {
 	// Code is stable across versions: the requirement tag, the example
 	// row ("WH-SIGNATURE-FORM/form=v0-only") and, for a scenario of
 	// several deliveries, "#n".
@@ -70,19 +71,19 @@ func (answerAll) RoundTrip(r *http.Request) (*http.Response, error) {
 	return &http.Response{StatusCode: http.StatusNoContent, Body: http.NoBody, Header: http.Header{}, Request: r}, nil
 }
 
-// MakeWebhookVectors runs the webhook set (English: the Spanish scenarios
+// MakeVectors runs the webhook set (English: the Spanish scenarios
 // send the same) against no endpoint, with its clock stopped at at, and
 // returns each delivery as a test vector. It returns an error when the
 // set cannot run.
-func MakeWebhookVectors(p *firmakit.Profile, secret, merchantID string, at time.Time) (*WebhookVectors, error) {
+func MakeVectors(p *firmakit.Profile, secret, merchantID string, at time.Time) (*Vectors, error) {
 	at = at.Truncate(time.Second)
 	e := &Endpoint{URL: "http://endpoint.invalid/webhook", Secret: secret, MerchantID: merchantID, Profile: p,
 		Now: func() time.Time { return at }, HTTPClient: &http.Client{Transport: answerAll{}}}
-	s := &WebhookSuite{Endpoint: e, Lang: "en", Concurrency: 8, Output: io.Discard}
+	s := &Suite{Endpoint: e, RunOptions: steps.RunOptions{Lang: "en", Concurrency: 8, Output: io.Discard}}
 	if _, err := s.Run(); err != nil {
 		return nil, err
 	}
-	v := &WebhookVectors{Version: VectorsVersion, Profile: p.Name, SignatureHeader: p.Webhook.SignatureHeader,
+	v := &Vectors{Version: VectorsVersion, Profile: p.Name, SignatureHeader: p.Webhook.SignatureHeader,
 		PayloadSeparator: p.Webhook.PayloadSeparator, ToleranceS: int64(p.Webhook.Tolerance / time.Second),
 		Secret: secret, ReferenceTime: at.Unix()}
 	results, observed := s.facts()
@@ -99,7 +100,7 @@ func MakeWebhookVectors(p *firmakit.Profile, secret, merchantID string, at time.
 			code += "/" + strings.ReplaceAll(r.Row, ", ", ",")
 		}
 		for n, d := range o.sent {
-			c := WebhookVector{Code: code, Scenario: r.Name, Expect: o.Expect, Lenient: o.Lenient, Why: o.why, Body: string(d.body),
+			c := Vector{Code: code, Scenario: r.Name, Expect: o.Expect, Lenient: o.Lenient, Why: o.why, Body: string(d.body),
 				Headers: map[string]string{"Content-Type": d.contentType}}
 			if len(o.sent) > 1 {
 				c.Code = fmt.Sprintf("%s#%d", code, n+1)
