@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/firmakit/firmakit/internal/freeport"
 	"github.com/firmakit/firmakit/internal/pgtest"
 )
 
@@ -208,15 +209,8 @@ func (l *lineCounter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
-// freeAddr is a loopback address nothing listens on.
-func freeAddr() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer ln.Close()
-	return ln.Addr().String(), nil
-}
+// freeAddr is a loopback address nothing listens on (freeport.Addr).
+func freeAddr() (string, error) { return freeport.Addr() }
 
 // waitUp waits up to 5 s for url to answer.
 func waitUp(url string) error {

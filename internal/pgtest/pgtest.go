@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"os/user"
@@ -17,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/firmakit/firmakit/internal/freeport"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -169,14 +169,7 @@ func tail(b []byte) string {
 	return string(b)
 }
 
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
-}
+func freePort() (int, error) { return freeport.Port() }
 
 // URL returns the connection URL of database db.
 func (s *Server) URL(db string) string {
