@@ -84,11 +84,13 @@ func TestVerdictHoldsBehindAGateway(t *testing.T) {
 			g := tc.gateway()
 			g.Latency, g.Seed = gatewayLatency, 1
 			target := behindGateway(t, g)
-			s := &steps.Suite{Target: target, RunOptions: steps.RunOptions{Lang: "en", Randomize: -1}}
+			var again rerunCounter
+			s := &steps.Suite{Target: target, RunOptions: steps.RunOptions{Lang: "en", Randomize: -1, Progress: &again}}
+			start := time.Now()
 			_, err := s.Run()
 			require.NoError(t, err)
 			gs, ps := g.Stats(), target.Pacer.Stats()
-			t.Logf("%s; gateway: %+v; %s", s.VerdictLine(), gs, ps)
+			t.Logf("%s in %.1fs, %d row(s) run again alone; gateway: %+v; %s", s.VerdictLine(), time.Since(start).Seconds(), again.count(), gs, ps)
 			if tc.unreliable {
 				assert.Contains(t, []string{reports.Passed, reports.Inconclusive}, s.Verdict(), unpassed(s))
 			} else {

@@ -65,9 +65,12 @@ func TestConformanceSuite(t *testing.T) {
 	t.Parallel()
 	lang := wholeSuiteLang("es")
 	ref, rv := startReference(t, nil)
-	s := &steps.Suite{Target: steps.DemoTarget(ref.URL(), rv, true), RunOptions: steps.RunOptions{Lang: lang, Randomize: -1, Options: func(o *godog.Options) { o.TestingT = t }}}
+	var again rerunCounter
+	s := &steps.Suite{Target: steps.DemoTarget(ref.URL(), rv, true), RunOptions: steps.RunOptions{Lang: lang, Randomize: -1, Progress: &again, Options: func(o *godog.Options) { o.TestingT = t }}}
+	start := time.Now()
 	status, err := s.Run()
 	require.NoError(t, err)
+	t.Logf("%s in %.1fs, %d row(s) run again alone", s.VerdictLine(), time.Since(start).Seconds(), again.count())
 	require.Equal(t, reports.Passed, s.Verdict(), "against the reference server:\n%s", unpassed(s))
 	require.Equal(t, 0, status)
 	require.Empty(t, s.NotRun(), "every scenario runs against the reference")
