@@ -12,10 +12,10 @@ import (
 
 // Cause is a group of failed (or of inconclusive) scenario results that
 // look alike once what differs from one run to the next is taken out of
-// their errors: 58 failures of one wrong secret are one Cause. A failure
-// of a known kind (ScenarioResult.FailureKind, set by the step that failed)
-// is grouped by it, whatever its step and its wording, and says what
-// probably went wrong (Diagnosis).
+// their errors: 58 failures of one wrong secret are one Cause. A result
+// of a known kind (ScenarioResult.FailureKind, set by the step that failed
+// it or left it inconclusive) is grouped by it, whatever its step and its
+// wording, and says what probably went wrong (Diagnosis).
 type Cause struct {
 	Status string `json:"status"` // Failed or Inconclusive
 	// Diagnosis names the kind of failure the results share (a FailureKind),
@@ -194,8 +194,8 @@ func causesOf(lang string, results []ScenarioResult, withDiagnoses bool) []Cause
 		errLine := NormaliseError(rw.first.Error)
 		step := normaliseStep(rw.first.FailedStep)
 		diag := ""
-		if rw.status == Failed && withDiagnoses {
-			diag = string(rw.first.FailureKind)
+		if withDiagnoses {
+			diag = string(rw.first.FailureKind) // a failure's, or what kept a result from a verdict
 		}
 		k := rw.status + "\x00" + errLine + "\x00" + step
 		if diag != "" {

@@ -12,7 +12,8 @@ import (
 // step's message can be reworded without regrouping the report. Causes
 // groups the failures of one kind together and says what probably went
 // wrong (the "diag." text of the kind in i18n.go). A failure of no known
-// kind is "".
+// kind is "". An inconclusive result may have a kind too: unreachable,
+// when the target answered nothing at all.
 type FailureKind string
 
 // The kinds of failure the report explains, in the order FailureKinds lists
@@ -40,8 +41,9 @@ var FailureKinds = []FailureKind{
 // AnswerFailure is the kind of a failure judged on an answer of the
 // target: its status and the message of its body (the API's error shape;
 // "" when it has none). An authentication answer (400 Missing headers, a
-// 401 with its label), a 404 or a 5xx where another answer was expected
-// says what probably went wrong; any other answer is of no known kind.
+// 401 with its label), a 404 or a 5xx says what probably went wrong; any
+// other answer is of no known kind. The steps ask it only where the answer
+// is not the one expected (not of an expected answer's shape).
 func AnswerFailure(status int, message string) FailureKind {
 	switch {
 	case status == http.StatusBadRequest && message == firmakit.ErrMissingHeaders.Error():

@@ -114,7 +114,11 @@ func recapWarnings(w io.Writer, results []ScenarioResult, clip func(string) stri
 func WriteLikelyCauses(w io.Writer, results []ScenarioResult) {
 	for _, c := range Causes(results) {
 		if c.Diagnosis != "" {
-			fmt.Fprintf(w, "likely cause of %s: %s\n", count(c.Results, "failure"), firmakit.EscapeText(c.Explanation))
+			what := "failure"
+			if c.Status == Inconclusive {
+				what = "inconclusive result"
+			}
+			fmt.Fprintf(w, "likely cause of %s: %s\n", count(c.Results, what), firmakit.EscapeText(c.Explanation))
 		}
 	}
 }

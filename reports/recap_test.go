@@ -50,3 +50,18 @@ func TestRecapIsShort(t *testing.T) {
 	recap(&b, []reports.ScenarioResult{{Status: reports.Passed}}, 0)
 	assert.Empty(t, b.String(), "nothing to sum up when everything passed")
 }
+
+// A likely cause says whether it explains failures or results that got no
+// verdict.
+func TestLikelyCausesNameWhatTheyExplain(t *testing.T) {
+	res := []reports.ScenarioResult{
+		{Lang: "en", Feature: "en/x.feature", Line: 1, Requirement: "AUTH-OK", Status: reports.Failed, FailureKind: reports.FailureExpired, Error: "expected 200, got 401"},
+		{Lang: "en", Feature: "en/x.feature", Line: 2, Requirement: "AUTH-OK", Status: reports.Inconclusive, FailureKind: reports.FailureUnreachable, Error: "connection refused"},
+		{Lang: "en", Feature: "en/x.feature", Line: 3, Requirement: "AUTH-OK", Status: reports.Inconclusive, FailureKind: reports.FailureUnreachable, Error: "connection refused"},
+		{Lang: "en", Feature: "en/x.feature", Line: 4, Requirement: "DEMO-LATE", Status: reports.Inconclusive, Error: "this process ran late"},
+	}
+	var b bytes.Buffer
+	reports.WriteLikelyCauses(&b, res)
+	assert.Equal(t, "likely cause of 1 failure: Requests got 401 Request expired: the target's clock and this machine's differ by more than the profile's tolerance, or the target reads the timestamp header another way.\n"+
+		"likely cause of 2 inconclusive results: The target could not be reached: check --target and that the service is running.\n", b.String())
+}

@@ -146,9 +146,11 @@ type ScenarioResult struct {
 	// the failing assertion enforces: a ref of features.Items, e.g.
 	// "defaults §A check 2" (Quote gives its text).
 	Breaks string `json:"breaks,omitempty"`
-	// FailureKind is, for a failure, its kind when the step that failed knew
-	// it (an authentication answer, a notification that never came):
-	// Causes groups and explains by it.
+	// FailureKind is, for a failure, its kind when the step that failed
+	// it knew it (an authentication answer, a notification that never
+	// came); for an inconclusive result, what kept it from a verdict when
+	// known (a target that answered nothing). Causes groups and explains
+	// by it.
 	FailureKind FailureKind `json:"failure_kind,omitempty"`
 	// Warnings are what the scenario's steps saw that the documents do not
 	// require but a careful certifier wants to see; the scenario still

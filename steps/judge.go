@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 
 	"github.com/firmakit/firmakit/reports"
 )
@@ -49,18 +48,12 @@ func (sc *scenario) answerBreaks(ref, format string, a ...any) error {
 	return breaksAs(reports.AnswerFailure(sc.status, sc.answerMessage()), ref, format, a...)
 }
 
-// failureKindOf is the kind of the failure err is: its breach's, or, for
-// an exchange that never reached the target (a refused connection, an
-// unknown host), unreachable; "" when unknown.
+// failureKindOf is the kind of the failure err is, its breach's; "" when
+// unknown.
 func failureKindOf(err error) reports.FailureKind {
 	var b *breach
 	if errors.As(err, &b) {
 		return b.kind
-	}
-	var op *net.OpError
-	var dns *net.DNSError
-	if errors.As(err, &op) || errors.As(err, &dns) {
-		return reports.FailureUnreachable
 	}
 	return ""
 }

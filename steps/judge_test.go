@@ -6,6 +6,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io"
 	"net"
 	"net/url"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/firmakit/firmakit/features"
+	"github.com/firmakit/firmakit/receiver"
 	"github.com/firmakit/firmakit/reports"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -123,8 +125,9 @@ func refArg(name string) int {
 }
 
 // A failure's kind is what its step said, whatever its wording: a
-// breach's own, the kind of the answer it was judged on, unreachable for
-// an exchange that reached nothing; none for an error of no known kind.
+// breach's own, or the kind of the answer it was judged on; none for an
+// error of no known kind, a network error included (the target's own are
+// never failures but inconclusive: see TestAnUnreachableTargetIsInconclusiveAndSaysSo).
 func TestFailureKindOf(t *testing.T) {
 	sc := &scenario{status: 401, resp: map[string]any{"status_code": 401.0, "message": "Invalid signature"}}
 	refused := &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
@@ -135,12 +138,41 @@ func TestFailureKindOf(t *testing.T) {
 		{breaks(refCheckOK, "expected 200"), ""},
 		{breaksAs(reports.FailureNotificationLate, refDemo, "late"), reports.FailureNotificationLate},
 		{sc.answerBreaks(refCheckOK, "expected 200 %q, %s", "Authenticated", "got 401"), reports.FailureInvalidSignature},
-		{fmt.Errorf("document_url: %w", &url.Error{Op: "Get", URL: "http://x", Err: refused}), reports.FailureUnreachable},
-		{fmt.Errorf("lookup: %w", &net.DNSError{Err: "no such host", Name: "x.invalid"}), reports.FailureUnreachable},
+		{fmt.Errorf("reading the receiver: %w", &url.Error{Op: "Get", URL: "http://x", Err: refused}), ""},
 		{errors.New("connection refused"), ""},
 	} {
 		assert.Equal(t, tc.want, failureKindOf(tc.err), "%v", tc.err)
 	}
 	sc = &scenario{status: 200, resp: map[string]any{"message": "Authenticated"}}
 	assert.Empty(t, failureKindOf(sc.answerBreaks(refCheckFails, "expected 401")), "an answer of no known kind")
+}
+
+// A target that refuses every connection leaves its scenarios
+// inconclusive, never failed, and says why: the kind that explains it.
+func TestAnUnreachableTargetIsInconclusiveAndSaysSo(t *testing.T) {
+	addr, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	u := "http://" + addr.Addr().String()
+	require.NoError(t, addr.Close())
+	rv := &receiver.Receiver{Addr: "127.0.0.1:0", DB: ":memory:"}
+	require.NoError(t, rv.Open())
+	defer rv.Close()
+	target := DemoTarget(u, rv, false)
+	target.Retries = 1
+	s := &Suite{Target: target, RunOptions: RunOptions{Lang: "en", Tags: "@AUTH-OK", Concurrency: 2, Output: io.Discard}}
+	_, err = s.Run()
+	require.NoError(t, err)
+	var judged int
+	for _, r := range s.Results() {
+		if r.Requirement != "AUTH-OK" {
+			continue
+		}
+		judged++
+		assert.Equal(t, reports.Inconclusive, r.Status, r.Error)
+		assert.Equal(t, reports.FailureUnreachable, r.FailureKind, r.Error)
+	}
+	assert.Positive(t, judged)
+	causes := reports.Causes(s.Results())
+	require.NotEmpty(t, causes)
+	assert.Equal(t, "unreachable", causes[0].Diagnosis)
 }

@@ -136,7 +136,7 @@ func (l *Ledger) Check(ctx context.Context, t *Target, lag *LagMonitor, strays b
 	// A lateness this process's own lag explains is no verdict either way;
 	// the scenario that waited for it judged it (and ran again alone).
 	if len(f.problems) > 0 {
-		res.Status, res.Breaks = reports.Failed, f.breaks
+		res.Status, res.Breaks, res.FailureKind = reports.Failed, f.breaks, f.kind()
 		res.Error = fmt.Sprintf("%d contract(s), %d notification(s) received: %s", len(l.contracts), len(recs), strings.Join(f.problems, "; "))
 		if len(f.excusedLate) > 0 {
 			res.Error += "; not judged: " + strings.Join(f.excusedLate, "; ")
@@ -155,14 +155,37 @@ type ledgerFindings struct {
 	problems, excusedLate, unknown []string
 	// breaks is the item of the documents the first problem breaks.
 	breaks string
+	// kinds are the kinds of failure of the problems, one each ("" for
+	// a problem of no known kind).
+	kinds []reports.FailureKind
 }
 
 // problem notes a problem that breaks the item at ref.
 func (f *ledgerFindings) problem(ref, format string, a ...any) {
+	f.problemAs("", ref, format, a...)
+}
+
+// problemAs is problem for a failure of a known kind.
+func (f *ledgerFindings) problemAs(kind reports.FailureKind, ref, format string, a ...any) {
 	if f.breaks == "" {
 		f.breaks = ref
 	}
 	f.problems = append(f.problems, fmt.Sprintf(format, a...))
+	f.kinds = append(f.kinds, kind)
+}
+
+// kind is the kind of failure the problems share, "" when they are of
+// several kinds or of none known.
+func (f *ledgerFindings) kind() reports.FailureKind {
+	if len(f.kinds) == 0 {
+		return ""
+	}
+	for _, k := range f.kinds[1:] {
+		if k != f.kinds[0] {
+			return ""
+		}
+	}
+	return f.kinds[0]
 }
 
 // ledgerEvent is one event of a contract, with each of its deliveries.
@@ -257,7 +280,11 @@ func (l *Ledger) judgeContract(f *ledgerFindings, t *Target, lag *LagMonitor, id
 		}
 		return
 	}
-	if len(events) != 1 {
+	switch len(events) {
+	case 0:
+		f.problemAs(reports.FailureNotificationMissing, refDemo, "contract %s %q expected exactly one %s event, got 0", clip(id, 100), title, state)
+	case 1:
+	default:
 		f.problem(refDemo, "contract %s %q expected exactly one %s event, got %d", clip(id, 100), title, state, len(events))
 	}
 	for eid, ev := range events {
@@ -291,14 +318,14 @@ func (l *Ledger) judgeContract(f *ledgerFindings, t *Target, lag *LagMonitor, id
 		// after the 201 could begin, whatever the network did. No lag of
 		// this process can make an arrival look earlier than it was.
 		if early := first.ReceivedAt.Sub(entry.sent); early < 300*time.Millisecond {
-			f.problem(refDemo, "contract %s %q: its %s notification arrived %s ms after the create request was sent, before the 300–1500 ms after the 201 could begin", clip(id, 100), title, state, ms(early))
+			f.problemAs(reports.FailureNotificationLate, refDemo, "contract %s %q: its %s notification arrived %s ms after the create request was sent, before the 300–1500 ms after the 201 could begin", clip(id, 100), title, state, ms(early))
 			continue
 		}
 		if late := first.ReceivedAt.Sub(entry.answered); late > 1500*time.Millisecond {
 			if lg := lag.Max(entry.sent, first.ReceivedAt); excusedBy(lg, late-1500*time.Millisecond, t.SenderInProcess) {
 				f.excusedLate = append(f.excusedLate, fmt.Sprintf("contract %s arrived %s ms after the 201 while this process ran %s ms late", clip(id, 100), ms(late), ms(lg)))
 			} else {
-				f.problem(refDemo, "contract %s %q: its %s notification arrived %s ms after the 201, outside 300–1500 ms", clip(id, 100), title, state, ms(late))
+				f.problemAs(reports.FailureNotificationLate, refDemo, "contract %s %q: its %s notification arrived %s ms after the 201, outside 300–1500 ms", clip(id, 100), title, state, ms(late))
 			}
 		}
 	}

@@ -96,6 +96,7 @@ func TestLedgerDuplicates(t *testing.T) {
 			if tc.duplicate {
 				require.Equal(t, reports.Failed, res.Status)
 				assert.Contains(t, res.Error, fmt.Sprintf("delivered again (#2) after a %d answer (#1)", tc.first))
+				assert.Empty(t, res.FailureKind, "a duplicate is of no kind the report explains")
 				return
 			}
 			assert.Equal(t, reports.Passed, res.Status, res.Error)
@@ -213,6 +214,7 @@ func TestLedgerCertainlyEarly(t *testing.T) {
 				require.Equal(t, reports.Failed, res.Status, res.Error)
 				assert.Contains(t, res.Error, "before the 300–1500 ms after the 201 could begin")
 				assert.Equal(t, "defaults §D bullet 1", res.Breaks)
+				assert.Equal(t, reports.FailureNotificationLate, res.FailureKind, "explained as a notification outside the window")
 				return
 			}
 			assert.Equal(t, reports.Passed, res.Status, res.Error)

@@ -825,7 +825,11 @@ func (s *Steps) theDocumentURLOpensAPDF(ctx context.Context) error {
 	}
 	head := ex.body[:min(5, len(ex.body))]
 	if ex.status != 200 {
-		return breaks(refDemoURL, "expected document_url %q to open (200), got %d %q (%s)", clip(n.DocumentURL, 200), ex.status, clip(string(head), 10), clip(ex.header.Get("Content-Type"), 60))
+		kind := reports.FailureKind("")
+		if ex.status >= 500 {
+			kind = reports.FailureServerError
+		}
+		return breaksAs(kind, refDemoURL, "expected document_url %q to open (200), got %d %q (%s)", clip(n.DocumentURL, 200), ex.status, clip(string(head), 10), clip(ex.header.Get("Content-Type"), 60))
 	}
 	if string(head) != "%PDF-" {
 		warn(ctx, refDemoURL, "the link opens, which is what the profile requires; the profile's example links a .pdf, and a signed contract is normally a PDF",

@@ -127,6 +127,7 @@ func (p *Pass) judged(r reports.ScenarioResult) reports.ScenarioResult {
 		return r
 	}
 	r.Status, r.Error = reports.Inconclusive, NotJudgedInTime
+	r.Breaks, r.FailureKind = "", "" // what it came to before the deadline cut it short is no verdict
 	return r
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/reports"
 )
 
 // checkBody is the body of a check request: any JSON object will do.
@@ -123,6 +124,9 @@ func (s *Steps) send(ctx context.Context, sc *scenario) error {
 	var rt *retryable
 	switch {
 	case errors.As(err, &rt):
+		if rt.unreached {
+			sc.inconclusiveKind = reports.FailureUnreachable
+		}
 		return s.inconclusive(ctx, "%v; sent: %s", rt, sc.sent)
 	case err != nil:
 		return fmt.Errorf("sent %s: %w", sc.sent, err)

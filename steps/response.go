@@ -77,11 +77,11 @@ var integerLiteral = regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
 // since none of them says "exactly" of the answer's own keys.
 func (sc *scenario) apiShape(ctx context.Context, ref string, keys ...string) (string, error) {
 	if ct := sc.header.Get("Content-Type"); !jsonContentType(ct) {
-		return "", sc.answerBreaks(refJSON, "expected a JSON answer (Content-Type application/json), the Content-Type is %q; %s", clip(ct, 100), sc.got())
+		return "", breaks(refJSON, "expected a JSON answer (Content-Type application/json), the Content-Type is %q; %s", clip(ct, 100), sc.got())
 	}
 	obj, err := object(sc.raw)
 	if err != nil {
-		return "", sc.answerBreaks(ref, "expected a JSON object, %s", sc.got())
+		return "", breaks(ref, "expected a JSON object, %s", sc.got())
 	}
 	var extra []string
 	for k := range obj {
@@ -90,7 +90,7 @@ func (sc *scenario) apiShape(ctx context.Context, ref string, keys ...string) (s
 		}
 	}
 	if err := exactKeys("the answer", obj, keys, extra...); err != nil {
-		return "", sc.answerBreaks(ref, "%v; %s", err, sc.got())
+		return "", breaks(ref, "%v; %s", err, sc.got())
 	}
 	if len(extra) > 0 {
 		sort.Strings(extra)
@@ -102,11 +102,11 @@ func (sc *scenario) apiShape(ctx context.Context, ref string, keys ...string) (s
 	}
 	code := string(bytes.TrimSpace(obj["status_code"]))
 	if !integerLiteral.MatchString(code) || code != fmt.Sprint(sc.status) {
-		return "", sc.answerBreaks(ref, "expected status_code to be the integer %d, the HTTP status; %s", sc.status, sc.got())
+		return "", breaks(ref, "expected status_code to be the integer %d, the HTTP status; %s", sc.status, sc.got())
 	}
 	var msg string
 	if err := json.Unmarshal(obj["message"], &msg); err != nil {
-		return "", sc.answerBreaks(ref, "expected message to be a string; %s", sc.got())
+		return "", breaks(ref, "expected message to be a string; %s", sc.got())
 	}
 	return msg, nil
 }

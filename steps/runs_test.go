@@ -8,8 +8,9 @@ import (
 )
 
 // suiteRuns bounds the suite runs of the power and precision tests
-// (TestEveryFaultIsCaught, TestEveryLibertyIsPassed and their webhook
-// twins), which go on side by side: the tests are parallel, and so are
+// (TestEveryFaultIsCaught and TestEveryLibertyIsPassed; the webhook
+// twins in steps/webhook have a bound of their own, in their own test
+// process), which go on side by side: the tests are parallel, and so are
 // their runs. A run mostly waits, for notifications, quiet windows and
 // retries, so several per core overlap well; the bound keeps the process
 // from lagging so much that it cannot judge a notification's timing (a

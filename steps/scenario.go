@@ -87,6 +87,9 @@ type scenario struct {
 	notRun           string // why the scenario could not run
 	inconclusive     string // why a timing check could not be judged
 	inconclusiveStep string
+	// inconclusiveKind is what kept it from being judged, when known (see
+	// reports.FailureKind): an unreachable target.
+	inconclusiveKind reports.FailureKind
 	failedStep       string
 }
 
@@ -125,7 +128,7 @@ func outcome(ctx context.Context, p *godog.Scenario, err error) reports.Scenario
 	sc, _ := ctx.Value(scenarioKey{}).(*scenario)
 	switch {
 	case sc != nil && sc.inconclusive != "" && (err == nil || errors.Is(err, godog.ErrSkip)):
-		r.Status, r.Error, r.FailedStep = reports.Inconclusive, sc.inconclusive, sc.inconclusiveStep
+		r.Status, r.Error, r.FailedStep, r.FailureKind = reports.Inconclusive, sc.inconclusive, sc.inconclusiveStep, sc.inconclusiveKind
 	case err != nil && !errors.Is(err, godog.ErrSkip):
 		r.Status, r.Error, r.Breaks, r.FailureKind = reports.Failed, err.Error(), breachOf(err), failureKindOf(err)
 		if sc != nil {

@@ -132,6 +132,10 @@ type retryable struct {
 	reason   string
 	attempts int
 	tries    []string
+	// unreached tells that no attempt got any answer at all (a refused
+	// connection, a timeout): the target could not be reached, as
+	// opposed to a rate limit or a gateway's 5xx.
+	unreached bool
 }
 
 func (r *retryable) Error() string {
@@ -154,7 +158,7 @@ func (t *Target) do(ctx context.Context, build func(attempt int) (*http.Request,
 	retries := t.retries()
 	var tries []string
 	var last *transient
-	same := true
+	same, unreached := true, true
 	for attempt := 0; ; attempt++ {
 		if err := t.Pacer.Acquire(ctx); err != nil {
 			return nil, err
@@ -185,6 +189,7 @@ func (t *Target) do(ctx context.Context, build func(attempt int) (*http.Request,
 		if last != nil && (last.status != tr.status || tr.status == 0) {
 			same = false
 		}
+		unreached = unreached && tr.status == 0
 		last = tr
 		tries = append(tries, tr.reason)
 		if attempt >= retries {
@@ -195,7 +200,7 @@ func (t *Target) do(ctx context.Context, build func(attempt int) (*http.Request,
 				ex.persistent = fmt.Sprintf("the same %d came back to each of %d attempts", tr.status, attempt+1)
 				return ex, nil
 			}
-			return nil, &retryable{reason: tr.reason, attempts: attempt + 1, tries: tries}
+			return nil, &retryable{reason: tr.reason, attempts: attempt + 1, tries: tries, unreached: unreached}
 		}
 		t.Pacer.noteTransient(tr.reason, true)
 		if err := sleepUntil(ctx, time.Now().Add(backoff(attempt, tr, t.Pacer.maxWait()))); err != nil {

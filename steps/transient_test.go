@@ -254,6 +254,7 @@ func TestDoAlwaysRateLimitedIsRetryable(t *testing.T) {
 	assert.Equal(t, 3, rt.attempts)
 	assert.Len(t, rt.tries, 3)
 	assert.Contains(t, err.Error(), "3 attempt(s)")
+	assert.False(t, rt.unreached, "a rate limit is an answer, if not the service's")
 	assert.Len(t, s.seen(), 3)
 	assert.Zero(t, c.unsure.Load(), "a 429 never reached the service")
 	st := p.Stats()
@@ -377,6 +378,7 @@ func TestDoConnectionRefused(t *testing.T) {
 	require.ErrorAs(t, err, &rt)
 	assert.Equal(t, "connection refused", rt.reason)
 	assert.Equal(t, 2, rt.attempts)
+	assert.True(t, rt.unreached, "no attempt got any answer")
 	assert.Zero(t, c.unsure.Load(), "a refused connection carried nothing")
 }
 

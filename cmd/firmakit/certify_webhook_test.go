@@ -233,7 +233,18 @@ func TestCertifyWebhookOnATerminal(t *testing.T) {
 	t.Cleanup(naive.Close)
 	var out, errOut bytes.Buffer
 	m := &Main{Stdout: &out, Stderr: &errOut, Getenv: func(string) string { return "" },
-		isTerminal: func(io.Writer) (bool, int) { return true, 100 }}
+		isTerminal: func(io.Writer) (bool, int) { return true, 100 },
+		// The failure given a kind the service's report explains, so that
+		// the absence of "likely cause" below says it is not explained
+		// here, not merely that no kind was set.
+		judge: func(rs []reports.ScenarioResult) []reports.ScenarioResult {
+			for i := range rs {
+				if rs[i].Status == reports.Failed {
+					rs[i].FailureKind = reports.FailureInvalidSignature
+				}
+			}
+			return rs
+		}}
 	code := m.Run(context.Background(), []string{"certify-webhook", "--endpoint", naive.URL, "--webhook-secret", "whsec_shop",
 		"--lang", "en", "--tags", "@WH-STATE,@WH-WRONG-SECRET"})
 	require.Equal(t, ExitFailed, code, out.String()+errOut.String())
