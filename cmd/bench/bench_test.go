@@ -62,8 +62,8 @@ func TestEveryRoundRuns(t *testing.T) {
 				`(?m)^c, the correct reference: map\[passed:1\]$`, `(?m)^d, the correct reference: map\[passed:1\]$`, `gateway: \d+ requests`}},
 		{"tests", []string{"--n", "2", goTest},
 			[]string{`(?m)^the 2 slowest tests:$`, `(?m)^race: 3 packages, 4 tests, 21.0 s wall$`}},
-		{"suite", []string{"--bin", bin, "--runs", "1", "--serial=false"},
-			[]string{`(?m)^floor [\d.]+ s: `, `(?m)^run 1: wall time [\d.]+ s, [\d.]+x the floor; exit 0, firmakit: `}},
+		{"suite", []string{"--bin", bin, "--runs", "1", "--lang", "en", "--tags", "@AUTH-OK,@DEMO-RETRY-3XX"},
+			[]string{`(?m)^floor [\d.]+ s: `, `(?m)^run 1: wall time [\d.]+ s, [\d.]+x the floor; exit 0, firmakit: `, `(?m)^one scenario at a time: wall time [\d.]+ s; exit 0, `}},
 		{"dashboard", []string{"--stored", "10", "--rate", "20", "--duration", "1s", "--clicks", "2", "--min-fps", "0", "--max-click", "1h"},
 			[]string{`ok: at least 0 frames/s`}},
 	}

@@ -13,5 +13,5 @@
 //	go run ./cmd/bench abuse [--bin bin/firmakit] [--only memory|slow|headers|delayed] [--duration 10s] [--ceiling 256]
 //	go run ./cmd/bench sandbox [--bin bin/firmakit] [--only a|b|c|d] [--rate R] [--tls] [-- certify flags]
 //	go run ./cmd/bench tests [--n 10] [go-test-json-file ...]
-//	go run ./cmd/bench suite [--bin bin/firmakit] [--runs 3] [--serial=false]
+//	go run ./cmd/bench suite [--bin bin/firmakit] [--runs 3] [--serial=false] [--lang all] [--tags EXPR]
 package main

@@ -22,24 +22,30 @@ func runSuite(out io.Writer, args []string) error {
 	bin := fs.String("bin", "bin/firmakit", "firmakit binary (make build)")
 	runs := fs.Int("runs", 3, "runs at the default concurrency")
 	serial := fs.Bool("serial", true, "then one run of one scenario at a time (--concurrency 1 --seed 0)")
+	lang := fs.String("lang", "all", "the languages certify runs")
+	tags := fs.String("tags", "", "the tag expression certify runs (default: every scenario)")
 	_ = fs.Parse(args)
 
-	floor, err := steps.Floor(firmakit.BundledProfile(), "all", "", reference.DefaultDemoDelay)
+	floor, err := steps.Floor(firmakit.BundledProfile(), *lang, *tags, reference.DefaultDemoDelay)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "floor %.1f s: the longest wait of a scenario on the delivery schedule, after the %s demo delay, and the quiet window after it\n",
 		floor.Seconds(), reference.DefaultDemoDelay)
 	ctx := context.Background()
+	certify := []string{"certify", "--format", "firmakit", "--lang", *lang}
+	if *tags != "" {
+		certify = append(certify, "--tags", *tags)
+	}
 	for i := 1; i <= *runs; i++ {
-		wall, line, err := certifyRun(ctx, *bin, "certify", "--format", "firmakit")
+		wall, line, err := certifyRun(ctx, *bin, certify...)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(out, "run %d: wall time %.1f s, %.2fx the floor; %s\n", i, wall.Seconds(), wall.Seconds()/floor.Seconds(), line)
 	}
 	if *serial {
-		wall, line, err := certifyRun(ctx, *bin, "certify", "--format", "firmakit", "--concurrency", "1", "--seed", "0")
+		wall, line, err := certifyRun(ctx, *bin, append(certify, "--concurrency", "1", "--seed", "0")...)
 		if err != nil {
 			return err
 		}
