@@ -318,7 +318,11 @@ func (s *Steps) stampAmbiguous(sc *scenario) (string, bool) {
 	tol := s.T.Profile.Request.Tolerance.Seconds()
 	ts := float64(sc.stampSent)
 	lo := float64(sc.sentAt.Unix()) - ts
-	hi := float64(sc.answered.UnixNano())/1e9 - ts
+	// The answer's time is the sending's plus the round trip as the
+	// monotonic clock measured it: a step of the wall clock back while
+	// the request was out (a virtual machine's clock corrected under load)
+	// must not hide that the server may have read a later time.
+	hi := float64(sc.sentAt.Add(max(sc.answered.Sub(sc.sentAt), 0)).UnixNano())/1e9 - ts
 	out := func(d float64) bool { return d > tol || d < -tol }
 	if out(lo) == out(hi) {
 		return "", false

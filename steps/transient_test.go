@@ -590,16 +590,20 @@ func TestDoThroughTheGateway(t *testing.T) {
 		assert.Zero(t, st.GaveUp)
 	})
 	t.Run("rate limit without Retry-After", func(t *testing.T) {
-		g, _ := openGateway(t, &gateway.Server{Rate: 5, Burst: 1})
+		// A token every 500 ms: on a busy machine too, six requests in a
+		// row come faster than that (at 5/s, each one slowed to 200 ms
+		// met no 429 and the pacer had nothing to slow down for).
+		g, _ := openGateway(t, &gateway.Server{Rate: 2, Burst: 1})
 		p := NewPacer(20, 0)
 		tg := &Target{URL: g.URL(), Pacer: p}
 		for range 6 {
 			var c call
 			ex, err := c.do(context.Background(), tg)
-			require.NoError(t, err, "the backoff outlasts a token's 200 ms by the second retry")
+			require.NoError(t, err, "the backoff outlasts a token's 500 ms by the third retry")
 			assert.Equal(t, 201, ex.status)
 		}
 		st := p.Stats()
+		require.Positive(t, g.Stats().RateLimited, "the gateway refused some")
 		assert.EqualValues(t, g.Stats().RateLimited, st.RateLimited)
 		assert.Zero(t, st.GaveUp)
 		rate, _ := pacerState(p)
