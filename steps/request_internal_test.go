@@ -3,10 +3,10 @@ package steps
 import (
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/firmakit/firmakit"
 	"github.com/stretchr/testify/assert"
-	"time"
 )
 
 func TestSpell(t *testing.T) {
