@@ -186,11 +186,37 @@ func (s *Steps) exactlyOneNotificationArrivesBetween(ctx context.Context, state 
 	if err != nil {
 		return err
 	}
-	if len(all) != 1 {
+	if within := inQuietWindow(all); len(within) != 1 {
 		return breaks(refDemo, "expected exactly one notification for signature_id %s until %s after the 201, got %d: %s",
-			sc.created, quietAfter, len(all), s.listing(sc, all))
+			sc.created, quietAfter, len(within), s.listing(sc, within))
 	}
 	return nil
+}
+
+// inQuietWindow are the notifications that arrived within quietAfter of
+// the first, by the receiver's clock. One that came later is not this
+// window's to judge, whenever this process got to read the receiver (a
+// busy machine wakes it late): a delivery again after the delivery
+// timeout is the profile's retry of an answer the sender did not see in
+// time, which the run's ledger judges, and a second notification is in
+// the window, as it comes at once.
+func inQuietWindow(recs []*receiver.Record) []*receiver.Record {
+	if len(recs) == 0 {
+		return recs
+	}
+	first := recs[0].ReceivedAt
+	for _, r := range recs[1:] {
+		if r.ReceivedAt.Before(first) {
+			first = r.ReceivedAt
+		}
+	}
+	var within []*receiver.Record
+	for _, r := range recs {
+		if !r.ReceivedAt.After(first.Add(quietAfter)) {
+			within = append(within, r)
+		}
+	}
+	return within
 }
 
 // listing describes notifications for a failure message.
