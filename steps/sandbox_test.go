@@ -45,14 +45,6 @@ func behindGateway(t *testing.T, g *gateway.Server, faults ...string) *steps.Tar
 // back or not, announcing their policy or not) and fail some requests: the
 // suite must not fail it. What the gateway did is checked too, so that the
 // test cannot pass by meeting none of it.
-//
-// Each gateway is a whole-suite run: make test runs all three without
-// -race, in its power stage. Under -race, where such a run mostly waits
-// out rows run again alone (the detector makes this process late, so
-// their timing cannot be judged), it runs the gateway that does most at
-// once (rate limits announced and said when to come back, 502s and
-// resets): the pacer and the retries race the same code under each;
-// TestDo* race the 429 without Retry-After on its own.
 func TestVerdictHoldsBehindAGateway(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -87,9 +79,6 @@ func TestVerdictHoldsBehindAGateway(t *testing.T) {
 				assert.Equal(t, 20.0, p.Policy, "the pacer read the policy the gateway announced")
 			}},
 	} {
-		if raceDetector && !tc.unreliable {
-			continue // see above: without -race, in make test's power stage
-		}
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			g := tc.gateway()
