@@ -344,7 +344,7 @@ func clipText(s string, n int) string {
 var (
 	endpointStep = regexp.MustCompile(`^a signed request to the "(check|signature)" endpoint$`)
 	createStep   = regexp.MustCompile(`^a (contract titled|"DEMO_[A-Z]+" contract titled)`)
-	refuseSteps  = regexp.MustCompile(`^(the response is (4\d\d) |the response status is (4\d\d)$|the response is a 400|the request is refused|no notification|no further delivery|it is delivered again|it is delivered \d+ more times|the endpoint refuses it)`)
+	refuseSteps  = regexp.MustCompile(`^(the response is (4\d\d) |the response status is (4\d\d)$|the response is a 400|the request is refused|no notification|no further delivery|it is delivered again|it is delivered \d+ more times|the endpoint refuses it|the endpoint refuses every one)`)
 	acceptSteps  = regexp.MustCompile(`^(the response is 2\d\d |the response status is 2\d\d$|the response is a created signature envelope|exactly one |a "[A-Z]+" notification arrives|it is not delivered again|the endpoint answers 2xx|the contract is created$|the routing is|the envelope title is|the answer and its envelope|its signature_id differs|the response matches the earlier one|the sender|the documents are titled|each document|there is one|signature_id is|created_at is|the envelope status is|the response message is)`)
 )
 

@@ -364,8 +364,9 @@ func (c *sqlCore) noteContract(ctx context.Context, signatureID, createdAt strin
 }
 
 // stamp marks the records of a batch about to be written (their ids
-// given) whose event id is stored already, or came earlier in the batch,
-// as duplicates; with contracts, it gives each the creation time of its
+// given) whose event id a valid record stored already, or one earlier in
+// the batch, carries, as duplicates: a forged copy that came first does
+// not make the real event a duplicate; with contracts, it gives each the creation time of its
 // contract, when one was noted. tx is the batch's transaction.
 func (d *dialect) stamp(ctx context.Context, tx sqlDB, recs []*Record, contracts bool) error {
 	var events, sigs []string
@@ -380,7 +381,7 @@ func (d *dialect) stamp(ctx context.Context, tx sqlDB, recs []*Record, contracts
 	stored := map[string]bool{}
 	if len(events) > 0 {
 		cond, args := d.oneOf("event_id", events)
-		q, args := d.bind(`SELECT DISTINCT event_id FROM records WHERE `+cond, args...)
+		q, args := d.bind(`SELECT DISTINCT event_id FROM records WHERE "check" = ? AND `+cond, append([]any{CheckValid}, args...)...)
 		if err := tx.each(ctx, q, args, func(row scanner) (bool, error) {
 			var e []byte
 			err := row.Scan(&e)
@@ -407,7 +408,9 @@ func (d *dialect) stamp(ctx context.Context, tx sqlDB, recs []*Record, contracts
 	for _, r := range recs {
 		if r.EventID != "" {
 			r.Duplicate = stored[r.EventID]
-			stored[r.EventID] = true
+			if r.Check == CheckValid {
+				stored[r.EventID] = true
+			}
 		}
 		if r.SignatureID != "" {
 			r.ContractCreatedAt = created[r.SignatureID]

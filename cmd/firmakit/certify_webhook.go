@@ -46,16 +46,18 @@ type webhookFlags struct {
 	*runFlags
 	endpoint, secret, merchant, idsFile string
 	ids                                 []string
+	maxInFlight                         int
 }
 
 func bindWebhookFlags(fs *flag.FlagSet) *webhookFlags {
-	f := &webhookFlags{runFlags: bindRunFlags(fs, 4, "godog tag expression, e.g. '@WH-STATE,@WH-ROTATION'; default: all",
+	f := &webhookFlags{runFlags: bindRunFlags(fs, webhook.DefaultConcurrency, "godog tag expression, e.g. '@WH-STATE,@WH-ROTATION'; default: all",
 		DefaultMaxDuration, "; 0: none")}
 	fs.StringVar(&f.endpoint, "endpoint", "", "URL of the merchant's webhook endpoint (its signature_webhook), where notifications are posted")
 	fs.StringVar(&f.secret, "webhook-secret", "", "the webhook secret the endpoint verifies notifications with")
 	fs.StringVar(&f.merchant, "merchant", firmakit.Demo().MerchantID, "merchant id written in the notifications")
 	fs.Var((*listFlag)(&f.ids), "signature-id", "a contract the merchant's system knows, used as the notifications' signature_id (repeatable); without any, firmakit makes ids up, which an endpoint that looks contracts up answers 404")
 	fs.StringVar(&f.idsFile, "signature-ids", "", "a file of contract ids the merchant's system knows, one a line ('#' starts a comment)")
+	fs.IntVar(&f.maxInFlight, "max-in-flight", webhook.DefaultMaxInFlight, "notifications in flight to the endpoint at once, over every scenario; a late answer among several runs again alone")
 	return f
 }
 
@@ -81,6 +83,9 @@ func (f *webhookFlags) check() (*webhookPlan, error) {
 	if f.secret == "" {
 		return nil, usageError("--webhook-secret is required: the secret the endpoint verifies notifications with")
 	}
+	if f.maxInFlight < 1 {
+		return nil, usageError("--max-in-flight must be at least 1")
+	}
 	contracts, err := signatureIDs(f.ids, f.idsFile)
 	if err != nil {
 		return nil, err
@@ -97,7 +102,8 @@ func (f *webhookFlags) check() (*webhookPlan, error) {
 // reports.
 func (m *Main) runCertifyWebhook(f *webhookFlags, plan *webhookPlan) error {
 	p, contracts := plan.profile, plan.contracts
-	suite := &webhook.Suite{Endpoint: &webhook.Endpoint{URL: f.endpoint, Secret: f.secret, MerchantID: f.merchant, Profile: p, SignatureIDs: contracts}}
+	suite := &webhook.Suite{Endpoint: &webhook.Endpoint{URL: f.endpoint, Secret: f.secret, MerchantID: f.merchant, Profile: p, SignatureIDs: contracts,
+		MaxInFlight: f.maxInFlight}}
 	return m.runSuite(f.runFlags, plan.runPlan, suiteRun{suite: suite, options: &suite.RunOptions, deadline: f.deadline(), count: webhook.Select,
 		intro: func() {
 			fmt.Fprintf(m.Stdout, "firmakit certify-webhook: playing the service for the endpoint %s\n", f.endpoint)

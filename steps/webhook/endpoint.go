@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -35,7 +36,52 @@ type Endpoint struct {
 	// turn as the notifications' signature_id; none: a new id each time,
 	// which an endpoint that looks contracts up answers 404.
 	SignatureIDs []string
+	// MaxInFlight bounds the deliveries in flight at once, over every
+	// scenario of a run (default DefaultMaxInFlight): the suite's
+	// generated rows are many, and an endpoint is a merchant's server,
+	// not a load test's target.
+	MaxInFlight int
+
+	// slots are the run's room for deliveries in flight, made by
+	// Suite.Run before any scenario starts.
+	slots chan struct{}
 }
+
+// DefaultMaxInFlight is Endpoint.MaxInFlight's default: enough that a
+// run against an endpoint that takes seconds to answer lasts about its
+// slowest scenario's own waits, not the sum of every delivery's. An
+// answer late while other deliveries were in flight is no verdict: the
+// scenario runs again alone (Suite.Run), one delivery at a time.
+const DefaultMaxInFlight = 64
+
+// makeSlots makes the run's room for deliveries in flight.
+func (e *Endpoint) makeSlots() {
+	n := e.MaxInFlight
+	if n <= 0 {
+		n = DefaultMaxInFlight
+	}
+	e.slots = make(chan struct{}, n)
+}
+
+// slot waits for room for one more delivery in flight and returns what
+// gives it back, and how many deliveries are in flight with this one;
+// an error when ctx ends first.
+func (e *Endpoint) slot(ctx context.Context) (release func(), crowd int, err error) {
+	slots := e.slots
+	if slots == nil {
+		return func() {}, 1, nil
+	}
+	select {
+	case slots <- struct{}{}:
+		return func() { <-slots }, len(slots), nil
+	case <-ctx.Done():
+		return nil, 0, ctx.Err()
+	}
+}
+
+// alone lets one delivery be in flight at a time: for the scenarios run
+// again because an answer came late while others were in flight.
+func (e *Endpoint) alone() { e.slots = make(chan struct{}, 1) }
 
 // signatureID is the contract of a new notification: one of those
 // given, at random, so that every scenario may meet each.

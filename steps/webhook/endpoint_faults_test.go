@@ -66,9 +66,33 @@ type shop struct {
 	refuseStatus int
 	pause        time.Duration
 	remember     func(r *http.Request, body []byte, n map[string]any) string // a key to refuse when seen again; "" none
+	// signedT is the t the signed text is made with, from the header
+	// (default: the t whose age was checked).
+	signedT func(h string) string
+	// early, when it gives a status, answers it before verifying.
+	early func(r *http.Request, body []byte) int
+	// skipAge leaves the age of t unchecked for such a body.
+	skipAge func(body []byte) bool
+	// replay answers an event_id seen before with the status it got the
+	// first time.
+	replay bool
 
-	mu   sync.Mutex
-	seen map[string]bool
+	mu      sync.Mutex
+	seen    map[string]bool
+	answers map[string]int
+}
+
+// statusRecorder notes the status a handler wrote.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	if r.status == 0 {
+		r.status = code
+	}
+	r.ResponseWriter.WriteHeader(code)
 }
 
 const shopTolerance = 300
@@ -87,6 +111,34 @@ func (s *shop) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusOK)
 		return
 	}
+	if s.replay {
+		raw, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+		var ev struct {
+			EventID string `json:"event_id"`
+		}
+		_ = json.Unmarshal(raw, &ev)
+		s.mu.Lock()
+		st, ok := s.answers[ev.EventID]
+		s.mu.Unlock()
+		if ok {
+			w.WriteHeader(st)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(raw))
+		rec := &statusRecorder{ResponseWriter: w}
+		w = rec
+		defer func() {
+			if ev.EventID == "" {
+				return
+			}
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if s.answers == nil {
+				s.answers = map[string]int{}
+			}
+			s.answers[ev.EventID] = max(rec.status, http.StatusOK)
+		}()
+	}
 	var raw []byte
 	if s.read != nil {
 		var st int
@@ -104,6 +156,12 @@ func (s *shop) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.check != nil {
 		if st := s.check(r, raw); st != 0 {
 			refuse(st, "request refused")
+			return
+		}
+	}
+	if s.early != nil {
+		if st := s.early(r, raw); st != 0 {
+			w.WriteHeader(st)
 			return
 		}
 	}
@@ -133,10 +191,13 @@ func (s *shop) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if s.fresh != nil {
 			fresh = s.fresh(age)
 		}
-		if !fresh {
+		if !fresh && (s.skipAge == nil || !s.skipAge(raw)) {
 			refuse(http.StatusUnauthorized, "t outside the tolerance")
 			return
 		}
+	}
+	if s.signedT != nil {
+		ts = s.signedT(h)
 	}
 	body := raw
 	if s.bodyOf != nil {
@@ -426,7 +487,95 @@ func endpointFaults() []endpointFault {
 			refuseSeen(func(_ *http.Request, b []byte, _ map[string]any) string { return "body " + string(b) }), ""},
 		{"refuses-a-retry", "refuses an event_id it has handled with 409",
 			refuseSeen(func(_ *http.Request, _ []byte, n map[string]any) string { return fmt.Sprint("event! ", n["event_id"]) }), ""},
+
+		// One per class of the generated rows (operators.go), written
+		// from the operators, not from the rows.
+		{"age-of-first-t-hmac-of-last", "with t given twice, checks the age of the first and signs with the last",
+			func(s *shop) {
+				s.parse = func(h string) (string, []string) { return allTs(h)[0], v1Entries(h) }
+				s.signedT = func(h string) string { ts := allTs(h); return ts[len(ts)-1] }
+			}, ""},
+		{"any-key-starting-v1", "takes every entry whose key starts with v1 as a signature (v10, v1_…)",
+			func(s *shop) {
+				s.parse = func(h string) (string, []string) {
+					ts, _ := parseShopHeader(h)
+					var sigs []string
+					for _, item := range strings.Split(h, ",") {
+						if k, v, ok := strings.Cut(strings.TrimSpace(item), "="); ok && strings.HasPrefix(k, "v1") {
+							sigs = append(sigs, v)
+						}
+					}
+					return ts, sigs
+				}
+			}, ""},
+		{"large-signed-queued-unverified", "acknowledges a SIGNED notification over 16 KiB with 202 before verifying, queueing it",
+			func(s *shop) {
+				s.early = func(_ *http.Request, b []byte) int {
+					if len(b) > 16<<10 && bytes.Contains(b, []byte(`"status":"SIGNED"`)) {
+						return http.StatusAccepted
+					}
+					return 0
+				}
+			}, ""},
+		{"no-age-check-on-large-bodies", "checks the age of t on bodies up to 8 KiB only",
+			func(s *shop) { s.skipAge = func(b []byte) bool { return len(b) > 8<<10 } }, ""},
+		{"decodes-in-4KiB-chunks", "reads the body in 4 KiB chunks and decodes each to text on its own before verifying",
+			func(s *shop) {
+				s.read = func(r *http.Request) ([]byte, int) {
+					var out []byte
+					buf := make([]byte, 4096)
+					for {
+						n, err := io.ReadFull(r.Body, buf)
+						out = append(out, strings.ToValidUTF8(string(buf[:n]), "\uFFFD")...)
+						if err != nil {
+							return out, 0
+						}
+					}
+				}
+			}, ""},
+		{"replays-first-answer-per-event", "answers an event_id with the status it answered the first time, a refusal too",
+			func(s *shop) { s.replay = true }, ""},
+		{"dedupes-by-contract-and-state", "refuses with 409 a second event (another event_id) of one contract in one state",
+			func(s *shop) {
+				var mu sync.Mutex
+				first := map[string]any{} // contract and state: the event that came first
+				s.accept = func(n map[string]any) int {
+					mu.Lock()
+					defer mu.Unlock()
+					key := fmt.Sprint(n["signature_id"], " ", n["status"])
+					if ev, ok := first[key]; ok && ev != n["event_id"] {
+						return http.StatusConflict
+					}
+					first[key] = n["event_id"]
+					return 0
+				}
+			}, ""},
 	}
+}
+
+// allTs are the values of every t entry of a header ("" when none).
+func allTs(h string) []string {
+	var ts []string
+	for _, item := range strings.Split(h, ",") {
+		if k, v, ok := strings.Cut(strings.TrimSpace(item), "="); ok && k == "t" {
+			ts = append(ts, v)
+		}
+	}
+	if len(ts) == 0 {
+		ts = []string{""}
+	}
+	return ts
+}
+
+// v1Entries are the values of every v1 entry of a header.
+func v1Entries(h string) []string {
+	var sigs []string
+	for _, item := range strings.Split(h, ",") {
+		if k, v, ok := strings.Cut(strings.TrimSpace(item), "="); ok && k == "v1" {
+			sigs = append(sigs, v)
+		}
+	}
+	return sigs
 }
 
 // floatT reads t with a float parser.
@@ -504,6 +653,34 @@ func endpointLiberties() []endpointLiberty {
 					return b, 0
 				}
 			}},
+		{"takes-the-last-t", "reads a header with t given twice by its last t, as Python's and Node's parsers do: a header the service never writes, and one t signs and ages alike (defaults §B)",
+			func(s *shop) {
+				s.parse = func(h string) (string, []string) { ts := allTs(h); return ts[len(ts)-1], v1Entries(h) }
+			}},
+		{"requires-t-first", "refuses a header whose first entry is not t: the service writes t first (defaults §B paragraph 1)",
+			func(s *shop) {
+				s.parse = func(h string) (string, []string) {
+					if !strings.HasPrefix(h, "t=") {
+						return "", nil
+					}
+					return parseShopHeader(h)
+				}
+			}},
+		{"trims-spaces-in-the-header", "trims spaces around keys and values: a header the service never writes with spaces, and one signature still signs one t (defaults §B)",
+			func(s *shop) {
+				s.parse = func(h string) (string, []string) {
+					var parts []string
+					for _, item := range strings.Split(h, ",") {
+						k, v, _ := strings.Cut(item, "=")
+						parts = append(parts, strings.TrimSpace(k)+"="+strings.TrimSpace(v))
+					}
+					return parseShopHeader(strings.Join(parts, ","))
+				}
+			}},
+		{"answers-after-1s", "takes a second to answer every delivery: the delivery timeout is 10 s (defaults §B bullet 6)",
+			func(s *shop) { s.pause = time.Second }},
+		{"answers-200-with-a-page", "answers 200 with an HTML page: any 2xx is success, whatever its body (defaults §B bullet 6)",
+			func(s *shop) { s.okStatus, s.okBody = http.StatusOK, "<html><body>ok</body></html>" }},
 		{"validates-the-payload", "refuses with 400 a payload without event_id, status or signature_id: every notification the service sends has them (defaults §B)",
 			func(s *shop) {
 				s.accept = func(n map[string]any) int {

@@ -16,8 +16,10 @@ import (
 // merchant's endpoint: firmakit plays the service, signs notifications
 // under the profile and posts them, and judges the endpoint's answers.
 // Its options, results, verdict and lines are the service suite's
-// (steps.RunOptions); its Concurrency defaults to 4, as the endpoint is
-// usually a merchant's development server, not a load test's target.
+// (steps.RunOptions); its Concurrency defaults to DefaultConcurrency, and
+// Endpoint.MaxInFlight bounds the deliveries in flight at once, as the
+// endpoint is usually a merchant's development server, not a load test's
+// target.
 type Suite struct {
 	Endpoint *Endpoint
 	steps.RunOptions
@@ -26,6 +28,11 @@ type Suite struct {
 	observed map[string]observation
 	clock    clockFinding
 }
+
+// DefaultConcurrency is how many webhook scenarios run at once when
+// RunOptions.Concurrency is not set: most wait on the endpoint's answers,
+// and Endpoint.MaxInFlight bounds what reaches it at once.
+const DefaultConcurrency = 16
 
 // Select is steps.Select for the webhook set: how many scenarios (outline
 // rows one by one) the language and tag expression select, or a
@@ -63,7 +70,9 @@ func (s *Suite) Run() (int, error) {
 	}
 	defer p.End()
 	status := p.Run("firmakit-webhook", s.Concurrency, s.initializer(p, lag))
-	// Scenarios whose timing could not be judged run again, alone.
+	// Scenarios whose timing could not be judged run again, alone, one
+	// delivery at a time.
+	s.Endpoint.alone()
 	if err := p.RerunInconclusive("firmakit-webhook-rerun"); err != nil {
 		return 2, err
 	}
@@ -87,12 +96,13 @@ func (s *Suite) prepare() (*steps.Selection, error) {
 	if s.Endpoint.Profile == nil {
 		s.Endpoint.Profile = firmakit.BundledProfile()
 	}
+	s.Endpoint.makeSlots()
 	sel, err := s.Select(features.WebhookSet)
 	if err != nil {
 		return nil, err
 	}
 	if s.Concurrency <= 0 {
-		s.Concurrency = 4
+		s.Concurrency = DefaultConcurrency
 	}
 	if s.Format == "" {
 		s.Format = "progress"

@@ -92,6 +92,13 @@ type webhookScenario struct {
 	// inapplicable says why the profile's scheme cannot run the
 	// scenario; "" when it can.
 	inapplicable string
+	// probes are the generated deliveries (operators.go), shown those
+	// of them that broke their sentence.
+	probes, shown []*neighbour
+	// cut cuts the next delivery short halfway through its body;
+	// firstFails says how the first delivery failed (generated.go).
+	cut        bool
+	firstFails string
 }
 
 // delivery is one post to the endpoint and what came back.
@@ -114,6 +121,14 @@ type delivery struct {
 	err         error
 	// location is where a redirect answer pointed; not followed.
 	location string
+	// expect, when set, is what this delivery wants of the endpoint
+	// where it differs from its scenario ("refuse" for a retry's failed
+	// first delivery); cut tells that the service cut it short.
+	expect string
+	cut    bool
+	// crowd is how many deliveries were in flight when it was sent, it
+	// among them.
+	crowd int
 }
 
 // sentHeader is one header of a delivery, its name as sent.
@@ -664,32 +679,54 @@ func (w *webhookSteps) deliver(ctx context.Context, ws *webhookScenario, body []
 // post sends a delivery as the scenario says and notes what came back.
 func (w *webhookSteps) post(ctx context.Context, ws *webhookScenario, d *delivery) error {
 	ws.deliveries = append(ws.deliveries, d)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.E.URL, bytes.NewReader(d.body))
-	if err != nil {
-		return err
+	d.cut = ws.cut
+	w.send(ctx, ws.httpForm, d)
+	return nil
+}
+
+// send posts a delivery, written as httpForm says, and notes what came
+// back. It waits for one of the endpoint's slots (Endpoint.MaxInFlight)
+// before it starts the clock of the answer.
+func (w *webhookSteps) send(ctx context.Context, httpForm string, d *delivery) {
+	var body io.Reader = bytes.NewReader(d.body)
+	if d.cut {
+		body = &cutBody{b: d.body}
 	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.E.URL, body)
+	if err != nil {
+		d.err = err
+		return
+	}
+	req.ContentLength = int64(len(d.body))
 	d.contentType = "application/json"
-	if ws.httpForm == "content-type-charset" {
+	if httpForm == "content-type-charset" {
 		d.contentType = "application/json; charset=utf-8"
 	}
 	req.Header.Set("Content-Type", d.contentType)
 	req.Header.Set("User-Agent", "firmakit-certify-webhook/1")
-	if ws.httpForm == "lower-case-header-name" {
+	if httpForm == "lower-case-header-name" {
 		for i := range d.headers {
 			d.headers[i].name = strings.ToLower(d.headers[i].name)
 		}
 	}
 	for _, h := range d.headers {
 		// Set in the map directly: Header.Set would canonicalise a
-		// lower-case name.
-		req.Header[h.name] = []string{h.value}
+		// lower-case name. A name given twice is sent twice.
+		req.Header[h.name] = append(req.Header[h.name], h.value)
 	}
+	release, crowd, err := w.E.slot(ctx)
+	if err != nil {
+		d.err = err
+		return
+	}
+	d.crowd = crowd
+	defer release()
 	d.sentAt = time.Now()
 	resp, err := w.E.client().Do(req)
 	d.latency = time.Since(d.sentAt)
 	if err != nil {
 		d.err = err
-		return nil
+		return
 	}
 	defer resp.Body.Close()
 	d.status = resp.StatusCode
@@ -697,7 +734,6 @@ func (w *webhookSteps) post(ctx context.Context, ws *webhookScenario, d *deliver
 	if d.status >= 300 && d.status < 400 {
 		d.location = resp.Header.Get("Location")
 	}
-	return nil
 }
 
 func is2xx(status int) bool { return status >= 200 && status <= 299 }
@@ -738,6 +774,9 @@ func (w *webhookSteps) judgeAccepted(ctx context.Context, ws *webhookScenario, i
 		which = fmt.Sprintf(" to delivery %d of %d", i+1, len(ws.deliveries))
 	}
 	switch {
+	case d.err != nil && timedOut(d.err) && d.crowd > 1:
+		ws.inconcl = fmt.Sprintf("no answer came%s within %s, but %d deliveries were in flight to the endpoint at once", which, timeout+DeliveryGrace, d.crowd)
+		return godog.ErrSkip
 	case d.err != nil && timedOut(d.err):
 		return steps.Breaks(refDelivery, "expected a 2xx answer%s within the %s delivery timeout; none came within %s\n%s",
 			which, timeout, timeout+DeliveryGrace, w.exchange(ws))
@@ -755,15 +794,31 @@ func (w *webhookSteps) judgeAccepted(ctx context.Context, ws *webhookScenario, i
 		// The answer waits for this process's scheduler as a
 		// notification does on its way into the receiver (receiverHops);
 		// the endpoint's own process is not this one's to excuse.
-		if lag := w.Lag.Max(d.sentAt, d.sentAt.Add(d.latency)); steps.ExcusedBy(lag, d.latency-timeout, false) {
-			ws.inconcl = fmt.Sprintf("the endpoint answered %d%s after %s ms, past the %s delivery timeout, but this process ran up to %s ms late meanwhile",
-				d.status, which, steps.Millis(d.latency), timeout, steps.Millis(lag))
+		if why := w.lateExcuse(d); why != "" {
+			ws.inconcl = fmt.Sprintf("the endpoint answered %d%s after %s ms, past the %s delivery timeout, but %s",
+				d.status, which, steps.Millis(d.latency), timeout, why)
 			return godog.ErrSkip
 		}
 		return steps.Breaks(refDelivery, "expected a 2xx answer%s within the %s delivery timeout; it came after %s ms: the service would have given up and retried\n%s",
 			which, timeout, steps.Millis(d.latency), w.exchange(ws))
 	}
 	return nil
+}
+
+// lateExcuse says why an answer past the delivery timeout is no
+// verdict: this process ran late meanwhile, or other deliveries were in
+// flight at once, which the service never sends to one endpoint (the
+// scenario runs again alone, one delivery at a time); "" when nothing
+// excuses it.
+func (w *webhookSteps) lateExcuse(d *delivery) string {
+	timeout := w.E.timeout()
+	if lag := w.Lag.Max(d.sentAt, d.sentAt.Add(d.latency)); steps.ExcusedBy(lag, d.latency-timeout, false) {
+		return fmt.Sprintf("this process ran up to %s ms late meanwhile", steps.Millis(lag))
+	}
+	if d.crowd > 1 {
+		return fmt.Sprintf("%d deliveries were in flight to the endpoint at once", d.crowd)
+	}
+	return ""
 }
 
 // distances are how far t lay from the clock, in whole seconds, when
@@ -824,6 +879,9 @@ func (w *webhookSteps) refused(ctx context.Context, lenient bool) error {
 	d := ws.deliveries[len(ws.deliveries)-1]
 	timeout := w.E.timeout()
 	switch {
+	case d.err != nil && timedOut(d.err) && d.crowd > 1:
+		ws.inconcl = fmt.Sprintf("no answer came within %s, but %d deliveries were in flight to the endpoint at once", timeout+DeliveryGrace, d.crowd)
+		return godog.ErrSkip
 	case d.err != nil && timedOut(d.err):
 		return steps.Breaks(refDelivery, "expected a status other than 2xx within the %s delivery timeout, since %s; none came within %s\n%s",
 			timeout, ws.why, timeout+DeliveryGrace, w.exchange(ws))
@@ -845,44 +903,97 @@ func (w *webhookSteps) refused(ctx context.Context, lenient bool) error {
 }
 
 // exchange says what was sent, the signature redacted, and what came
-// back, delivery by delivery.
+// back, delivery by delivery; of generated deliveries, the first three
+// that broke their sentence, or a tally of the answers when none did.
 func (w *webhookSteps) exchange(ws *webhookScenario) string {
 	var b strings.Builder
-	p := w.E.profile()
+	if len(ws.probes) > 0 && len(ws.shown) == 0 {
+		tally := map[string]int{}
+		var keys []string
+		for _, pr := range ws.probes {
+			k := "no answer"
+			if pr.d.err == nil {
+				k = strconv.Itoa(pr.d.status)
+			}
+			if tally[k] == 0 {
+				keys = append(keys, k)
+			}
+			tally[k]++
+		}
+		slices.Sort(keys)
+		fmt.Fprintf(&b, "%d generated deliveries, answered:", len(ws.probes))
+		for _, k := range keys {
+			fmt.Fprintf(&b, " %s ×%d", k, tally[k])
+		}
+		pr := ws.probes[0]
+		fmt.Fprintf(&b, "\nthe first, generated: %s\n", pr.name)
+		w.writeDelivery(&b, ws, pr.d)
+		return b.String()
+	}
+	type shown struct {
+		label string
+		d     *delivery
+	}
+	var list []shown
 	for i, d := range ws.deliveries {
+		label := ""
 		if len(ws.deliveries) > 1 {
-			fmt.Fprintf(&b, "delivery %d of %d\n", i+1, len(ws.deliveries))
+			label = fmt.Sprintf("delivery %d of %d", i+1, len(ws.deliveries))
 		}
-		fmt.Fprintf(&b, "sent: POST %s\n  Content-Type: %s\n", w.E.URL, d.contentType)
-		if _, ok := d.signatureHeader(p); !ok {
-			name := p.Webhook.SignatureHeader
-			if ws.httpForm == "lower-case-header-name" {
-				name = strings.ToLower(name)
-			}
-			fmt.Fprintf(&b, "  (no %s header)\n", name)
+		list = append(list, shown{label, d})
+	}
+	for i, pr := range ws.shown {
+		if i == 3 {
+			list = append(list, shown{fmt.Sprintf("(%d more generated deliveries broke their sentence)", len(ws.shown)-i), nil})
+			break
 		}
-		for _, h := range d.headers {
-			v := h.value
-			if strings.EqualFold(h.name, p.Webhook.SignatureHeader) {
-				v = redactWebhookSignature(p, v)
-			}
-			fmt.Fprintf(&b, "  %s: %s\n", h.name, v)
+		list = append(list, shown{"generated: " + pr.name, pr.d})
+	}
+	for i, s := range list {
+		if s.label != "" {
+			b.WriteString(s.label + "\n")
 		}
-		fmt.Fprintf(&b, "  %s\n", excerpt(d.body, 1024))
-		switch {
-		case d.err != nil:
-			fmt.Fprintf(&b, "answered: nothing after %s ms: %s", steps.Millis(d.latency), firmakit.Excerpt(d.err.Error(), 300))
-		default:
-			fmt.Fprintf(&b, "answered: %d in %s ms: %s", d.status, steps.Millis(d.latency), excerpt(d.answer, 512))
-			if d.location != "" {
-				fmt.Fprintf(&b, "\n  (a redirect to %s, not followed: the service posts to the configured URL only)", firmakit.Excerpt(d.location, 300))
-			}
+		if s.d != nil {
+			w.writeDelivery(&b, ws, s.d)
 		}
-		if i < len(ws.deliveries)-1 {
+		if i < len(list)-1 {
 			b.WriteByte('\n')
 		}
 	}
-	return b.String()
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// writeDelivery writes one delivery as sent, the signature redacted, and
+// what came back.
+func (w *webhookSteps) writeDelivery(b *strings.Builder, ws *webhookScenario, d *delivery) {
+	p := w.E.profile()
+	fmt.Fprintf(b, "sent: POST %s\n  Content-Type: %s\n", w.E.URL, d.contentType)
+	if _, ok := d.signatureHeader(p); !ok {
+		name := p.Webhook.SignatureHeader
+		if ws.httpForm == "lower-case-header-name" {
+			name = strings.ToLower(name)
+		}
+		fmt.Fprintf(b, "  (no %s header)\n", name)
+	}
+	for _, h := range d.headers {
+		v := h.value
+		if strings.EqualFold(h.name, p.Webhook.SignatureHeader) {
+			v = redactWebhookSignature(p, v)
+		}
+		fmt.Fprintf(b, "  %s: %s\n", h.name, firmakit.EscapeText(v))
+	}
+	fmt.Fprintf(b, "  %s\n", excerpt(d.body, 1024))
+	switch {
+	case d.cut:
+		fmt.Fprintf(b, "answered: nothing awaited: the service cut the delivery short after %d of its %d bytes", len(d.body)/2, len(d.body))
+	case d.err != nil:
+		fmt.Fprintf(b, "answered: nothing after %s ms: %s", steps.Millis(d.latency), firmakit.Excerpt(d.err.Error(), 300))
+	default:
+		fmt.Fprintf(b, "answered: %d in %s ms: %s", d.status, steps.Millis(d.latency), excerpt(d.answer, 512))
+		if d.location != "" {
+			fmt.Fprintf(b, "\n  (a redirect to %s, not followed: the service posts to the configured URL only)", firmakit.Excerpt(d.location, 300))
+		}
+	}
 }
 
 // redactWebhookSignature keeps the form of a webhook signature header
@@ -953,8 +1064,15 @@ func (w *webhookSteps) outcome(ctx context.Context, p *godog.Scenario, err error
 	var obs observation
 	ws, _ := ctx.Value(webhookKey{}).(*webhookScenario)
 	if ws != nil {
-		obs.Expect, obs.sent, obs.why, obs.Lenient = ws.expect, ws.deliveries, ws.why, ws.lenient
-		for _, d := range ws.deliveries {
+		obs.Expect, obs.why, obs.Lenient = ws.expect, ws.why, ws.lenient
+		obs.sent = slices.Clone(ws.deliveries)
+		for _, pr := range ws.probes {
+			obs.sent = append(obs.sent, pr.d)
+		}
+		for _, d := range obs.sent {
+			if d.cut || (d.expect != "" && d.expect != ws.expect) {
+				continue // a retry's failed first delivery says nothing of the retry
+			}
 			obs.Statuses = append(obs.Statuses, d.status)
 			switch {
 			case d.err != nil && !timedOut(d.err):
@@ -964,7 +1082,7 @@ func (w *webhookSteps) outcome(ctx context.Context, p *godog.Scenario, err error
 				obs.Late = true
 			}
 		}
-		if len(ws.deliveries) > 0 {
+		if len(ws.deliveries)+len(ws.probes) > 0 {
 			r.Exchange = w.exchange(ws)
 		}
 	}
@@ -1049,4 +1167,5 @@ func (w *webhookSteps) bindSentences(sc steps.Registrar) {
 	sc.Step(steps.Compiled(`^la cabecera de firma está mal formada: "(no-timestamp|no-signature|empty|not-key-value|timestamp-not-a-number)"$`), w.theSignatureHeaderIsMalformed)
 	sc.Step(steps.Compiled(`^the same event is delivered again after the profile's first retry delay, signed anew$`), w.theSameEventIsDeliveredAgain)
 	sc.Step(steps.Compiled(`^el mismo evento se entrega de nuevo tras la primera espera de reintento del perfil, firmado otra vez$`), w.theSameEventIsDeliveredAgain)
+	w.bindGenerated(sc)
 }

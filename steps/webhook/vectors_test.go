@@ -32,7 +32,13 @@ func TestWebhookVectors(t *testing.T) {
 	assert.Equal(t, int64(1795000000), v.ReferenceTime)
 	rows, err := webhook.Select("en", "")
 	require.NoError(t, err)
-	require.Len(t, v.Cases, rows+1+1+2, "a case per row, the second delivery of each duplicate, two more events of one contract")
+	// The generated rows (16) give 9 valid header neighbours, 13 boundary
+	// bodies, 3 refused first deliveries (the fourth is cut short: no
+	// case) and 4 retries, 6 states in turn, 84 forged header neighbours,
+	// and 40 forgeries up to 16 KiB for each of 5 states (the 10 past
+	// 64 KiB are left out).
+	require.Len(t, v.Cases, rows-16+1+1+2+9+13+3+4+6+84+5*40,
+		"a case per listed row, the second delivery of each duplicate, two more events of one contract, and the generated deliveries")
 
 	codes := map[string]bool{}
 	model := &shop{secret: shopSecret, now: func() time.Time { return at }}

@@ -131,3 +131,45 @@ Feature: A merchant's endpoint accepts the service's notifications
     When it is posted to the endpoint
     And the same delivery is repeated at once, its bytes and signature header unchanged
     Then the endpoint answers 2xx to both deliveries within the delivery timeout
+
+  @WH-HEADER-NEIGHBOURS @profile
+  Scenario: a header whose valid signature is one of two, three or four entries, at any position, is accepted
+    Given a "SIGNED" notification
+    When every neighbour of its signature header whose valid signature is one of several entries is posted to the endpoint
+    Then the endpoint answers 2xx to every one within the delivery timeout
+
+  @WH-BOUNDARY-BYTES @profile
+  Scenario Outline: a body whose characters a reader's buffer cuts in two is verified over the bytes received
+    Given a "SIGNED" notification
+    When it is posted to the endpoint with "<characters>" characters cut by every power-of-two offset of its body
+    Then the endpoint answers 2xx to every one within the delivery timeout
+
+    Examples:
+      | characters |
+      | 2-byte     |
+      | 3-byte     |
+      | 4-byte     |
+      | combining  |
+
+  @WH-RETRY-AFTER-FAILURE @profile
+  Scenario Outline: the valid retry of an event whose first delivery failed is accepted
+    Given a "SIGNED" notification
+    And its first delivery fails: "<first>"
+    When it is posted to the endpoint
+    And the same event is delivered again after the profile's first retry delay, correctly signed
+    Then the endpoint answers 2xx to the retry within the delivery timeout
+
+    Examples:
+      | first          |
+      | another-secret |
+      | no-header      |
+      | stale-t        |
+      | cut-short      |
+
+  @WH-EVENTS-OVER-TIME @profile
+  Scenario: every state of one contract in turn, one of them twice for two signers, is each accepted
+    Given a "CREATED" notification
+    And it is signed with the webhook secret
+    When it is posted to the endpoint
+    And every other state of the same contract follows in turn, one of them twice for two signers
+    Then the endpoint answers 2xx within the delivery timeout

@@ -138,3 +138,23 @@ Feature: A merchant's endpoint refuses what the service did not send
       | fraction  |
       | exponent  |
       | plus-sign |
+
+  @WH-HEADER-FORGED @profile
+  Scenario: every forged neighbour of the signature header is refused, however its entries are laid out
+    Given a "SIGNED" notification
+    When every forged neighbour of its signature header is posted to the endpoint
+    Then the endpoint refuses every one with a status other than 2xx
+
+  @WH-FORGERY-PATHS @profile
+  Scenario Outline: every forgery of a <state> notification is refused, at every body size, about a demo and a real contract
+    Given a "<state>" notification
+    When every forgery of it is posted to the endpoint, at every body size, about a demo and a real contract
+    Then the endpoint refuses every one with a status other than 2xx
+
+    Examples:
+      | state    |
+      | CREATED  |
+      | BOUNCED  |
+      | REJECTED |
+      | CANCELED |
+      | SIGNED   |

@@ -132,3 +132,45 @@ Característica: El endpoint del comercio acepta las notificaciones del servicio
     Cuando se envía al endpoint
     Y la misma entrega se repite enseguida, con los mismos bytes y la misma cabecera de firma
     Entonces el endpoint responde 2xx a ambas entregas dentro del plazo de entrega
+
+  @WH-HEADER-NEIGHBOURS @profile
+  Escenario: se acepta una cabecera cuya firma válida es una de dos, tres o cuatro entradas, en cualquier posición
+    Dada una notificación "SIGNED"
+    Cuando se envía al endpoint cada vecina de su cabecera de firma cuya firma válida es una de varias entradas
+    Entonces el endpoint responde 2xx a cada una dentro del plazo de entrega
+
+  @WH-BOUNDARY-BYTES @profile
+  Esquema del escenario: un cuerpo cuyos caracteres corta en dos el búfer de un lector se verifica sobre los bytes recibidos
+    Dada una notificación "SIGNED"
+    Cuando se envía al endpoint con caracteres "<characters>" cortados por cada posición potencia de dos de su cuerpo
+    Entonces el endpoint responde 2xx a cada una dentro del plazo de entrega
+
+    Ejemplos:
+      | characters |
+      | 2-byte     |
+      | 3-byte     |
+      | 4-byte     |
+      | combining  |
+
+  @WH-RETRY-AFTER-FAILURE @profile
+  Esquema del escenario: se acepta el reintento válido de un evento cuya primera entrega falló
+    Dada una notificación "SIGNED"
+    Y su primera entrega falla: "<first>"
+    Cuando se envía al endpoint
+    Y el mismo evento se entrega de nuevo tras la primera espera de reintento del perfil, bien firmado
+    Entonces el endpoint responde 2xx al reintento dentro del plazo de entrega
+
+    Ejemplos:
+      | first          |
+      | another-secret |
+      | no-header      |
+      | stale-t        |
+      | cut-short      |
+
+  @WH-EVENTS-OVER-TIME @profile
+  Escenario: se acepta cada estado de un contrato por turno, uno de ellos dos veces por dos firmantes
+    Dada una notificación "CREATED"
+    Y se firma con el secreto del webhook
+    Cuando se envía al endpoint
+    Y le siguen por turno los demás estados del mismo contrato, uno de ellos dos veces por dos firmantes
+    Entonces el endpoint responde 2xx dentro del plazo de entrega

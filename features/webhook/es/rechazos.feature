@@ -140,3 +140,23 @@ Característica: El endpoint del comercio rechaza lo que el servicio no envió
       | fraction  |
       | exponent  |
       | plus-sign |
+
+  @WH-HEADER-FORGED @profile
+  Escenario: se rechaza cada vecina falsificada de la cabecera de firma, se dispongan como se dispongan sus entradas
+    Dada una notificación "SIGNED"
+    Cuando se envía al endpoint cada vecina falsificada de su cabecera de firma
+    Entonces el endpoint rechaza cada una con un estado distinto de 2xx
+
+  @WH-FORGERY-PATHS @profile
+  Esquema del escenario: se rechaza cada falsificación de una notificación <state>, con cada tamaño de cuerpo, sobre un contrato demo y uno real
+    Dada una notificación "<state>"
+    Cuando se envía al endpoint cada falsificación de ella, con cada tamaño de cuerpo, sobre un contrato demo y uno real
+    Entonces el endpoint rechaza cada una con un estado distinto de 2xx
+
+    Ejemplos:
+      | state    |
+      | CREATED  |
+      | BOUNCED  |
+      | REJECTED |
+      | CANCELED |
+      | SIGNED   |
