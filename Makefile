@@ -11,7 +11,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo deve
 DEBS    := chromium poppler-utils curl python3 nodejs npm postgresql
 FUZZTIME ?= 30s
 
-.PHONY: build test test-times power deps lint bench bench-verify bench-load bench-demo bench-receiver bench-replicas bench-suite bench-verdict bench-dashboard bench-sandbox bench-abuse fuzz clean
+.PHONY: build test test-times power deps lint bench bench-verify bench-load bench-demo bench-receiver bench-replicas bench-suite bench-webhook bench-verdict bench-dashboard bench-sandbox bench-abuse fuzz clean
 
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/firmakit
@@ -74,7 +74,7 @@ lint:
 	@test -z "$$(gofmt -l .)" || { gofmt -l .; echo "gofmt would change the files above"; exit 1; }
 	$(GO) vet ./...
 
-bench: bench-verify bench-load bench-demo bench-receiver bench-suite bench-dashboard bench-sandbox
+bench: bench-verify bench-load bench-demo bench-receiver bench-suite bench-webhook bench-dashboard bench-sandbox
 
 bench-verify:
 	$(GO) test -run - -bench 'HMAC|Verify' -benchmem -count 5 .
@@ -116,6 +116,12 @@ bench-dashboard:
 # window, about 14.5 s), then one scenario at a time.
 bench-suite: build
 	$(GO) run ./cmd/bench suite --bin $(BIN)
+
+# certify-webhook, both languages, against an endpoint that answers at
+# once and one that answers every notification after 3 s: each run's wall
+# time beside its floor (six deliveries of one scenario in turn).
+bench-webhook: build
+	$(GO) run ./cmd/bench webhook --bin $(BIN)
 
 # certify's verdict on a busy machine: 20 runs against the bundled
 # reference with four CPU-bound processes beside them (each must pass),

@@ -28,6 +28,7 @@ var benchmarks = []struct {
 	{"abuse", runAbuse},
 	{"tests", runTests},
 	{"suite", runSuite},
+	{"webhook", runWebhook},
 }
 
 // run runs the benchmark name with its flags, args.

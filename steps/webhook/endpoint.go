@@ -52,7 +52,7 @@ type Endpoint struct {
 // slowest scenario's own waits, not the sum of every delivery's. An
 // answer late while other deliveries were in flight is no verdict: the
 // scenario runs again alone (Suite.Run), one delivery at a time.
-const DefaultMaxInFlight = 64
+const DefaultMaxInFlight = 128
 
 // makeSlots makes the run's room for deliveries in flight.
 func (e *Endpoint) makeSlots() {

@@ -32,7 +32,7 @@ type Suite struct {
 // DefaultConcurrency is how many webhook scenarios run at once when
 // RunOptions.Concurrency is not set: most wait on the endpoint's answers,
 // and Endpoint.MaxInFlight bounds what reaches it at once.
-const DefaultConcurrency = 16
+const DefaultConcurrency = 64
 
 // Select is steps.Select for the webhook set: how many scenarios (outline
 // rows one by one) the language and tag expression select, or a

@@ -774,8 +774,8 @@ func (w *webhookSteps) judgeAccepted(ctx context.Context, ws *webhookScenario, i
 		which = fmt.Sprintf(" to delivery %d of %d", i+1, len(ws.deliveries))
 	}
 	switch {
-	case d.err != nil && timedOut(d.err) && d.crowd > 1:
-		ws.inconcl = fmt.Sprintf("no answer came%s within %s, but %d deliveries were in flight to the endpoint at once", which, timeout+DeliveryGrace, d.crowd)
+	case d.err != nil && d.crowd > 1:
+		ws.inconcl = crowdedError(d, timeout) + which
 		return godog.ErrSkip
 	case d.err != nil && timedOut(d.err):
 		return steps.Breaks(refDelivery, "expected a 2xx answer%s within the %s delivery timeout; none came within %s\n%s",
@@ -879,8 +879,8 @@ func (w *webhookSteps) refused(ctx context.Context, lenient bool) error {
 	d := ws.deliveries[len(ws.deliveries)-1]
 	timeout := w.E.timeout()
 	switch {
-	case d.err != nil && timedOut(d.err) && d.crowd > 1:
-		ws.inconcl = fmt.Sprintf("no answer came within %s, but %d deliveries were in flight to the endpoint at once", timeout+DeliveryGrace, d.crowd)
+	case d.err != nil && d.crowd > 1:
+		ws.inconcl = crowdedError(d, timeout)
 		return godog.ErrSkip
 	case d.err != nil && timedOut(d.err):
 		return steps.Breaks(refDelivery, "expected a status other than 2xx within the %s delivery timeout, since %s; none came within %s\n%s",

@@ -27,10 +27,10 @@ const shopSecret = "whsec_shop_42"
 
 // The webhook set's requirements, by what they want of the endpoint.
 var (
-	acceptReqs = []string{"WH-BODY-TEXT", "WH-DUPLICATE", "WH-DUPLICATE-EXACT", "WH-HTTP-FORM", "WH-RAW-BYTES", "WH-REAL-CONTRACT",
-		"WH-ROTATION", "WH-SAME-CONTRACT", "WH-STATE", "WH-TIME-WINDOW"}
-	refuseReqs = []string{"WH-BODY-CHANGED", "WH-HEADER-MALFORMED", "WH-HEADER-MISSING", "WH-SIGNATURE-FORM", "WH-TIMESTAMP-AHEAD",
-		"WH-TIMESTAMP-CHANGED", "WH-TIMESTAMP-FORM-OLD", "WH-TIMESTAMP-OLD", "WH-WRONG-SECRET"}
+	acceptReqs = []string{"WH-BODY-TEXT", "WH-BOUNDARY-BYTES", "WH-DUPLICATE", "WH-DUPLICATE-EXACT", "WH-EVENTS-OVER-TIME", "WH-HEADER-NEIGHBOURS",
+		"WH-HTTP-FORM", "WH-RAW-BYTES", "WH-REAL-CONTRACT", "WH-RETRY-AFTER-FAILURE", "WH-ROTATION", "WH-SAME-CONTRACT", "WH-STATE", "WH-TIME-WINDOW"}
+	refuseReqs = []string{"WH-BODY-CHANGED", "WH-FORGERY-PATHS", "WH-HEADER-FORGED", "WH-HEADER-MALFORMED", "WH-HEADER-MISSING", "WH-SIGNATURE-FORM",
+		"WH-TIMESTAMP-AHEAD", "WH-TIMESTAMP-CHANGED", "WH-TIMESTAMP-FORM-OLD", "WH-TIMESTAMP-OLD", "WH-WRONG-SECRET"}
 )
 
 // runWebhook runs the webhook set against url and returns the suite.
@@ -207,9 +207,9 @@ func TestWebhookSuiteNamesEachFault(t *testing.T) {
 		}, acceptReqs, "another secret than the one given (--webhook-secret)"},
 		{"verifies a compacted body", verifying(p, compacted, nil), []string{"WH-RAW-BYTES"},
 			"refused (layout=crlf; layout=indented; layout=keys-reversed): the endpoint verifies a re-serialised or re-formatted body"},
-		{"checks only the first v1 entry", verifying(p, same, firstEntryOnly), []string{"WH-ROTATION"},
+		{"checks only the first v1 entry", verifying(p, same, firstEntryOnly), []string{"WH-HEADER-NEIGHBOURS", "WH-ROTATION"},
 			"the endpoint checks only the first v1= entry"},
-		{"does not check the age of t", verifying(noAge, same, nil), []string{"WH-TIMESTAMP-AHEAD", "WH-TIMESTAMP-OLD"},
+		{"does not check the age of t", verifying(noAge, same, nil), []string{"WH-FORGERY-PATHS", "WH-HEADER-FORGED", "WH-TIMESTAMP-AHEAD", "WH-TIMESTAMP-OLD"},
 			"checks the signature but not the age of t"},
 		{"refuses a retry", func() http.HandlerFunc {
 			var mu sync.Mutex
@@ -329,7 +329,7 @@ func TestSelectWebhook(t *testing.T) {
 	assert.Equal(t, 7, n)
 	n, err = webhook.Select("all", "~@spec")
 	require.NoError(t, err)
-	assert.Equal(t, 2*52, n)
+	assert.Equal(t, 2*68, n)
 	_, err = webhook.Select("en", "@AUTH-OK")
 	var se *steps.SelectionError
 	require.ErrorAs(t, err, &se)
