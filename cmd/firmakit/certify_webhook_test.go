@@ -55,7 +55,7 @@ func TestCertifyWebhookPassesTheStrictReceiver(t *testing.T) {
 	code, out, errOut := run(t, map[string]string{"FIRMAKIT_WEBHOOK_SECRET": "whsec_shop"},
 		"certify-webhook", "--endpoint", rv.HookURL("shop"), "--merchant", "shop", "--report", dir)
 	require.Equal(t, ExitOK, code, out+errOut)
-	assert.Equal(t, []string{"verdict: passed: every selected scenario passed, 118 of 118", "firmakit: 118 scenarios: 118 passed, 0 failed, 0 not run"},
+	assert.Equal(t, []string{"verdict: passed: every selected scenario passed, 150 of 150", "firmakit: 150 scenarios: 150 passed, 0 failed, 0 not run"},
 		lastLines(out, 2))
 	assert.NotContains(t, out, "hint:")
 	assert.Contains(t, out, "firmakit certify-webhook: playing the service for the endpoint "+rv.HookURL("shop"))
@@ -69,12 +69,12 @@ func TestCertifyWebhookPassesTheStrictReceiver(t *testing.T) {
 	assert.Equal(t, "merchant webhook endpoint", c.Target.Label)
 	assert.Equal(t, "shop", c.Target.MerchantID)
 	assert.Equal(t, "webhook", c.Suite.Set)
-	assert.Len(t, c.Requirements, 20)
+	assert.Len(t, c.Requirements, 26)
 	for _, r := range c.Requirements {
 		assert.Contains(t, r.Exchange, "sent: POST "+rv.HookURL("shop"), r.Tag)
 	}
 	doc := readJUnit(t, filepath.Join(dir, "junit.xml"))
-	assert.Equal(t, 118, doc.Tests)
+	assert.Equal(t, 150, doc.Tests)
 	assert.Len(t, doc.Suites, 4, "a testsuite per feature file")
 }
 
@@ -104,10 +104,12 @@ func TestCertifyWebhookFailsWrongEndpoints(t *testing.T) {
 		failed []string
 		hint   string
 	}{
-		{"answers 200 to everything", naive.URL, []string{"WH-BODY-CHANGED", "WH-HEADER-MALFORMED", "WH-HEADER-MISSING", "WH-SIGNATURE-FORM",
-			"WH-TIMESTAMP-AHEAD", "WH-TIMESTAMP-CHANGED", "WH-TIMESTAMP-FORM-OLD", "WH-TIMESTAMP-OLD", "WH-WRONG-SECRET"}, "hint: Everything was accepted, the forged notifications too"},
-		{"verifies a re-serialised body", reserialising.URL, []string{"WH-BODY-TEXT", "WH-DUPLICATE", "WH-DUPLICATE-EXACT", "WH-HTTP-FORM", "WH-RAW-BYTES",
-			"WH-REAL-CONTRACT", "WH-ROTATION", "WH-SAME-CONTRACT", "WH-STATE", "WH-TIME-WINDOW"},
+		{"answers 200 to everything", naive.URL, []string{"WH-BODY-CHANGED", "WH-FORGERY-PATHS", "WH-HEADER-FORGED", "WH-HEADER-MALFORMED", "WH-HEADER-MISSING",
+			"WH-SIGNATURE-FORM", "WH-TIMESTAMP-AHEAD", "WH-TIMESTAMP-CHANGED", "WH-TIMESTAMP-FORM-OLD", "WH-TIMESTAMP-OLD", "WH-WRONG-SECRET"},
+			"hint: Everything was accepted, the forged notifications too"},
+		{"verifies a re-serialised body", reserialising.URL, []string{"WH-BODY-TEXT", "WH-BOUNDARY-BYTES", "WH-DUPLICATE", "WH-DUPLICATE-EXACT",
+			"WH-EVENTS-OVER-TIME", "WH-HEADER-NEIGHBOURS", "WH-HTTP-FORM", "WH-RAW-BYTES", "WH-REAL-CONTRACT", "WH-RETRY-AFTER-FAILURE", "WH-ROTATION",
+			"WH-SAME-CONTRACT", "WH-STATE", "WH-TIME-WINDOW"},
 			"hint: Everything was refused, the valid notifications too (answered 401)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -117,7 +119,7 @@ func TestCertifyWebhookFailsWrongEndpoints(t *testing.T) {
 			got := failedTags(out)
 			assert.ElementsMatch(t, tc.failed, got)
 			last := lastLines(out, 2)
-			assert.Regexp(t, `^verdict: failed: \d+ of 59 scenarios failed \(@WH-`, last[0])
+			assert.Regexp(t, `^verdict: failed: \d+ of 75 scenarios failed \(@WH-`, last[0])
 			for _, tag := range tc.failed {
 				assert.Contains(t, last[0], "@"+tag, "the verdict names each failed requirement")
 			}
