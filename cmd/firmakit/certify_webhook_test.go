@@ -308,7 +308,7 @@ func TestVectorsCommand(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "vectors.json")
 	code, out, errOut := run(t, nil, "vectors", "--webhook-secret", "whsec_shop", "--at", "1795000000", "--out", file)
 	require.Equal(t, ExitOK, code, out+errOut)
-	assert.Contains(t, out, "firmakit vectors: 63 cases (profile \"bundled\", reference time 1795000000) written to "+file)
+	assert.Contains(t, out, "firmakit vectors: 382 cases (profile \"bundled\", reference time 1795000000) written to "+file)
 	b, err := os.ReadFile(file)
 	require.NoError(t, err)
 	var v struct {

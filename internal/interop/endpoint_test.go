@@ -89,7 +89,9 @@ func TestCertifyWebhookPassesTheStandardWebhooksLibrary(t *testing.T) {
 
 // Stripe's library refuses a t too old, but takes one from the future:
 // under the stripe preset, whose tolerance holds both ways as the bundled
-// profile's does, exactly those scenarios fail. It takes a t of "NaN"
+// profile's does, exactly those scenarios fail, and the generated rows
+// that carry a t ahead (every forged header neighbour and every path's
+// forgery signed over a t past the tolerance, ahead). It takes a t of "NaN"
 // signed as written too (its age, NaN, is never greater than the
 // tolerance): the service never signs such a t, so that is a warning.
 func TestCertifyWebhookJudgesTheStripeLibrary(t *testing.T) {
@@ -101,7 +103,15 @@ func TestCertifyWebhookJudgesTheStripeLibrary(t *testing.T) {
 		req, _, _ := strings.Cut(f, ":")
 		failed = append(failed, req)
 	}
-	assert.Equal(t, []string{"WH-TIMESTAMP-AHEAD seconds=10", "WH-TIMESTAMP-AHEAD seconds=30", "WH-TIMESTAMP-AHEAD seconds=86400"}, failed)
+	assert.Equal(t, []string{"WH-FORGERY-PATHS state=BOUNCED", "WH-FORGERY-PATHS state=CANCELED", "WH-FORGERY-PATHS state=CREATED",
+		"WH-FORGERY-PATHS state=REJECTED", "WH-FORGERY-PATHS state=SIGNED", "WH-HEADER-FORGED ",
+		"WH-TIMESTAMP-AHEAD seconds=10", "WH-TIMESTAMP-AHEAD seconds=30", "WH-TIMESTAMP-AHEAD seconds=86400"}, failed)
+	for _, f := range got[reports.Failed] {
+		if strings.HasPrefix(f, "WH-FORGERY-PATHS") {
+			// Of each path's 50 forgeries, the 10 signed over a t ahead.
+			assert.Contains(t, f, ": 10 of 50 generated deliveries broke their sentence", f)
+		}
+	}
 	var warnedRows []string
 	for _, w := range got[warned] {
 		req, _, _ := strings.Cut(w, ":")
