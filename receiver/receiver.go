@@ -269,6 +269,8 @@ func (rv *Receiver) setDefaults() error {
 	if rv.Logger == nil {
 		rv.Logger = slog.New(slog.DiscardHandler)
 	}
+	// A sender's channel name and event id reach the log.
+	rv.Logger = slog.New(firmakit.SafeLogs(rv.Logger.Handler()))
 	if rv.PingInterval <= 0 {
 		rv.PingInterval = 20 * time.Second
 	}
