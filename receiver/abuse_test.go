@@ -332,6 +332,9 @@ func TestForwardsToAHangingEndpointDoNotHoldEveryConnection(t *testing.T) {
 	require.Equal(t, 200, getJSON(t, rv.URL()+"/api/stats", &st))
 	assert.Equal(t, maxConns/8, st.Forwards)
 	assert.Equal(t, int64(flood-maxConns/8+1), st.AtOnce)
+	// The forwards in flight reach the endpoint (they may still be on
+	// their way); no other does.
+	require.Eventually(t, func() bool { return len(hanging.got()) >= maxConns/8 }, time.Minute, 10*time.Millisecond)
 	assert.Len(t, hanging.got(), maxConns/8, "only the forwards in flight reached the endpoint")
 }
 

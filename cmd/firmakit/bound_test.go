@@ -105,7 +105,7 @@ func TestMaxDurationKeepsAFailure(t *testing.T) {
 	defer endpoint.Close()
 	start := time.Now()
 	code, out, errOut := run(t, nil, "certify-webhook", "--endpoint", endpoint.URL, "--webhook-secret", "w", "--signature-id", "sig-1",
-		"--lang", "en", "--tags", "@WH-STATE,@WH-WRONG-SECRET", "--concurrency", "16", "--max-duration", "2s")
+		"--lang", "en", "--tags", "@WH-STATE,@WH-WRONG-SECRET", "--concurrency", "16", "--max-duration", "3s")
 	assert.Equal(t, ExitFailed, code, out+errOut)
 	assert.Contains(t, out, "verdict: failed")
 	assert.Regexp(t, `scenarios: 0 passed, [1-9]\d* failed, 0 not run, [1-9]\d* inconclusive`, out)
