@@ -116,7 +116,7 @@ type Receiver struct {
 	// else the slowest request body (coming for 1 s at least), so that
 	// neither idle connections nor trickled bodies keep a notification
 	// out. Websocket streams may take half of them at most, delayed
-	// programmed answers a quarter.
+	// programmed answers a quarter, forwards an eighth.
 	MaxConns int
 	// IdleTimeout closes a keep-alive connection idle this long, and a new
 	// one that has not sent its request header by then (default
@@ -570,7 +570,8 @@ type hookAnswer struct {
 // answers to a flood of notifications on one channel (1,040 posts to a
 // channel that delays each 20 s) would hold every connection, and a
 // notification on another channel or /healthz would not get in. With
-// streams taking half at most, a quarter stays for everything else.
+// streams taking half at most and forwards an eighth (forwardSlots), an
+// eighth stays for everything else.
 func delayedSlots(maxConns int) int { return max(maxConns/4, 1) }
 
 // forwardSlots is how many forwards may wait for the endpoint at once:
