@@ -99,7 +99,10 @@ bench-replicas: build
 
 # The receiver under an outsider's attacks: pages of bodies JSON escapes
 # sixfold, stream clients that never read, connections that trickle their
-# bodies (the reference too); fails when its resident memory passes 256 MiB.
+# bodies (the reference too), a peer answering with 8 MiB of headers,
+# answers held back, and a flood forwarded to an endpoint that never
+# answers (with certify-webhook --max-duration 3s against it); fails when
+# a process's resident memory passes 256 MiB.
 bench-abuse: build
 	$(GO) run ./cmd/bench abuse --bin $(BIN)
 

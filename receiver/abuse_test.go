@@ -259,3 +259,100 @@ func TestDelayedAnswersDoNotHoldEveryConnection(t *testing.T) {
 	require.Equal(t, 200, getJSON(t, rv.URL()+"/api/stats", &st))
 	assert.Equal(t, maxConns/4, st.Delayed)
 }
+
+// TestForwardsToAHangingEndpointDoNotHoldEveryConnection: forwarding to
+// an endpoint that never answers, a flood of notifications holds an
+// eighth of the connections at most; the rest, and a notification on
+// another channel, are stored and answered 503 at once, saying why,
+// before any held forward ends, and /api/stats counts them.
+func TestForwardsToAHangingEndpointDoNotHoldEveryConnection(t *testing.T) {
+	const maxConns, flood = 16, 20
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel() // the hanging forwards end with the test
+	hanging := newEndpoint(t, func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-ctx.Done():
+		case <-r.Context().Done():
+		}
+	})
+	rv := MustOpenReceiver(t, func(r *receiver.Receiver) {
+		r.MaxConns, r.ForwardTo, r.ForwardTimeout = maxConns, hanging.URL, time.Minute
+	})
+	type answer struct {
+		status int
+		body   string
+		err    error
+	}
+	send := func(channel string, body []byte, to chan<- answer) {
+		req, _ := http.NewRequestWithContext(ctx, "POST", rv.URL()+"/hooks/"+channel, strings.NewReader(string(body)))
+		req.Header.Set("X-Service-Signature", profile.WebhookSignature([]string{"whsec_test_demo"}, time.Now(), body))
+		resp, err := (&http.Client{Transport: &http.Transport{DisableKeepAlives: true}}).Do(req)
+		if err != nil {
+			to <- answer{err: err}
+			return
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		to <- answer{status: resp.StatusCode, body: string(b)}
+	}
+	held := make(chan answer, flood)
+	for i := range flood {
+		go send("flood", notification(firmakit.StateSigned, fmt.Sprint("flood-", i), "s"), held)
+	}
+	// Every forward slot is taken and the others answered at once; none
+	// of the held forwards can end before the test does.
+	for range flood - maxConns/8 {
+		a := <-held
+		require.NoError(t, a.err)
+		require.Equal(t, 503, a.status, "a forward ended before the rest of the flood was answered: %s", a.body)
+		assert.Contains(t, a.body, "not forwarded, answered at once: 2 forwards are already waiting for the endpoint")
+	}
+	through := make(chan answer, 1)
+	go send("merchant_demo", notification(firmakit.StateSigned, "real", "r"), through)
+	a := <-through
+	require.NoError(t, a.err)
+	assert.Equal(t, 503, a.status, "a notification on another channel is answered at once: %s", a.body)
+
+	// Every notification is kept, each with the status it was answered.
+	recs, err := rv.List(ctx, receiver.Filter{Limit: 1000})
+	require.NoError(t, err)
+	answered := 0
+	for _, r := range recs {
+		if r.Status == 503 {
+			answered++
+			require.NotNil(t, r.Forward)
+			assert.Contains(t, r.Forward.Error, "not forwarded")
+		}
+	}
+	assert.Equal(t, flood-maxConns/8+1, answered)
+	var st struct {
+		Forwards int   `json:"forwards"`
+		AtOnce   int64 `json:"forwards_answered_at_once"`
+	}
+	require.Equal(t, 200, getJSON(t, rv.URL()+"/api/stats", &st))
+	assert.Equal(t, maxConns/8, st.Forwards)
+	assert.Equal(t, int64(flood-maxConns/8+1), st.AtOnce)
+	// The forwards in flight reach the endpoint (they may still be on
+	// their way); no other does.
+	require.Eventually(t, func() bool { return len(hanging.got()) >= maxConns/8 }, time.Minute, 10*time.Millisecond)
+	assert.Len(t, hanging.got(), maxConns/8, "only the forwards in flight reached the endpoint")
+}
+
+// TestForwardTimeoutBoundsTheSendersWait: a forward's own timeout, not the
+// profile's 10 s delivery timeout, bounds how long a sender waits for an
+// endpoint that never answers; it gets 504 saying so.
+func TestForwardTimeoutBoundsTheSendersWait(t *testing.T) {
+	hanging := newEndpoint(t, func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
+	rv := MustOpenReceiver(t, func(r *receiver.Receiver) { r.ForwardTo, r.ForwardTimeout = hanging.URL, 200*time.Millisecond })
+	start := time.Now()
+	st, out := signedPost(t, rv, "merchant_demo", notification(firmakit.StateSigned, "e", "s"))
+	took := time.Since(start)
+	assert.Equal(t, 504, st, out)
+	assert.Contains(t, out["error"], "did not answer within 200ms, the forward timeout")
+	// The bound is the product: generous here, well under the 10 s
+	// delivery timeout it replaces.
+	assert.Less(t, took, 5*time.Second)
+	var info map[string]any
+	getJSON(t, rv.URL()+"/api/info", &info)
+	assert.Equal(t, "200ms", info["forward_timeout"])
+}

@@ -117,6 +117,7 @@ func (rv *Receiver) handleInfo(c echo.Context) error {
 		"channels_with_secrets": channels, "states": firmakit.States, "max_body": rv.MaxBody,
 		"max_events": rv.MaxEvents, "max_bytes": max(rv.MaxBytes, 0), "max_age": rv.MaxAge.String(),
 		"max_conns": rv.MaxConns, "idle_timeout": rv.IdleTimeout.String(), "dropped": rv.store.dropped(),
+		"forward_timeout": rv.ForwardTimeout.String(),
 	})
 }
 
@@ -127,7 +128,8 @@ func (rv *Receiver) handleStats(c echo.Context) error {
 	}
 	return c.JSON(http.StatusOK, map[string]any{"count": n, "last_id": rv.store.last(), "subscribers": rv.hub.count(),
 		"dropped": rv.store.dropped(), "connections": rv.ln.Open(), "connections_evicted": rv.ln.Evicted(),
-		"slow_bodies_evicted": rv.ln.EvictedSlow(), "delayed_answers": len(rv.delayed)})
+		"slow_bodies_evicted": rv.ln.EvictedSlow(), "delayed_answers": len(rv.delayed),
+		"forwards": len(rv.forwards), "forwards_answered_at_once": rv.forwardsRefused.Load()})
 }
 
 // filterFrom reads a Filter from the query; bad values are 400s that say

@@ -50,11 +50,11 @@ func checkForwardTo(raw string, strict bool) error {
 // the headers that sign it under the channel's scheme, and Content-Type)
 // and returns what the endpoint answered and the status to answer the
 // sender with: the endpoint's own,
-// or 502 (unreachable, a redirect) or 504 (no answer within the profile's
-// delivery timeout) with the reason in Forward.Error.
+// or 502 (unreachable, a redirect) or 504 (no whole answer within
+// ForwardTimeout) with the reason in Forward.Error.
 func (rv *Receiver) forward(ctx context.Context, channel string, h http.Header, body []byte) (*Forward, int) {
 	f := &Forward{URL: rv.ForwardTo}
-	timeout := rv.Profile.Webhook.Timeout
+	timeout := rv.ForwardTimeout
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, rv.ForwardTo, bytes.NewReader(body))
@@ -75,7 +75,7 @@ func (rv *Receiver) forward(ctx context.Context, channel string, h http.Header, 
 		latency()
 		switch {
 		case errors.Is(err, context.DeadlineExceeded):
-			f.Error = fmt.Sprintf("the endpoint did not answer within %s, the delivery timeout (the profile's webhook.timeout); the service would retry", timeout)
+			f.Error = fmt.Sprintf("the endpoint did not answer within %s, the forward timeout (--forward-timeout; default the profile's webhook.timeout, the delivery timeout); the service would retry", timeout)
 			return f, http.StatusGatewayTimeout
 		case errors.Is(err, context.Canceled):
 			f.Error = "the sender hung up before the endpoint answered"
@@ -94,7 +94,7 @@ func (rv *Receiver) forward(ctx context.Context, channel string, h http.Header, 
 	f.Status, f.Body = resp.StatusCode, strings.ToValidUTF8(string(b), "\uFFFD")
 	switch {
 	case err != nil && errors.Is(err, context.DeadlineExceeded):
-		f.Error = fmt.Sprintf("the endpoint answered %d but did not finish its body within %s, the delivery timeout", resp.StatusCode, timeout)
+		f.Error = fmt.Sprintf("the endpoint answered %d but did not finish its body within %s, the forward timeout", resp.StatusCode, timeout)
 		return f, http.StatusGatewayTimeout
 	case resp.StatusCode >= 300 && resp.StatusCode < 400:
 		f.Error = fmt.Sprintf("the endpoint answered %d, a redirect to %s; not followed: notifications go to the configured URL only, so point --forward-to at the final one",

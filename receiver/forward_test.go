@@ -164,7 +164,7 @@ func TestForwardAnswersWhatTheEndpointDid(t *testing.T) {
 				case <-r.Context().Done():
 				}
 			}).URL
-		}, 504, 0, "the endpoint did not answer within 300ms, the delivery timeout"},
+		}, 504, 0, "the endpoint did not answer within 300ms, the forward timeout"},
 		{"answers 1 MiB of headers", func(t *testing.T) string {
 			return newEndpoint(t, peer.HeaderBomb(1<<20).ServeHTTP).URL
 		}, 502, 0, "response headers exceeded 65536 bytes"},

@@ -35,6 +35,7 @@ const (
 	msgNotStored       = "the notification could not be stored; send it again"
 	msgTooManyStreams  = "too many streams open (%d); close one and reconnect"
 	msgTooManyDelayed  = "answered at once: %d delayed programmed answers are already being held back, the most at once, so that delayed answers never take the connections other notifications need"
+	msgTooManyForwards = "not forwarded, answered at once: %d forwards are already waiting for the endpoint, the most at once, so that a slow endpoint never takes the connections other notifications need; the service retries a 503"
 	msgNotFound        = "not found: "
 	// msgVerdictDeprecated is the Warning of an answer to ?verdict=.
 	msgVerdictDeprecated = "verdict is deprecated: send check, with the same values (verdict is taken until " + VerdictSunset + ")"

@@ -116,7 +116,7 @@ type Receiver struct {
 	// else the slowest request body (coming for 1 s at least), so that
 	// neither idle connections nor trickled bodies keep a notification
 	// out. Websocket streams may take half of them at most, delayed
-	// programmed answers a quarter.
+	// programmed answers a quarter, forwards an eighth.
 	MaxConns int
 	// IdleTimeout closes a keep-alive connection idle this long, and a new
 	// one that has not sent its request header by then (default
@@ -147,7 +147,13 @@ type Receiver struct {
 	// 502 or 504, with the reason on the record. A programmed answer
 	// (FailNext) still replaces the status answered. Strict cannot be set
 	// with it: the endpoint decides. A body over MaxBody is not forwarded.
+	// At most an eighth of MaxConns forwards wait for the endpoint at
+	// once; past that a notification is stored and answered 503 at once.
 	ForwardTo string
+	// ForwardTimeout bounds each forward, its answer's body included: the
+	// sender's answer never waits for the endpoint longer (default the
+	// profile's webhook.timeout, the delivery timeout).
+	ForwardTimeout time.Duration
 	// AllowPrivateReplay lets a replay (POST /api/events/{id}/replay) go
 	// to loopback, link-local, private, CGNAT, multicast and unspecified
 	// addresses; without it those are refused (ErrPrivateDestination),
@@ -175,7 +181,11 @@ type Receiver struct {
 	pages     chan struct{} // a slot per list or export page being read and written
 	backlogs  chan struct{} // a slot per stream backlog page being read and written
 	delayed   chan struct{} // a slot per programmed answer being held back (delayedSlots)
-	taking    taking        // the notifications being taken in, for Settle
+	forwards  chan struct{} // a slot per forward waiting for the endpoint (forwardSlots)
+	// forwardsRefused counts the notifications answered at once, not
+	// forwarded, because every forward slot was taken.
+	forwardsRefused atomic.Int64
+	taking          taking // the notifications being taken in, for Settle
 	// readTimeout and writeTimeout are the server's, taken from the
 	// package's at Open.
 	readTimeout, writeTimeout time.Duration
@@ -203,6 +213,7 @@ func (rv *Receiver) Open() error {
 	rv.large = make(chan struct{}, largeReaders)
 	rv.pages, rv.backlogs = make(chan struct{}, pageReaders), make(chan struct{}, streamReaders)
 	rv.delayed = make(chan struct{}, delayedSlots(rv.MaxConns))
+	rv.forwards = make(chan struct{}, forwardSlots(rv.MaxConns))
 	rv.readTimeout, rv.writeTimeout = readTimeout, writeTimeout
 	st, book, err := openBackend(backendConfig{dsn: rv.DB, maxEvents: rv.MaxEvents, maxAge: rv.MaxAge, maxBytes: max(rv.MaxBytes, 0),
 		now: rv.Now, log: rv.Logger, published: rv.hub.publish, noNotify: rv.NoNotify})
@@ -269,6 +280,8 @@ func (rv *Receiver) setDefaults() error {
 	if rv.Logger == nil {
 		rv.Logger = slog.New(slog.DiscardHandler)
 	}
+	// A sender's channel name and event id reach the log.
+	rv.Logger = slog.New(firmakit.SafeLogs(rv.Logger.Handler()))
 	if rv.PingInterval <= 0 {
 		rv.PingInterval = 20 * time.Second
 	}
@@ -288,6 +301,9 @@ func (rv *Receiver) setDefaults() error {
 		if err := checkForwardTo(rv.ForwardTo, rv.Strict); err != nil {
 			return err
 		}
+	}
+	if rv.ForwardTimeout <= 0 {
+		rv.ForwardTimeout = rv.Profile.Webhook.Timeout
 	}
 	if rv.PublicURL != "" {
 		_, err := firmakit.ParseHTTPURL(rv.PublicURL)
@@ -499,15 +515,21 @@ func (rv *Receiver) handleHook(c echo.Context) error {
 	}
 	insertCtx := req.Context()
 	if a.status == http.StatusOK && rv.ForwardTo != "" {
-		// The endpoint's answer is the answer; the record is kept even
-		// when the sender gives up waiting for it.
-		rv.extend(c, rv.Profile.Webhook.Timeout)
-		rec.Forward, a.status = rv.forward(req.Context(), channel, req.Header, rec.Body)
-		a.err = rec.Forward.Error
-		var cancel context.CancelFunc
-		insertCtx, cancel = context.WithTimeout(context.WithoutCancel(req.Context()), 10*time.Second)
-		defer cancel()
-		rv.logForward(channel, rec)
+		if release, ok := rv.forwardSlot(); ok {
+			// The endpoint's answer is the answer; the record is kept even
+			// when the sender gives up waiting for it.
+			rv.extend(c, rv.ForwardTimeout)
+			rec.Forward, a.status = rv.forward(req.Context(), channel, req.Header, rec.Body)
+			release()
+			a.err = rec.Forward.Error
+			var cancel context.CancelFunc
+			insertCtx, cancel = context.WithTimeout(context.WithoutCancel(req.Context()), 10*time.Second)
+			defer cancel()
+			rv.logForward(channel, rec)
+		} else {
+			rec.Forward = &Forward{URL: rv.ForwardTo, Error: fmt.Sprintf(msgTooManyForwards, cap(rv.forwards))}
+			a.status, a.err = http.StatusServiceUnavailable, rec.Forward.Error
+		}
 	}
 	if a.status == http.StatusOK || rec.Forward != nil {
 		if err := rv.judge(req.Context(), rec, &a); err != nil {
@@ -548,8 +570,31 @@ type hookAnswer struct {
 // answers to a flood of notifications on one channel (1,040 posts to a
 // channel that delays each 20 s) would hold every connection, and a
 // notification on another channel or /healthz would not get in. With
-// streams taking half at most, a quarter stays for everything else.
+// streams taking half at most and forwards an eighth (forwardSlots), an
+// eighth stays for everything else.
 func delayedSlots(maxConns int) int { return max(maxConns/4, 1) }
+
+// forwardSlots is how many forwards may wait for the endpoint at once:
+// an eighth of the connections. A forward holds its sender's connection
+// until the endpoint answers or the forward timeout passes, and a request
+// being answered is never closed to make room (connlimit), so without a
+// cap of their own, 1,100 notifications forwarded to an endpoint that
+// never answers would hold every connection for 10 s, and a notification
+// on another channel would not get in. With streams taking half at most
+// and delayed answers a quarter, an eighth stays for everything else.
+func forwardSlots(maxConns int) int { return max(maxConns/8, 1) }
+
+// forwardSlot takes a slot for a forward, without waiting, and returns
+// its release; false when every slot is taken (counted for /api/stats).
+func (rv *Receiver) forwardSlot() (func(), bool) {
+	select {
+	case rv.forwards <- struct{}{}:
+		return func() { <-rv.forwards }, true
+	default:
+		rv.forwardsRefused.Add(1)
+		return nil, false
+	}
+}
 
 // delaySlot takes a slot for a's delay, without waiting, and returns its
 // release. When every slot is taken, a is answered at once instead: 503,

@@ -99,6 +99,13 @@ func TestDNSRebindingIsRefused(t *testing.T) {
 	assert.Nil(t, rule)
 	assert.Empty(t, rules)
 
+	// A loopback address followed by what is not a port is no loopback Host.
+	for _, host := range []string{"127.0.0.1:" + port(rv) + ".evil.test", "localhost:" + port(rv) + ".evil.test", "[::1]:" + port(rv) + "x"} {
+		st, out := call(t, rv, "GET", "/api/events", host, "", nil)
+		assert.Equal(t, 403, st, host)
+		assert.Contains(t, out["error"], `is not this receiver's`, host)
+	}
+
 	// Loopback names and addresses, any port, any case.
 	for _, host := range []string{"localhost:" + port(rv), "LocalHost", "127.0.0.1:1", "127.1.2.3:" + port(rv), "[::1]:" + port(rv), "[::1]"} {
 		st, _ := call(t, rv, "GET", "/api/events", host, "", nil)

@@ -46,6 +46,11 @@ func TestReferenceRefusesRebindingAndProxiedInspection(t *testing.T) {
 		assert.Equal(t, 403, st, path)
 		assert.Contains(t, out["message"], `Host "evil.example:8080" is not this reference server's`, path)
 	}
+	for _, host := range []string{"127.0.0.1:8080.evil.test", "localhost:8080.evil.test"} {
+		st, out := get(t, s.URL(), "/_sandbox/requests", host, nil)
+		assert.Equal(t, 403, st, host)
+		assert.Contains(t, out["message"], "is not this reference server's", host)
+	}
 	for _, path := range inspection {
 		st, _ := get(t, s.URL(), path, "localhost", nil)
 		assert.Equal(t, 200, st, path)

@@ -156,6 +156,8 @@ func (s *Server) Open() error {
 	if s.Logger == nil {
 		s.Logger = slog.New(slog.DiscardHandler)
 	}
+	// A merchant's request and a webhook endpoint's answer reach the log.
+	s.Logger = slog.New(firmakit.SafeLogs(s.Logger.Handler()))
 	if s.MaxBody <= 0 {
 		s.MaxBody = DefaultMaxBody
 	}

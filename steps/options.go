@@ -1,6 +1,7 @@
 package steps
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"sort"
@@ -75,6 +76,17 @@ func (o *RunOptions) OutOfTime() bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.outOfTime
+}
+
+// RunContext is the context of what a run sends or waits for outside its
+// scenarios (a probe before them, a check after), to be cancelled when
+// the run ends: it ends at Deadline, as the scenarios' own contexts do,
+// so that nothing of a run outlives its bound.
+func (o *RunOptions) RunContext() (context.Context, context.CancelFunc) {
+	if o.Deadline.IsZero() {
+		return context.WithCancel(context.Background())
+	}
+	return context.WithDeadline(context.Background(), o.Deadline)
 }
 
 func (o *RunOptions) setOutOfTime(v bool) {

@@ -23,7 +23,8 @@ import (
 // read, and how many real notifications are still acknowledged; then
 // connections that trickle their bodies, against both servers; then a
 // peer answering with 8 MiB of headers, against every client firmakit
-// runs; then a flood of notifications whose answers are held back.
+// runs; then a flood of notifications whose answers are held back; then a
+// flood forwarded to an endpoint that never answers.
 // Loopback only, every attack bounded in count and time.
 func runAbuse(out io.Writer, args []string) error {
 	fs := flag.NewFlagSet("abuse", flag.ExitOnError)
@@ -35,8 +36,10 @@ func runAbuse(out io.Writer, args []string) error {
 	d := fs.Duration("duration", 10*time.Second, "length of each attack")
 	slowConns := fs.Int("slow-conns", 1030, "connections trickling their bodies")
 	delayed := fs.Int("delayed", 1040, "notifications posted at once to a channel that holds each answer back 20 s")
+	forwards := fs.Int("forwards", 1100, "notifications posted at once and forwarded to an endpoint that never answers")
+	boundedRuns := fs.Int("bounded-runs", 3, "runs of certify-webhook --max-duration 3s against that endpoint, timed")
 	ceiling := fs.Int64("ceiling", 256, "the receiver's resident memory ceiling, MiB: a run over it fails")
-	only := fs.String("only", "", "run one round: memory, slow, headers, delayed")
+	only := fs.String("only", "", "run one round: memory, slow, headers, delayed, forward")
 	_ = fs.Parse(args)
 	// store is the receiver's store for an attack: a file of the round's
 	// own, or the in-memory store.
@@ -78,6 +81,10 @@ func runAbuse(out io.Writer, args []string) error {
 		{"delayed", func(r *rig) error {
 			peak, err := abuseDelayedFlood(r, store(r, "delayed"), *delayed, *d)
 			return within("delayed answers", peak, err)
+		}},
+		{"forward", func(r *rig) error {
+			peak, err := abuseForwardFlood(r, store(r, "forward"), *forwards, *boundedRuns, *d)
+			return within("forwards to a hanging endpoint", peak, err)
 		}},
 	})
 	if err != nil {

@@ -270,3 +270,125 @@ func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return lines[len(lines)-1]
 }
+
+// abuseForwardFlood points the receiver's --forward-to at an endpoint
+// that accepts each notification and never answers, posts flood
+// notifications at once, each on its own connection and each posted again
+// as the service would (at once after a held forward ends, 1 s after a
+// 503), then for d times real notifications on another channel and
+// /healthz while the flood holds. Then certify-webhook runs against the
+// same endpoint with --max-duration 3s, boundedRuns times, timed. It returns the receiver's
+// peak RSS.
+func abuseForwardFlood(r *rig, db string, flood, boundedRuns int, d time.Duration) (int64, error) {
+	var reached atomic.Int64
+	hanging, err := r.serve(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			return // certify-webhook's reachability check
+		}
+		reached.Add(1)
+		io.Copy(io.Discard, r.Body)
+		<-r.Context().Done()
+	}))
+	if err != nil {
+		return 0, err
+	}
+	p, err := r.receiver(db, "--forward-to", hanging+"/webhook", "--log-level", "error")
+	if err != nil {
+		return 0, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	prof := firmakit.BundledProfile()
+	var refused, ended, failed atomic.Int64
+	var wg sync.WaitGroup
+	for i := 0; i < flood; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+			for n := 0; ctx.Err() == nil; n++ {
+				b, sig := notification1KiB(prof, fmt.Sprintf("flood-%d-%d", i, n), "flood")
+				resp, err := client.Do(hookRequest(ctx, p.base, "flood", b, sig))
+				switch {
+				case err != nil:
+					if ctx.Err() == nil {
+						failed.Add(1)
+					}
+					continue
+				case resp.StatusCode == http.StatusServiceUnavailable:
+					refused.Add(1)
+					resp.Body.Close()
+					select {
+					case <-ctx.Done():
+					case <-time.After(time.Second):
+					}
+				default:
+					ended.Add(1)
+					resp.Body.Close()
+				}
+			}
+		}()
+	}
+	time.Sleep(2 * time.Second)
+	var st struct {
+		Forwards int   `json:"forwards"`
+		AtOnce   int64 `json:"forwards_answered_at_once"`
+	}
+	stats := func() {
+		sctx, scancel := context.WithTimeout(ctx, 5*time.Second)
+		defer scancel()
+		req, _ := http.NewRequestWithContext(sctx, "GET", p.base+"/api/stats", nil)
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			json.NewDecoder(resp.Body).Decode(&st)
+			resp.Body.Close()
+		}
+	}
+	stats()
+	held := st.Forwards
+	mctx, mcancel := context.WithTimeout(ctx, d)
+	defer mcancel()
+	healthCh := make(chan string, 1)
+	go func() { lat, failed := timeHealth(mctx, p.base); healthCh <- fmt.Sprintf("%s, %d failed", lat, failed) }()
+	// A real notification on another channel every 50 ms, each on its
+	// own connection: whatever it is answered, how soon.
+	var lats []time.Duration
+	statuses := map[int]int{}
+	unanswered := 0
+	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	for i := 0; mctx.Err() == nil; i++ {
+		b, sig := notification1KiB(prof, fmt.Sprintf("real-%d", i), "real")
+		t0 := time.Now()
+		resp, err := client.Do(hookRequest(context.Background(), p.base, demoMerchant.MerchantID, b, sig))
+		if err != nil {
+			unanswered++
+		} else {
+			lats = append(lats, time.Since(t0))
+			statuses[resp.StatusCode]++
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	health := <-healthCh
+	stats()
+	peak := peakBytes(p.pid())
+	cancel()
+	wg.Wait()
+	p.stop()
+	r.printf("receiver --forward-to an endpoint that never answers, %d notifications posted to it at once (each posted again: at once after a held forward ends, 1 s after a 503), %s:\n", flood, d)
+	r.printf("  forwards waiting for the endpoint: %d at once (an eighth of --max-conns); answered 503 at once: %d (forwards_answered_at_once %d); held forwards ended 504: %d; failed: %d; the endpoint got %d\n",
+		held, refused.Load(), st.AtOnce, ended.Load(), failed.Load(), reached.Load())
+	r.printf("  a real notification on another channel meanwhile: %d answered (%v), %d unanswered; %s\n", len(lats), statuses, unanswered, latencies(lats))
+	r.printf("  /healthz meanwhile: %s\n", health)
+	r.printf("  receiver peak RSS (VmHWM): %.1f MiB\n", mib(peak))
+
+	// certify-webhook against the same endpoint, bounded to 3 s.
+	for i := 0; i < boundedRuns; i++ {
+		cpeak, out, took, err := runPeak(r.bin, "certify-webhook", "--endpoint", hanging+"/webhook", "--webhook-secret", "w", "--max-duration", "3s")
+		if err != nil {
+			return 0, err
+		}
+		r.printf("certify-webhook --max-duration 3s against it: ended after %s, %s; peak RSS %.1f MiB\n", took.Round(time.Millisecond), lastLine(out), mib(cpeak))
+	}
+	return peak, nil
+}

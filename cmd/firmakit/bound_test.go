@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
+	"github.com/firmakit/firmakit"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -54,4 +57,57 @@ func TestMaxDurationEndsTheRunInconclusive(t *testing.T) {
 			assert.Contains(t, errOut, "--max-duration must be 0 (no bound) or more")
 		}
 	}
+}
+
+// TestMaxDurationBoundsTheWholeWebhookRun: --max-duration is a deadline
+// for all that certify-webhook sends and waits for, the reachability
+// check and the probe before the scenarios included. Against an endpoint
+// that never answers a notification (the probe of a made-up contract
+// waits on it), or nothing at all, the run ends inconclusive well before
+// the 10 s delivery timeout runs out; the precise figure is in
+// docs/figures.md.
+func TestMaxDurationBoundsTheWholeWebhookRun(t *testing.T) {
+	for _, answersGET := range []bool{true, false} {
+		silent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet && answersGET {
+				return
+			}
+			io.Copy(io.Discard, r.Body)
+			<-r.Context().Done()
+		}))
+		start := time.Now()
+		code, out, errOut := run(t, nil, "certify-webhook", "--endpoint", silent.URL, "--webhook-secret", "w",
+			"--lang", "en", "--tags", "@WH-STATE", "--max-duration", "2s")
+		took := time.Since(start)
+		silent.Close()
+		assert.Equal(t, ExitInconclusive, code, out+errOut)
+		assert.Contains(t, out, "max duration: the run reached --max-duration 2s before it ended: 5 scenario(s) not judged")
+		assert.Less(t, took, 8*time.Second, "answers GET: %v", answersGET)
+	}
+}
+
+// TestMaxDurationKeepsAFailure: a scenario that failed before the
+// deadline still fails the run, however many others the deadline cut
+// short. The endpoint accepts a forged notification at once (a failure)
+// and never answers a valid one.
+func TestMaxDurationKeepsAFailure(t *testing.T) {
+	p := firmakit.BundledProfile()
+	endpoint := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		if p.VerifyWebhookHeaders(r.Header, bytes.Clone(body), []string{"w"}, time.Now()) != nil {
+			return // 200 to a forgery
+		}
+		<-r.Context().Done()
+	}))
+	defer endpoint.Close()
+	start := time.Now()
+	code, out, errOut := run(t, nil, "certify-webhook", "--endpoint", endpoint.URL, "--webhook-secret", "w", "--signature-id", "sig-1",
+		"--lang", "en", "--tags", "@WH-STATE,@WH-WRONG-SECRET", "--concurrency", "16", "--max-duration", "3s")
+	assert.Equal(t, ExitFailed, code, out+errOut)
+	assert.Contains(t, out, "verdict: failed")
+	assert.Regexp(t, `scenarios: 0 passed, [1-9]\d* failed, 0 not run, [1-9]\d* inconclusive`, out)
+	assert.Less(t, time.Since(start), 8*time.Second)
 }

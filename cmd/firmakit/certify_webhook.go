@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"github.com/firmakit/firmakit"
@@ -31,12 +32,25 @@ func (m *Main) certifyWebhookCommand() command {
 				if err != nil {
 					return err
 				}
-				if err := reachable(ctx, f.endpoint); err != nil {
+				// --max-duration bounds the whole run from here, the
+				// reachability check included: an endpoint that answers
+				// nothing cannot keep the run past it.
+				deadline := f.deadline()
+				rctx, cancel := ctx, context.CancelFunc(func() {})
+				if !deadline.IsZero() {
+					rctx, cancel = context.WithDeadline(ctx, deadline)
+				}
+				err = reachable(rctx, f.endpoint)
+				outOfTime := errors.Is(rctx.Err(), context.DeadlineExceeded)
+				cancel()
+				if err != nil && !outOfTime {
 					return &exitError{ExitUnreachable, err}
 				}
 				// No pre-flight: there is no --target to send a signed
 				// check to. The reachability check above is this command's.
-				return m.runCertifyWebhook(f, plan)
+				// Out of time already, the run files every scenario as not
+				// judged in time, with its reports.
+				return m.runCertifyWebhook(f, plan, deadline)
 			}
 		}}
 }
@@ -100,11 +114,11 @@ func (f *webhookFlags) check() (*webhookPlan, error) {
 // runCertifyWebhook runs the webhook set against the endpoint, showing
 // each scenario as it ends, and ends the run with its verdict and
 // reports.
-func (m *Main) runCertifyWebhook(f *webhookFlags, plan *webhookPlan) error {
+func (m *Main) runCertifyWebhook(f *webhookFlags, plan *webhookPlan, deadline time.Time) error {
 	p, contracts := plan.profile, plan.contracts
 	suite := &webhook.Suite{Endpoint: &webhook.Endpoint{URL: f.endpoint, Secret: f.secret, MerchantID: f.merchant, Profile: p, SignatureIDs: contracts,
 		MaxInFlight: f.maxInFlight}}
-	return m.runSuite(f.runFlags, plan.runPlan, suiteRun{suite: suite, options: &suite.RunOptions, deadline: f.deadline(), count: webhook.Select,
+	return m.runSuite(f.runFlags, plan.runPlan, suiteRun{suite: suite, options: &suite.RunOptions, deadline: deadline, count: webhook.Select,
 		intro: func() {
 			fmt.Fprintf(m.Stdout, "firmakit certify-webhook: playing the service for the endpoint %s\n", f.endpoint)
 			fmt.Fprintf(m.Stdout, "profile %q, delivery timeout %s; %s\n", p.Name, p.Webhook.Timeout, suite)

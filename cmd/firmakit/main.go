@@ -402,9 +402,9 @@ func (m *Main) logFlags(fs *flag.FlagSet, defaultLevel string) func() (*slog.Log
 		opts := &slog.HandlerOptions{Level: lv}
 		switch *format {
 		case "text":
-			return slog.New(slog.NewTextHandler(m.Stderr, opts)), nil
+			return slog.New(firmakit.SafeLogs(slog.NewTextHandler(m.Stderr, opts))), nil
 		case "json":
-			return slog.New(slog.NewJSONHandler(m.Stderr, opts)), nil
+			return slog.New(firmakit.SafeLogs(slog.NewJSONHandler(m.Stderr, opts))), nil
 		}
 		return nil, usageError("--log-format %q: want text or json", *format)
 	}

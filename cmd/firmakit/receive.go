@@ -35,6 +35,7 @@ func (m *Main) receiverFlags(fs *flag.FlagSet, defaultAddr, defaultDB, publicURL
 	channelProfiles := &listFlag{}
 	fs.Var(channelProfiles, "channel-profile", "scheme of one channel's notifications, as channel=PRESET or channel=FILE, e.g. gh=github (repeatable); other channels use --profile")
 	forwardTo := fs.String("forward-to", "", "forward every notification, unchanged, to this endpoint of yours (e.g. http://localhost:3000/webhook) and answer the sender with its status")
+	forwardTimeout := fs.Duration("forward-timeout", 0, "with --forward-to, how long a sender's answer waits for your endpoint at most, its body included, then 504 (0: the profile's webhook.timeout, 10s)")
 	return func() (*receiver.Receiver, error) {
 		p, err := sh.profile()
 		if err != nil {
@@ -60,6 +61,9 @@ func (m *Main) receiverFlags(fs *flag.FlagSet, defaultAddr, defaultDB, publicURL
 				return nil, usageError("--%s %q is not an http(s) URL", publicURLFlag, *publicURL)
 			}
 		}
+		if *forwardTimeout < 0 || *forwardTimeout > maxForwardTimeout {
+			return nil, usageError("--forward-timeout must be from 0 (the profile's webhook.timeout) to %s, such as 10s", maxForwardTimeout)
+		}
 		if *forwardTo != "" {
 			if _, err := firmakit.ParseHTTPURL(*forwardTo); err != nil {
 				return nil, usageError("--forward-to %q is not an http(s) URL", *forwardTo)
@@ -70,9 +74,13 @@ func (m *Main) receiverFlags(fs *flag.FlagSet, defaultAddr, defaultDB, publicURL
 		}
 		return &receiver.Receiver{Addr: *addr, DB: *db, NoNotify: !*dbNotify, Profile: p, ChannelProfiles: chp, Secrets: sec, Strict: *strict, Token: *token,
 			MaxBody: *maxBody, MaxEvents: *maxEvents, MaxAge: *maxAge, MaxBytes: *maxBytes, MaxConns: *maxConns,
-			PublicURL: *publicURL, ForwardTo: *forwardTo, AllowPrivateReplay: *allowPrivate, Logger: log}, nil
+			PublicURL: *publicURL, ForwardTo: *forwardTo, ForwardTimeout: *forwardTimeout, AllowPrivateReplay: *allowPrivate, Logger: log}, nil
 	}
 }
+
+// maxForwardTimeout bounds --forward-timeout: a sender is not kept
+// waiting past a programmed answer's longest delay.
+const maxForwardTimeout = time.Minute
 
 // openReceiver opens rv. What stops it is a configuration error (exit
 // 2): a database that is not the receiver's, a --db it cannot open,
@@ -124,7 +132,7 @@ func redact(s string) string {
 
 func (m *Main) receiveCommand() command {
 	return command{name: "receive", summary: "run the webhook receiver and its live dashboard",
-		usage: "firmakit receive [--listen 127.0.0.1:8090] [--db FILE|postgres://…] [--secret channel=secret] [--profile NAME|FILE] [--channel-profile channel=NAME|FILE] [--strict | --forward-to URL] [--public-url URL] [--token T] [--allow-private-replay]",
+		usage: "firmakit receive [--listen 127.0.0.1:8090] [--db FILE|postgres://…] [--secret channel=secret] [--profile NAME|FILE] [--channel-profile channel=NAME|FILE] [--strict | --forward-to URL [--forward-timeout 10s]] [--public-url URL] [--token T] [--allow-private-replay]",
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			newReceiver := m.receiverFlags(fs, receiver.DefaultAddr, receiver.DefaultDB, "public-url", m.sharedFlags(fs, "info"))
 			return func(ctx context.Context, args []string) error {
@@ -149,7 +157,7 @@ func (m *Main) receiveCommand() command {
 				}
 				if rv.ForwardTo != "" {
 					fmt.Fprintf(m.Stdout, "forwarding each notification to %s; its answer (within %s) is the sender's answer\n",
-						rv.ForwardTo, rv.Profile.Webhook.Timeout)
+						rv.ForwardTo, rv.ForwardTimeout)
 				}
 				if m.Ready != nil {
 					m.Ready(map[string]string{"receiver": rv.URL(), "dashboard": dash})

@@ -83,12 +83,23 @@ func TestReceiveForwardTo(t *testing.T) {
 	assert.Equal(t, "signature refused\n", rec.Forward.Body)
 	assert.Equal(t, receiver.CheckValid, rec.Check, "the signature was good: the endpoint is at fault")
 
+	// --forward-timeout is the forward's bound, shown in /api/info.
+	urls = startInProcess(t, nil, "receive", "--listen", "127.0.0.1:0", "--db", ":memory:", "--forward-to", ep.URL+"/webhook", "--forward-timeout", "1500ms")
+	var info map[string]any
+	resp, err = http.Get(urls["receiver"] + "/api/info")
+	require.NoError(t, err)
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&info))
+	resp.Body.Close()
+	assert.Equal(t, "1.5s", info["forward_timeout"])
+
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"--forward-to", "localhost:3000"}, `--forward-to "localhost:3000" is not an http(s) URL`},
 		{[]string{"--forward-to", "http://localhost:3000/webhook", "--strict"}, "--strict and --forward-to exclude each other"},
+		{[]string{"--forward-to", "http://localhost:3000/webhook", "--forward-timeout", "-1s"}, "--forward-timeout must be from 0"},
+		{[]string{"--forward-to", "http://localhost:3000/webhook", "--forward-timeout", "2m"}, "--forward-timeout must be from 0"},
 	} {
 		code, _, errOut := run(t, nil, append([]string{"receive", "--listen", "127.0.0.1:0", "--db", ":memory:"}, tc.args...)...)
 		assert.Equal(t, ExitUsage, code, tc.args)

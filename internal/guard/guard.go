@@ -116,11 +116,11 @@ func (g *Guard) CheckHost(next echo.HandlerFunc) echo.HandlerFunc {
 // token: any loopback name or address, with any port, or the public URL's
 // host.
 func (g *Guard) HostAllowed(hostport string) bool {
-	host := hostport
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
-		host = h
+	host, ok := SplitHost(hostport)
+	if !ok {
+		return false
 	}
-	host = strings.ToLower(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"))
+	host = strings.ToLower(host)
 	if host == "localhost" {
 		return true
 	}
@@ -129,6 +129,56 @@ func (g *Guard) HostAllowed(hostport string) bool {
 	}
 	public, _ := g.publicHost()
 	return public != "" && host == public
+}
+
+// SplitHost returns the host of a Host header, strictly: a name or an
+// IPv4 address, or an IPv6 address in brackets, then optionally ":" and a
+// port of 1 to 5 digits up to 65535, and nothing else. net.SplitHostPort
+// reads "127.0.0.1:80.evil.test" as 127.0.0.1 with the port "80.evil.test";
+// here it is no host at all (false).
+func SplitHost(hostport string) (string, bool) {
+	host, port, hasPort := hostport, "", false
+	if rest, ok := strings.CutPrefix(hostport, "["); ok {
+		end := strings.IndexByte(rest, ']')
+		if end < 0 {
+			return "", false
+		}
+		host, rest = rest[:end], rest[end+1:]
+		if ip := net.ParseIP(host); ip == nil || ip.To4() != nil && !strings.Contains(host, ":") {
+			return "", false // brackets hold an IPv6 address, nothing else
+		}
+		if rest != "" {
+			port, hasPort = strings.CutPrefix(rest, ":")
+			if !hasPort {
+				return "", false
+			}
+		}
+	} else if i := strings.LastIndexByte(hostport, ':'); i >= 0 {
+		host, port, hasPort = hostport[:i], hostport[i+1:], true
+		if strings.ContainsRune(host, ':') {
+			return "", false // an IPv6 address without brackets
+		}
+	}
+	if host == "" || hasPort && !validPort(port) {
+		return "", false
+	}
+	return host, true
+}
+
+// validPort tells whether a Host header's port is 1 to 5 ASCII digits
+// naming a port up to 65535.
+func validPort(port string) bool {
+	if port == "" || len(port) > 5 {
+		return false
+	}
+	n := 0
+	for i := 0; i < len(port); i++ {
+		if port[i] < '0' || port[i] > '9' {
+			return false
+		}
+		n = n*10 + int(port[i]-'0')
+	}
+	return n <= 65535
 }
 
 // RefuseCrossSite refuses what a browser sent on behalf of a page that is

@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -22,7 +23,7 @@ var ErrUnknownContract = errors.New("the endpoint does not know the contract")
 
 // probe posts a notification of a real contract signed with the
 // endpoint's secret at ts, and returns the status answered.
-func probe(e *Endpoint, id, ts string) (int, error) {
+func probe(ctx context.Context, e *Endpoint, id, ts string) (int, error) {
 	p := e.profile()
 	n := firmakit.Notification{EventID: uuid.NewString(), Type: firmakit.NotificationType, MerchantID: e.merchantID(),
 		SignatureID: id, Title: "Contrato de arriendo 42", Status: firmakit.StateCreated, CreatedAt: firmakit.FormatTime(e.now())}
@@ -30,7 +31,7 @@ func probe(e *Endpoint, id, ts string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	req, err := http.NewRequest(http.MethodPost, e.URL, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.URL, bytes.NewReader(body))
 	if err != nil {
 		return 0, err
 	}
@@ -55,10 +56,12 @@ func probe(e *Endpoint, id, ts string) (int, error) {
 
 // probeContract sends one valid notification of a made-up contract
 // before the run: an endpoint that answers it 404 would fail every
-// scenario for one reason, which is said once instead.
-func probeContract(e *Endpoint) error {
+// scenario for one reason, which is said once instead. It gives up when
+// ctx ends (the run's deadline), and the scenarios then say what was not
+// judged.
+func probeContract(ctx context.Context, e *Endpoint) error {
 	id := e.signatureID()
-	status, err := probe(e, id, strconv.FormatInt(e.now().Unix(), 10))
+	status, err := probe(ctx, e, id, strconv.FormatInt(e.now().Unix(), 10))
 	if err != nil || status != http.StatusNotFound {
 		return nil // the scenarios judge every other answer
 	}
@@ -89,14 +92,14 @@ var probeOffsets = func() []int64 {
 // probeClock looks for the clock under which an endpoint that refused
 // every valid notification accepts one: t in milliseconds, or t off by
 // whole hours. It stops at the first 2xx.
-func probeClock(e *Endpoint) clockFinding {
+func probeClock(ctx context.Context, e *Endpoint) clockFinding {
 	now := e.now()
 	id := e.signatureID()
-	if st, err := probe(e, id, strconv.FormatInt(now.UnixMilli(), 10)); err == nil && is2xx(st) {
+	if st, err := probe(ctx, e, id, strconv.FormatInt(now.UnixMilli(), 10)); err == nil && is2xx(st) {
 		return clockFinding{Millis: true}
 	}
 	for _, off := range probeOffsets {
-		st, err := probe(e, id, strconv.FormatInt(now.Add(time.Duration(off)*time.Second).Unix(), 10))
+		st, err := probe(ctx, e, id, strconv.FormatInt(now.Add(time.Duration(off)*time.Second).Unix(), 10))
 		if err != nil {
 			return clockFinding{}
 		}

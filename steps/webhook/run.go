@@ -55,7 +55,10 @@ func Selected(lang, tags string) ([]reports.ScenarioResult, error) {
 // contract it does not know, and a plain error when the endpoint lacks
 // what every scenario needs.
 func (s *Suite) Run() (int, error) {
-	sel, err := s.prepare()
+	// The probes before and after the scenarios end at the deadline too.
+	ctx, cancel := s.RunContext()
+	defer cancel()
+	sel, err := s.prepare(ctx)
 	if err != nil {
 		return 2, err
 	}
@@ -78,7 +81,7 @@ func (s *Suite) Run() (int, error) {
 	}
 	s.clock = clockFinding{}
 	if r, o := s.facts(); !p.OutOfTime() && refusedEverything(r, o) {
-		s.clock = probeClock(s.Endpoint)
+		s.clock = probeClock(ctx, s.Endpoint)
 	}
 	return p.Status(status), nil
 }
@@ -86,7 +89,7 @@ func (s *Suite) Run() (int, error) {
 // prepare checks the endpoint and selects the scenarios before anything
 // runs, sets the defaults of what was left unset, and creates the
 // contract the notifications are about when none was given.
-func (s *Suite) prepare() (*steps.Selection, error) {
+func (s *Suite) prepare(ctx context.Context) (*steps.Selection, error) {
 	if s.Endpoint == nil {
 		return nil, fmt.Errorf("no endpoint")
 	}
@@ -108,7 +111,7 @@ func (s *Suite) prepare() (*steps.Selection, error) {
 		s.Format = "progress"
 	}
 	if len(s.Endpoint.SignatureIDs) == 0 {
-		if err := probeContract(s.Endpoint); err != nil {
+		if err := probeContract(ctx, s.Endpoint); err != nil {
 			return nil, err
 		}
 	}

@@ -103,12 +103,12 @@ func TestStraddles(t *testing.T) {
 func TestEndpointClientBoundsTheAnswerHeaders(t *testing.T) {
 	bomb := httptest.NewServer(peer.HeaderBomb(1 << 20))
 	defer bomb.Close()
-	_, err := probe(&Endpoint{URL: bomb.URL, Secret: "s"}, "sig-1", "1700000000")
+	_, err := probe(t.Context(), &Endpoint{URL: bomb.URL, Secret: "s"}, "sig-1", "1700000000")
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "response headers exceeded")
 	fine := httptest.NewServer(peer.HeaderBomb(16 << 10))
 	defer fine.Close()
-	status, err := probe(&Endpoint{URL: fine.URL, Secret: "s"}, "sig-1", "1700000000")
+	status, err := probe(t.Context(), &Endpoint{URL: fine.URL, Secret: "s"}, "sig-1", "1700000000")
 	require.NoError(t, err)
 	assert.Equal(t, 200, status)
 }
