@@ -139,7 +139,14 @@ func (e *Endpoint) timeout() time.Duration { return e.profile().Webhook.Timeout 
 
 // endpointTransport is the default client's: an endpoint's answer
 // headers are bounded (package peer); the steps keep 4 KiB of its body.
-var endpointTransport = peer.Transport()
+// It keeps as many idle connections to the endpoint as deliveries may be
+// in flight, so that a run reuses its connections instead of opening one
+// a delivery.
+var endpointTransport = func() *http.Transport {
+	t := peer.Transport()
+	t.MaxIdleConnsPerHost = DefaultMaxInFlight
+	return t
+}()
 
 func (e *Endpoint) client() *http.Client {
 	if e.HTTPClient != nil {

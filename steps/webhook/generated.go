@@ -50,25 +50,38 @@ func (w *webhookSteps) theForgedNeighboursOfItsSignatureHeaderArePosted(ctx cont
 // postNeighbours makes each neighbour a new event of the scenario's
 // notification, so that no answer depends on another, and posts them.
 func (w *webhookSteps) postNeighbours(ctx context.Context, ws *webhookScenario, gen func(*signer) []*neighbour) error {
-	// The headers are made for one event; each probe then gets an event
-	// of its own, signed alike.
-	var probes []*neighbour
-	for i := 0; ; i++ {
-		n := ws.n
-		n.EventID = newEventID()
-		body, err := w.body(n, ws.layout)
+	// The neighbours are made for one event, then each is made again for
+	// an event of its own: the generator gives the same neighbours, in
+	// the same order, for every event.
+	first, err := w.neighboursOf(ws, gen)
+	if err != nil {
+		return err
+	}
+	probes := make([]*neighbour, len(first))
+	for i := range first {
+		all, err := w.neighboursOf(ws, func(s *signer) []*neighbour { return gen(s)[i : i+1] })
 		if err != nil {
 			return err
 		}
-		all := gen(newSigner(w.E, n.EventID, body, w.E.now()))
-		if i >= len(all) {
-			break
-		}
-		pr := all[i]
-		pr.d.body = body
-		probes = append(probes, pr)
+		probes[i] = all[0]
 	}
 	return w.postProbes(ctx, ws, probes)
+}
+
+// neighboursOf makes gen's neighbours of a new event of the scenario's
+// notification, each carrying the event's body.
+func (w *webhookSteps) neighboursOf(ws *webhookScenario, gen func(*signer) []*neighbour) ([]*neighbour, error) {
+	n := ws.n
+	n.EventID = newEventID()
+	body, err := w.body(n, ws.layout)
+	if err != nil {
+		return nil, err
+	}
+	all := gen(newSigner(w.E, n.EventID, body, w.E.now()))
+	for _, pr := range all {
+		pr.d.body = body
+	}
+	return all, nil
 }
 
 // everyForgeryOfItIsPosted posts every forgery of the scenario's state
@@ -120,20 +133,16 @@ func (w *webhookSteps) everyForgeryOfItIsPosted(ctx context.Context) error {
 func (w *webhookSteps) itIsPostedWithCharactersAcrossEveryBoundary(ctx context.Context, class string) error {
 	ws := getWebhook(ctx)
 	p := w.E.profile()
+	var ids []string
+	bodies, names, err := boundaryBodies(p, ws.n, class, func() string { ids = append(ids, newEventID()); return ids[len(ids)-1] })
+	if err != nil {
+		return err
+	}
 	var probes []*neighbour
-	for i := 0; ; i++ {
-		n := ws.n
-		n.EventID = newEventID()
-		bodies, names, err := boundaryBodies(p, n, class)
-		if err != nil {
-			return err
-		}
-		if i >= len(bodies) {
-			break
-		}
-		s := newSigner(w.E, n.EventID, bodies[i], w.E.now())
-		hs, _ := render(p, headerForm{ts: s.timestamps(s.fresh), sigs: []entry{{s.label, s.valid()}}}, n.EventID)
-		probes = append(probes, &neighbour{name: names[i], expect: "accept", ref: refWebhookSig, d: &delivery{body: bodies[i], headers: hs}})
+	for i, body := range bodies {
+		s := newSigner(w.E, ids[i], body, w.E.now())
+		hs, _ := render(p, headerForm{ts: s.timestamps(s.fresh), sigs: []entry{{s.label, s.valid()}}}, ids[i])
+		probes = append(probes, &neighbour{name: names[i], expect: "accept", ref: refWebhookSig, d: &delivery{body: body, headers: hs}})
 	}
 	return w.postProbes(ctx, ws, probes)
 }

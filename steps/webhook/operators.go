@@ -69,8 +69,8 @@ func render(p *firmakit.Profile, f headerForm, id string) ([]sentHeader, bool) {
 		if wp.SignatureSeparator == "" && len(items) > 1 {
 			return nil, false
 		}
-		if f.spaced == "around-equals" {
-			return nil, false
+		if f.spaced == "around-equals" || f.tPos != "" {
+			return nil, false // no "=", and t is a header of its own
 		}
 		sep := wp.SignatureSeparator
 		if f.spaced == "after-comma" {
@@ -328,21 +328,21 @@ func (s *signer) validNeighbours() []*neighbour {
 var bodySizes = []int{0, 4<<10 + 1, 8<<10 + 1, 16<<10 + 1, 64<<10 + 1}
 
 // filler is free text that JSON encodes byte for byte (no quote,
-// backslash, control, <, > or &), in several scripts.
-var filler = []rune(strings.ReplaceAll(scripts, " ", "") + "cláusula7.3Ñuñoa")
+// backslash, control, <, > or &), in several scripts, repeated past the
+// largest body a row sends.
+var filler = strings.Repeat(strings.ReplaceAll(scripts, " ", "")+"cláusula7.3Ñuñoa", (boundaryLimit+4<<10)/200)
 
-// fill is exactly n bytes of free text, ending in ASCII.
+// fill is exactly n bytes of free text, ending in ASCII: the filler cut
+// at a character's start at least a byte before n, then "x"s.
 func fill(n int) string {
-	var b strings.Builder
-	for i := 0; ; i++ {
-		r := filler[i%len(filler)]
-		if n-b.Len() <= utf8.RuneLen(r) {
-			break
-		}
-		b.WriteRune(r)
+	if n <= 0 {
+		return ""
 	}
-	b.WriteString(strings.Repeat("x", n-b.Len()))
-	return b.String()
+	cut := min(n-1, len(filler))
+	for cut > 0 && !utf8.RuneStart(filler[cut]) {
+		cut--
+	}
+	return filler[:cut] + strings.Repeat("x", n-cut)
 }
 
 // sized encodes n with its title grown so that the body is exactly size
@@ -398,8 +398,9 @@ const boundaryLimit = 64 << 10
 // boundaryBodies are the notifications of n whose title puts a character
 // of class across every power-of-two offset of the body that the title
 // reaches, one body per cut inside the character, each exactly 64 KiB,
-// with free text in several scripts between them.
-func boundaryBodies(p *firmakit.Profile, n firmakit.Notification, class string) ([][]byte, []string, error) {
+// with free text in several scripts between them; each body is a new
+// event (newID).
+func boundaryBodies(p *firmakit.Profile, n firmakit.Notification, class string, newID func() string) ([][]byte, []string, error) {
 	seqs, ok := boundaryClasses[class]
 	if !ok {
 		return nil, nil, fmt.Errorf("unknown character class %q", class)
@@ -437,6 +438,7 @@ func boundaryBodies(p *firmakit.Profile, n firmakit.Notification, class string) 
 				text.WriteString(fill(rest))
 			}
 			m := n
+			m.EventID = newID()
 			m.Title += text.String()
 			b, err := p.EncodeNotification(m)
 			if err != nil {
