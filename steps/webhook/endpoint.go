@@ -43,8 +43,10 @@ type Endpoint struct {
 	MaxInFlight int
 
 	// slots are the run's room for deliveries in flight, made by
-	// Suite.Run before any scenario starts.
+	// Suite.Run before any scenario starts; again tells that the
+	// scenarios run again alone.
 	slots chan struct{}
+	again bool
 }
 
 // DefaultMaxInFlight is Endpoint.MaxInFlight's default: enough that a
@@ -56,6 +58,7 @@ const DefaultMaxInFlight = 128
 
 // makeSlots makes the run's room for deliveries in flight.
 func (e *Endpoint) makeSlots() {
+	e.again = false
 	n := e.MaxInFlight
 	if n <= 0 {
 		n = DefaultMaxInFlight
@@ -80,8 +83,9 @@ func (e *Endpoint) slot(ctx context.Context) (release func(), crowd int, err err
 }
 
 // alone lets one delivery be in flight at a time: for the scenarios run
-// again because an answer came late while others were in flight.
-func (e *Endpoint) alone() { e.slots = make(chan struct{}, 1) }
+// again because an answer came late, or none came, while others were in
+// flight, or because the endpoint could not be reached once.
+func (e *Endpoint) alone() { e.slots, e.again = make(chan struct{}, 1), true }
 
 // signatureID is the contract of a new notification: one of those
 // given, at random, so that every scenario may meet each.
@@ -142,9 +146,13 @@ func (e *Endpoint) timeout() time.Duration { return e.profile().Webhook.Timeout 
 // It keeps as many idle connections to the endpoint as deliveries may be
 // in flight, so that a run reuses its connections instead of opening one
 // a delivery.
+// No limit on idle connections in all: past net/http's default of 100,
+// closing the oldest idle one broke a delivery about to reuse it
+// ("putIdleConn: too many idle connections"), which a POST cannot retry.
 var endpointTransport = func() *http.Transport {
 	t := peer.Transport()
 	t.MaxIdleConnsPerHost = DefaultMaxInFlight
+	t.MaxIdleConns = 0
 	return t
 }()
 

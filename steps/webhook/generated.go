@@ -237,7 +237,7 @@ func (w *webhookSteps) judgeProbes(ctx context.Context) error {
 // one without a word is a refusal, not an endpoint down.
 func (w *webhookSteps) judgeProbe(pr *neighbour, answered bool) (error, string) {
 	d, timeout := pr.d, w.E.timeout()
-	if d.err != nil && d.crowd > 1 && (pr.expect == "accept" || timedOut(d.err)) {
+	if d.err != nil && (pr.expect == "accept" || timedOut(d.err)) && (d.crowd > 1 || !w.E.again) {
 		return nil, crowdedError(d, timeout)
 	}
 	if pr.expect == "refuse" {
@@ -276,16 +276,21 @@ func (w *webhookSteps) judgeProbe(pr *neighbour, answered bool) (error, string) 
 	return nil, ""
 }
 
-// crowdedError says why a delivery that got no answer while others were
-// in flight is no verdict: an endpoint with a short listen queue (Python's
-// http.server keeps 5) resets connections past it, which the service,
-// sending one notification at a time, never meets.
+// crowdedError says why a delivery that got no answer is no verdict
+// yet: others were in flight (an endpoint with a short listen queue,
+// such as Python's http.server with its 5, resets connections past it,
+// which the service, sending one notification at a time, never meets),
+// or it is the first try; the scenario runs again alone, and only what
+// happens then is judged.
 func crowdedError(d *delivery, timeout time.Duration) string {
 	what := "no answer came within " + (timeout + DeliveryGrace).String()
 	if !timedOut(d.err) {
 		what = "the endpoint could not be reached (" + firmakit.Excerpt(d.err.Error(), 200) + ")"
 	}
-	return fmt.Sprintf("%s, but %d deliveries were in flight to the endpoint at once", what, d.crowd)
+	if d.crowd > 1 {
+		return fmt.Sprintf("%s, but %d deliveries were in flight to the endpoint at once", what, d.crowd)
+	}
+	return what + ", once: the scenario runs again alone"
 }
 
 // newEventID is a new event's id.

@@ -774,7 +774,7 @@ func (w *webhookSteps) judgeAccepted(ctx context.Context, ws *webhookScenario, i
 		which = fmt.Sprintf(" to delivery %d of %d", i+1, len(ws.deliveries))
 	}
 	switch {
-	case d.err != nil && d.crowd > 1:
+	case d.err != nil && (d.crowd > 1 || !w.E.again):
 		ws.inconcl = crowdedError(d, timeout) + which
 		return godog.ErrSkip
 	case d.err != nil && timedOut(d.err):
@@ -879,7 +879,7 @@ func (w *webhookSteps) refused(ctx context.Context, lenient bool) error {
 	d := ws.deliveries[len(ws.deliveries)-1]
 	timeout := w.E.timeout()
 	switch {
-	case d.err != nil && d.crowd > 1:
+	case d.err != nil && (d.crowd > 1 || !w.E.again):
 		ws.inconcl = crowdedError(d, timeout)
 		return godog.ErrSkip
 	case d.err != nil && timedOut(d.err):
