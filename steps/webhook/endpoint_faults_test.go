@@ -494,7 +494,7 @@ func endpointFaults() []endpointFault {
 			func(s *shop) {
 				s.parse = func(h string) (string, []string) { return allTs(h)[0], v1Entries(h) }
 				s.signedT = func(h string) string { ts := allTs(h); return ts[len(ts)-1] }
-			}, ""},
+			}, "Forged signature headers were accepted in some layouts only"},
 		{"any-key-starting-v1", "takes every entry whose key starts with v1 as a signature (v10, v1_…)",
 			func(s *shop) {
 				s.parse = func(h string) (string, []string) {
@@ -507,7 +507,7 @@ func endpointFaults() []endpointFault {
 					}
 					return ts, sigs
 				}
-			}, ""},
+			}, "a key that only starts like v1"},
 		{"large-signed-queued-unverified", "acknowledges a SIGNED notification over 16 KiB with 202 before verifying, queueing it",
 			func(s *shop) {
 				s.early = func(_ *http.Request, b []byte) int {
@@ -516,9 +516,9 @@ func endpointFaults() []endpointFault {
 					}
 					return 0
 				}
-			}, ""},
+			}, "Forgeries were accepted on some paths only"},
 		{"no-age-check-on-large-bodies", "checks the age of t on bodies up to 8 KiB only",
-			func(s *shop) { s.skipAge = func(b []byte) bool { return len(b) > 8<<10 } }, ""},
+			func(s *shop) { s.skipAge = func(b []byte) bool { return len(b) > 8<<10 } }, "Forgeries were accepted on some paths only"},
 		{"decodes-in-4KiB-chunks", "reads the body in 4 KiB chunks and decodes each to text on its own before verifying",
 			func(s *shop) {
 				s.read = func(r *http.Request) ([]byte, int) {
@@ -532,9 +532,9 @@ func endpointFaults() []endpointFault {
 						}
 					}
 				}
-			}, ""},
+			}, "a buffer boundary cuts"},
 		{"replays-first-answer-per-event", "answers an event_id with the status it answered the first time, a refusal too",
-			func(s *shop) { s.replay = true }, ""},
+			func(s *shop) { s.replay = true }, "The valid retry of an event whose first delivery failed was refused"},
 		{"dedupes-by-contract-and-state", "refuses with 409 a second event (another event_id) of one contract in one state",
 			func(s *shop) {
 				var mu sync.Mutex
@@ -549,7 +549,7 @@ func endpointFaults() []endpointFault {
 					first[key] = n["event_id"]
 					return 0
 				}
-			}, ""},
+			}, "drops duplicates by contract and state"},
 	}
 }
 

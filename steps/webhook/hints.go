@@ -190,6 +190,15 @@ func webhookHints(e *Endpoint, results []reports.ScenarioResult, observed []obse
 		if len(f.failedRows("WH-REAL-CONTRACT")) > 0 && f.passed("WH-STATE") {
 			hint("real-contract")
 		}
+		if rows := f.failedRows("WH-BOUNDARY-BYTES"); len(rows) > 0 && f.passed("WH-BODY-TEXT") {
+			hint("boundary-bytes", strings.Join(rows, "; "))
+		}
+		if rows := f.failedRows("WH-RETRY-AFTER-FAILURE"); len(rows) > 0 && f.passed("WH-DUPLICATE") {
+			hint("retry-after-failure", strings.Join(rows, "; "))
+		}
+		if len(f.failedRows("WH-EVENTS-OVER-TIME")) > 0 && f.passed("WH-SAME-CONTRACT") {
+			hint("same-state-refused")
+		}
 		switch rows := f.failedRows("WH-TIME-WINDOW"); {
 		case len(rows) == 0:
 		case !slices.ContainsFunc(rows, func(r string) bool { return strings.Contains(r, "-") }):
@@ -230,12 +239,33 @@ func webhookHints(e *Endpoint, results []reports.ScenarioResult, observed []obse
 		if slices.Contains(f.failedRows("WH-HEADER-MALFORMED"), "form=timestamp-not-a-number") {
 			hint("timestamp-nan")
 		}
+		if broke := f.broke("WH-HEADER-FORGED"); len(broke) > 0 && f.passed("WH-TIMESTAMP-OLD") {
+			hint("header-forged", broke, p.Webhook.TimestampKey, p.Webhook.SignatureKey)
+		}
+		if broke := f.broke("WH-FORGERY-PATHS"); len(broke) > 0 && f.passed("WH-BODY-CHANGED") && f.passed("WH-TIMESTAMP-OLD") {
+			hint("forgery-path", broke)
+		}
 	}
 
 	if late {
 		hint("late", p.Webhook.Timeout.String())
 	}
 	return hints
+}
+
+// broke names the first two generated deliveries of req that broke
+// their sentence, "" when none did.
+func (f hintFacts) broke(req string) string {
+	var names []string
+	for i, r := range f.results {
+		if r.Requirement == req && r.Status == reports.Failed {
+			names = append(names, f.observed[i].Broke...)
+		}
+	}
+	if len(names) > 2 {
+		names = append(names[:2], "…")
+	}
+	return strings.Join(names, "; ")
 }
 
 // duplicateRefused tells whether the retry of an accepted event got a

@@ -58,6 +58,8 @@ type observation struct {
 	// Lenient tells that accepting a delivery the scenario wanted
 	// refused is only a warning (theEndpointRefusesItOrWarns).
 	Lenient bool
+	// Broke names the generated deliveries that broke their sentence.
+	Broke []string
 }
 
 // webhookKey holds a webhook scenario's state in its context.
@@ -1066,6 +1068,9 @@ func (w *webhookSteps) outcome(ctx context.Context, p *godog.Scenario, err error
 	if ws != nil {
 		obs.Expect, obs.why, obs.Lenient = ws.expect, ws.why, ws.lenient
 		obs.sent = slices.Clone(ws.deliveries)
+		for _, pr := range ws.shown {
+			obs.Broke = append(obs.Broke, pr.name)
+		}
 		for _, pr := range ws.probes {
 			obs.sent = append(obs.sent, pr.d)
 		}
