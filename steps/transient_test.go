@@ -593,16 +593,18 @@ func TestDoThroughTheGateway(t *testing.T) {
 		assert.Zero(t, st.GaveUp)
 	})
 	t.Run("rate limit without Retry-After", func(t *testing.T) {
-		// A token every 500 ms: on a busy machine too, six requests in a
-		// row come faster than that (at 5/s, each one slowed to 200 ms
-		// met no 429 and the pacer had nothing to slow down for).
-		g, _ := openGateway(t, &gateway.Server{Rate: 2, Burst: 1})
+		// A token every 2 s: a busy machine under the race detector took
+		// over 500 ms a request, so at a token every 500 ms four requests
+		// in a row met no 429 and the pacer had nothing to slow down for.
+		// The backoff (200, 400, 800, 1600 ms) outlasts 2 s by the fourth
+		// retry.
+		g, _ := openGateway(t, &gateway.Server{Rate: 0.5, Burst: 1})
 		p := NewPacer(20, 0)
 		tg := &Target{URL: g.URL(), Pacer: p}
-		for range 6 {
+		for range 4 {
 			var c call
 			ex, err := c.do(context.Background(), tg)
-			require.NoError(t, err, "the backoff outlasts a token's 500 ms by the third retry")
+			require.NoError(t, err, "the backoff outlasts a token's 2 s by the fourth retry")
 			assert.Equal(t, 201, ex.status)
 		}
 		st := p.Stats()
@@ -614,10 +616,13 @@ func TestDoThroughTheGateway(t *testing.T) {
 	})
 	for _, style := range []gateway.HeaderStyle{gateway.DraftHeaders, gateway.XHeaders} {
 		t.Run(fmt.Sprintf("rate-limit headers, style %d: no request refused", style), func(t *testing.T) {
-			g, _ := openGateway(t, &gateway.Server{Rate: 2, Burst: 2, RateLimitHeaders: true, HeaderStyle: style})
+			// A token every 4 s: the third request finds none left
+			// however slow the machine (at 2 a second, requests slower
+			// than 500 ms each always found one).
+			g, _ := openGateway(t, &gateway.Server{Rate: 0.25, Burst: 2, RateLimitHeaders: true, HeaderStyle: style})
 			p := NewPacer(DefaultStartRate, 0)
 			tg := &Target{URL: g.URL(), Pacer: p}
-			for range 5 {
+			for range 3 {
 				var c call
 				ex, err := c.do(context.Background(), tg)
 				require.NoError(t, err)
@@ -628,7 +633,7 @@ func TestDoThroughTheGateway(t *testing.T) {
 			assert.Zero(t, st.RateLimited)
 			assert.Positive(t, st.Held, "nothing remaining: held until the reset")
 			if style == gateway.DraftHeaders {
-				assert.Equal(t, 2.0, st.Policy)
+				assert.Equal(t, 0.25, st.Policy, "2 requests a window of 8 s")
 			}
 		})
 	}
