@@ -86,7 +86,7 @@ func TestCheckFindsProblems(t *testing.T) {
 			"@DEMO-CREATED-FIELDS: es has 6 steps, en 5"},
 		{"an interface rule without an entry", "requirements.yaml",
 			func(s string) string {
-				return strings.Replace(s, "  - ref: \"§6.2 rule 1\"\n    scenarios: [DEMO-FREE-TEXT, DEMO-TITLE-ECHO, DEMO-NOT-DEMO]\n", "", 1)
+				return strings.Replace(s, "  - ref: \"§6.2 rule 1\"\n    scenarios: [DEMO-FREE-TEXT, DEMO-TITLE-ECHO, DEMO-NOT-DEMO, DEMO-PREFIX-NEAR, DEMO-PREFIX-ESCAPED]\n", "", 1)
 			},
 			`§6.2 rule 1 has no entry in requirements.yaml: "The text after the prefix is free."`},
 		{"a profile rule without an entry", "requirements.yaml",

@@ -79,6 +79,9 @@ type RuleRow struct {
 	Row         string // its example row, "header=value, …"; "" for a plain scenario
 	Target      string
 	Side        string
+	// Operator is the operator whose neighbours the row sends (its
+	// "operator" column), "" for a listed row.
+	Operator string
 }
 
 // String names the row as the reports do: "AUTH-BODY-LIMIT (size=1048577)".
@@ -284,9 +287,10 @@ func RulesMarkdown(rules []Rule) string {
 	b.WriteString("its notifications and their delivery, `endpoint` a merchant's webhook endpoint (certify-webhook).\n")
 	b.WriteString("An **input** rule says what a target takes and what it refuses: each target is tried on both sides,\n")
 	b.WriteString("valid edges (**accept**) and nearest invalid neighbours (**refuse**). An **output** rule says what the\n")
-	b.WriteString("service writes: each target is judged.\n\n")
+	b.WriteString("service writes: each target is judged. **operators** are the operators whose rows derive the\n")
+	b.WriteString("neighbours sent at that target from a valid request, rather than list them (docs/operators.md).\n\n")
 	fmt.Fprintf(&b, "%s.\n\n", CountRules(rules))
-	b.WriteString("| rule | sentence | kind | target | accept | refuse | judged |\n|---|---|---|---|---|---|---|\n")
+	b.WriteString("| rule | sentence | kind | target | operators | accept | refuse | judged |\n|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rules {
 		for i, t := range r.Applies {
 			ref, text, kind := "", "", ""
@@ -314,7 +318,7 @@ func RulesMarkdown(rules []Rule) string {
 					jud = append(jud, s)
 				}
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", ref, text, kind, t, cell(acc), cell(ref2), cell(jud))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", ref, text, kind, t, strings.Join(r.Operators(t), ", "), cell(acc), cell(ref2), cell(jud))
 		}
 	}
 	return b.String()
@@ -344,8 +348,8 @@ func clipText(s string, n int) string {
 var (
 	endpointStep = regexp.MustCompile(`^a signed request to the "(check|signature)" endpoint$`)
 	createStep   = regexp.MustCompile(`^a (contract titled|"DEMO_[A-Z]+" contract titled)`)
-	refuseSteps  = regexp.MustCompile(`^(the response is (4\d\d) |the response status is (4\d\d)$|the response is a 400|the request is refused|no notification|no further delivery|it is delivered again|it is delivered \d+ more times|the endpoint refuses it|the endpoint refuses every one)`)
-	acceptSteps  = regexp.MustCompile(`^(the response is 2\d\d |the response status is 2\d\d$|the response is a created signature envelope|exactly one |a "[A-Z]+" notification arrives|it is not delivered again|the endpoint answers 2xx|the contract is created$|the routing is|the envelope title is|the answer and its envelope|its signature_id differs|the response matches the earlier one|the sender|the documents are titled|each document|there is one|signature_id is|created_at is|the envelope status is|the response message is)`)
+	refuseSteps  = regexp.MustCompile(`^(each one is refused|each one up to 1 MiB|each one is created and gets no|the response is (4\d\d) |the response status is (4\d\d)$|the response is a 400|the request is refused|no notification|no further delivery|it is delivered again|it is delivered \d+ more times|the endpoint refuses it|the endpoint refuses every one)`)
+	acceptSteps  = regexp.MustCompile(`^(each one is accepted|each one gets its own|each one is created and|none gets a 5xx|the response is 2\d\d |the response status is 2\d\d$|the response is a created signature envelope|exactly one |a "[A-Z]+" notification arrives|it is not delivered again|the endpoint answers 2xx|the contract is created$|the routing is|the envelope title is|the answer and its envelope|its signature_id differs|the response matches the earlier one|the sender|the documents are titled|each document|there is one|signature_id is|created_at is|the envelope status is|the response message is)`)
 )
 
 // classifiedRows reads the English scenarios of a set as rows, each with
@@ -381,10 +385,34 @@ func classifiedRows(fsys fs.FS, set *Set) ([]RuleRow, error) {
 				r.Row = rowsOf[p.AstNodeIds[1]]
 			}
 			r.Target, r.Side = classify(set, path.Base(f), p)
+			r.Operator = operatorOf(r.Row)
 			out = append(out, r)
 		}
 	}
 	return out, nil
+}
+
+// operatorOf is the value of a row's operator column, "" for none.
+func operatorOf(row string) string {
+	for _, part := range strings.Split(row, ", ") {
+		if v, ok := strings.CutPrefix(part, "operator="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// Operators are the operators whose rows exercise the rule at target,
+// each once, sorted.
+func (r Rule) Operators(target string) []string {
+	var out []string
+	for _, row := range r.Rows {
+		if row.Target == target && row.Operator != "" && !slices.Contains(out, row.Operator) {
+			out = append(out, row.Operator)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // exampleRows names each example row of a document, "header=value, …",

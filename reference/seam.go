@@ -34,6 +34,13 @@ func (x Seam) Logger() *slog.Logger { return x.s.Logger }
 func (x Seam) MaxBody() int64                 { return x.s.MaxBody }
 func (x Seam) RetrySchedule() []time.Duration { return x.s.RetrySchedule }
 
+// DemoDelay is the server's wait between a 201 and its demo
+// notification.
+func (x Seam) DemoDelay() time.Duration { return x.s.DemoDelay }
+
+// RequestBody is the body the authentication middleware read for c.
+func (Seam) RequestBody(c echo.Context) []byte { return requestBody(c) }
+
 // DocumentURL is the link to a contract's demo document, as a SIGNED
 // notification carries it.
 func (x Seam) DocumentURL(signatureID string) string { return x.s.documentURL(signatureID) }

@@ -38,6 +38,8 @@ func TestEveryFaultIsCaught(t *testing.T) {
 	type outcome struct {
 		verdict, detail string
 		by              []string
+		ops             []string // operators whose rows failed
+		byListed        bool     // a listed row (not an operator's) failed
 		uncited         []string // failures that cite no sentence of the documents
 		err             error
 		run             *runTime
@@ -69,6 +71,11 @@ func TestEveryFaultIsCaught(t *testing.T) {
 							for _, r := range s.Results() {
 								if r.Status == reports.Failed {
 									o.by = append(o.by, r.Requirement)
+									if op := steps.OperatorOf(r.Example); op != "" {
+										o.ops = append(o.ops, op)
+									} else if r.Requirement != steps.LedgerRequirement {
+										o.byListed = true
+									}
 									if _, ok := features.ItemText(r.Breaks); !ok {
 										o.uncited = append(o.uncited, r.Requirement+": "+r.Error)
 									}
@@ -106,6 +113,42 @@ func TestEveryFaultIsCaught(t *testing.T) {
 		}
 	}
 	t.Logf("service suite: faults caught %d of %d", caught, len(faults))
+	ops := map[string]faultOps{}
+	for name, o := range outcomes {
+		ops[name] = faultOps{o.ops, o.byListed}
+	}
+	t.Logf("faults caught per operator class (only by its rows: no listed row failed):\n%s", perClass(ops))
+}
+
+// faultOps is what operator rows caught a fault, and whether listed rows
+// did too.
+type faultOps struct {
+	ops    []string
+	listed bool
+}
+
+// perClass counts, per operator class, the faults its rows caught, and
+// those only its rows caught.
+func perClass(m map[string]faultOps) string {
+	all, only := map[string]int{}, map[string]int{}
+	for _, f := range m {
+		classes := map[string]bool{}
+		for _, op := range f.ops {
+			classes[steps.OperatorClass(op)] = true
+		}
+		for c := range classes {
+			all[c]++
+			if !f.listed && len(classes) == 1 {
+				only[c]++
+			}
+		}
+	}
+	var lines []string
+	for c, n := range all {
+		lines = append(lines, fmt.Sprintf("  %-12s %3d caught, %3d only by its rows", c, n, only[c]))
+	}
+	sort.Strings(lines)
+	return strings.Join(lines, "\n")
 }
 
 func uniqueSorted(s []string) []string {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -181,6 +182,8 @@ func (s *Steps) signedRequest(ctx context.Context, sc *scenario, now time.Time, 
 		}
 	case sc.upperSig:
 		sig = strings.ToUpper(sig)
+	case sc.sigForm != nil:
+		sig = sc.sigForm(sig)
 	}
 	h := http.Header{}
 	h.Set("Content-Type", "application/json")
@@ -215,6 +218,13 @@ func (s *Steps) signedRequest(ctx context.Context, sc *scenario, now time.Time, 
 		return nil, err
 	}
 	req.Header = h
+	if sc.chunked {
+		// No length: the body goes chunked, and the target learns its
+		// size only by reading it.
+		req.ContentLength = -1
+		req.Body = io.NopCloser(bytes.NewReader(body))
+		req.GetBody = nil
+	}
 	return req, nil
 }
 

@@ -206,7 +206,7 @@ func (s *Suite) initializer(p *Pass, lag *LagMonitor, ledger *Ledger, g *gate) I
 				}
 				return context.WithValue(ctx, observationsKey{}, obs), nil
 			})
-			st := &Steps{T: s.Target, Lag: lag, Ledger: ledger, Done: func(r reports.ScenarioResult) {
+			st := &Steps{T: s.Target, Lag: lag, Ledger: ledger, Alone: only != nil, Done: func(r reports.ScenarioResult) {
 				leave()
 				r.Duration = time.Since(start)
 				obs.fill(&r)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -59,6 +60,14 @@ type scenario struct {
 	// "upper", "mixed"), when not canonically.
 	contentType string
 	nameCase    string
+	// chunked sends the body without a length; sigForm rewrites the
+	// right signature (a neighbour of its header form).
+	chunked bool
+	sigForm func(sig string) string
+	// operator names the operator whose neighbours the scenario sent,
+	// sentNeighbours are they (neighbours.go).
+	operator       string
+	sentNeighbours []sentNeighbour
 
 	// What was sent and what came back.
 	sent       string
@@ -126,6 +135,10 @@ func outcome(ctx context.Context, p *godog.Scenario, err error) reports.Scenario
 	}
 	classifyTags(&r, p.Tags)
 	sc, _ := ctx.Value(scenarioKey{}).(*scenario)
+	if sc != nil && sc.operator != "" {
+		// A row by operator: say which, as OperatorOf reads it back.
+		r.Example = strings.TrimPrefix(r.Example+"; "+operatorNote+strconv.Quote(sc.operator), "; ")
+	}
 	switch {
 	case sc != nil && sc.inconclusive != "" && (err == nil || errors.Is(err, godog.ErrSkip)):
 		r.Status, r.Error, r.FailedStep, r.FailureKind = reports.Inconclusive, sc.inconclusive, sc.inconclusiveStep, sc.inconclusiveKind

@@ -23,6 +23,9 @@ type Steps struct {
 	// Ledger keeps every contract the run created, for the check at the
 	// end of the run.
 	Ledger *Ledger
+	// Alone tells that the scenario runs again alone, after a first run
+	// that could not judge it.
+	Alone bool
 }
 
 // InitializeScenario registers every sentence, English and Spanish side by
@@ -67,6 +70,7 @@ func (s *Steps) bindSentences(sc registrar) {
 	s.bindResponseSentences(sc)
 	s.bindEnvelopeSentences(sc)
 	s.bindNotificationSentences(sc)
+	s.bindNeighbourSentences(sc)
 }
 
 // Timing of the notification checks.

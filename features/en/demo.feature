@@ -259,3 +259,33 @@ Feature: Demo notifications
     Given a contract titled " DEMO_SIGNED contrato 42"
     When the contract is created
     Then no notification arrives within 3000 ms of the 201
+
+  @DEMO-PREFIX-ESCAPED @spec
+  Scenario Outline: a title whose prefix is written with JSON escapes starts with the prefix once decoded, and is notified
+    Given a contract titled "DEMO_SIGNED contrato 42"
+    When each neighbour of the request by "<operator>" is sent
+    Then each one is created and notified once, as its decoded title says
+
+    Examples:
+      | operator     |
+      | demo-escaped |
+
+  @DEMO-PREFIX-NEAR @spec
+  Scenario Outline: a title one step from a reserved prefix, or the prefix elsewhere in the body, gets no notification
+    Given a contract titled "DEMO_SIGNED contrato 42"
+    When each neighbour of the request by "<operator>" is sent
+    Then each one is created and gets no notification
+
+    Examples:
+      | operator  |
+      | demo-near |
+
+  @DEMO-MANY-AT-ONCE @spec
+  Scenario Outline: contracts created at the same instant each get their own signature_id and their own notification
+    Given a contract titled "DEMO_SIGNED contrato 42"
+    When each neighbour of the request by "<operator>" is sent
+    Then each one gets its own signature_id and exactly one notification, naming its own contract and title
+
+    Examples:
+      | operator     |
+      | many-at-once |

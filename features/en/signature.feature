@@ -252,3 +252,25 @@ Feature: Create a signature request
       | v01     |
       | v10     |
       |         |
+
+  @SIG-TITLE-ECHO-NEIGHBOURS @spec
+  Scenario Outline: a title with line breaks, separators, invisible characters, another normalization form or markup comes back byte for byte
+    Given a contract titled "Contrato de arriendo 42"
+    When each neighbour of the request by "<operator>" is sent
+    Then each one is created and its envelope echoes the text byte for byte
+
+    Examples:
+      | operator   |
+      | title-echo |
+
+  @SIG-CLIENT-CLOCK @spec
+  Scenario Outline: a request signed at a time inside the window but far from now gets a created_at of the service's clock, not the client's
+    Given a contract titled "Contrato con reloj desviado"
+    And the timestamp is <offset> seconds off
+    When the contract is created
+    Then created_at is a UTC time with milliseconds, within the clock allowance
+
+    Examples:
+      | offset |
+      | -290   |
+      | 290    |

@@ -515,3 +515,128 @@ Feature: Request authentication
       | check     | {merchant}_2 |
       | signature | {MERCHANT}   |
       | signature | {merchant}_2 |
+
+  # Rows by operator: each row sends every neighbour its operator derives
+  # from the valid request, and judges each as the rule says (see
+  # docs/operators.md).
+  @AUTH-KEY-NEIGHBOURS @spec
+  Scenario Outline: every neighbour of the merchant's key, signed with its secret, is an unknown key, for a key is compared exactly
+    Given a signed request to the "<endpoint>" endpoint
+    When each neighbour of the request by "<operator>" is sent
+    Then each one is refused with 401 "Invalid credentials"
+
+    Examples:
+      | endpoint  | operator       |
+      | check     | key-case       |
+      | check     | key-one-more   |
+      | check     | key-one-less   |
+      | check     | key-look-alike |
+      | signature | key-case       |
+      | signature | key-one-more   |
+      | signature | key-one-less   |
+      | signature | key-look-alike |
+
+  @AUTH-MERCHANT-NEIGHBOURS @profile
+  Scenario Outline: the merchant's own key is refused on a path that names any neighbour of its merchant
+    Given a signed request to the "<endpoint>" endpoint
+    When each neighbour of the request by "<operator>" is sent
+    Then each one is refused with 401 "Invalid credentials"
+
+    Examples:
+      | endpoint  | operator            |
+      | check     | merchant-case       |
+      | check     | merchant-one-more   |
+      | check     | merchant-one-less   |
+      | check     | merchant-look-alike |
+      | signature | merchant-case       |
+      | signature | merchant-one-more   |
+      | signature | merchant-one-less   |
+      | signature | merchant-look-alike |
+
+  @AUTH-SIGNATURE-NEIGHBOURS @profile
+  Scenario Outline: the right signature written in any other form than the profile's encoding is not hex, or not the HMAC, and is refused
+    Given a signed request to the "<endpoint>" endpoint
+    When each neighbour of the request by "<operator>" is sent
+    Then each one is refused with 401 "Invalid signature"
+
+    Examples:
+      | endpoint  | operator             |
+      | check     | signature-prefix     |
+      | check     | signature-whitespace |
+      | check     | signature-encoding   |
+      | check     | signature-length     |
+      | check     | signature-alphabet   |
+      | signature | signature-prefix     |
+      | signature | signature-whitespace |
+      | signature | signature-encoding   |
+      | signature | signature-length     |
+      | signature | signature-alphabet   |
+
+  @AUTH-SIGNATURE-CASE-NEIGHBOURS @profile
+  Scenario Outline: a hex signature with any of its letters in another case is accepted, since the decoded bytes are compared
+    Given a signed request to the "<endpoint>" endpoint
+    When each neighbour of the request by "<operator>" is sent
+    Then each one is accepted
+
+    Examples:
+      | endpoint  | operator       |
+      | check     | signature-case |
+      | signature | signature-case |
+
+  @AUTH-TIMESTAMP-NEIGHBOURS @profile
+  Scenario Outline: the current time written otherwise than in base-10 ASCII digits, signed as sent, is refused as expired
+    Given a signed request to the "<endpoint>" endpoint
+    When each neighbour of the request by "<operator>" is sent
+    Then each one is refused with 401 "Request expired"
+
+    Examples:
+      | endpoint  | operator             |
+      | check     | timestamp-digits     |
+      | check     | timestamp-separators |
+      | check     | timestamp-notation   |
+      | signature | timestamp-digits     |
+      | signature | timestamp-separators |
+      | signature | timestamp-notation   |
+
+  @AUTH-BODY-FRAMING @profile
+  Scenario Outline: the body limit holds however the body is framed: with its length or chunked, in text of 1- to 4-byte characters
+    Given a signed request to the "<endpoint>" endpoint
+    When each neighbour of the request by "<operator>" is sent
+    Then each one up to 1 MiB is accepted, and each larger one refused with 413
+
+    Examples:
+      | endpoint  | operator     |
+      | check     | body-framing |
+      | signature | body-framing |
+
+  @AUTH-BODY-ESCAPES @profile
+  Scenario Outline: a request whose keys and strings are written with JSON escapes is the same request, and is accepted
+    Given a signed request to the "<endpoint>" endpoint
+    When each neighbour of the request by "<operator>" is sent
+    Then each one is accepted, and a create echoes the title decoded
+
+    Examples:
+      | endpoint  | operator     |
+      | check     | body-escapes |
+      | signature | body-escapes |
+
+  @AUTH-BODY-CONTROLS @profile
+  Scenario Outline: a control character unescaped inside a string is not JSON, and is refused with a 400 naming the problem
+    Given a signed request to the "<endpoint>" endpoint
+    When each neighbour of the request by "<operator>" is sent
+    Then each one is refused with a 400 naming the problem
+
+    Examples:
+      | endpoint  | operator      |
+      | check     | body-controls |
+      | signature | body-controls |
+
+  @AUTH-BODY-OPEN @profile
+  Scenario Outline: a body the documents leave to the service (a byte order mark, a key twice, deep nesting, numbers past a double, text not UTF-8) gets no 5xx
+    Given a signed request to the "<endpoint>" endpoint
+    When each neighbour of the request by "<operator>" is sent
+    Then none gets a 5xx, and each refusal has the documented error shape
+
+    Examples:
+      | endpoint | operator  |
+      | check    | body-open |

@@ -261,3 +261,33 @@ Característica: Notificaciones de demostración
     Dado un contrato titulado " DEMO_SIGNED contrato 42"
     Cuando se crea el contrato
     Entonces no llega ninguna notificación dentro de 3000 ms después del 201
+
+  @DEMO-PREFIX-ESCAPED @spec
+  Esquema del escenario: un título cuyo prefijo se escribe con escapes JSON empieza con el prefijo una vez decodificado, y se notifica
+    Dado un contrato titulado "DEMO_SIGNED contrato 42"
+    Cuando se envía cada vecino de la solicitud por "<operator>"
+    Entonces cada uno se crea y se notifica una vez, como dice su título decodificado
+
+    Ejemplos:
+      | operator     |
+      | demo-escaped |
+
+  @DEMO-PREFIX-NEAR @spec
+  Esquema del escenario: un título a un paso de un prefijo reservado, o el prefijo en otra parte del cuerpo, no recibe ninguna notificación
+    Dado un contrato titulado "DEMO_SIGNED contrato 42"
+    Cuando se envía cada vecino de la solicitud por "<operator>"
+    Entonces cada uno se crea y no recibe ninguna notificación
+
+    Ejemplos:
+      | operator  |
+      | demo-near |
+
+  @DEMO-MANY-AT-ONCE @spec
+  Esquema del escenario: los contratos creados en el mismo instante reciben cada uno su propio signature_id y su propia notificación
+    Dado un contrato titulado "DEMO_SIGNED contrato 42"
+    Cuando se envía cada vecino de la solicitud por "<operator>"
+    Entonces cada uno recibe su propio signature_id y exactamente una notificación, que nombra su propio contrato y título
+
+    Ejemplos:
+      | operator     |
+      | many-at-once |

@@ -254,3 +254,25 @@ Característica: Crear una solicitud de firma
       | v01     |
       | v10     |
       |         |
+
+  @SIG-TITLE-ECHO-NEIGHBOURS @spec
+  Esquema del escenario: un título con saltos de línea, separadores, caracteres invisibles, otra forma de normalización o marcado vuelve byte a byte
+    Dado un contrato titulado "Contrato de arriendo 42"
+    Cuando se envía cada vecino de la solicitud por "<operator>"
+    Entonces cada uno se crea y su sobre devuelve el texto byte a byte
+
+    Ejemplos:
+      | operator   |
+      | title-echo |
+
+  @SIG-CLIENT-CLOCK @spec
+  Esquema del escenario: una solicitud firmada a una hora dentro de la ventana pero lejos de ahora recibe un created_at del reloj del servicio, no del cliente
+    Dado un contrato titulado "Contrato con reloj desviado"
+    Y la marca de tiempo está desfasada en <offset> segundos
+    Cuando se crea el contrato
+    Entonces created_at es una hora UTC con milisegundos, dentro del margen de reloj
+
+    Ejemplos:
+      | offset |
+      | -290   |
+      | 290    |

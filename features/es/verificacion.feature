@@ -517,3 +517,128 @@ Característica: Autenticación de solicitudes
       | check     | {merchant}_2 |
       | signature | {MERCHANT}   |
       | signature | {merchant}_2 |
+
+  # Filas por operador: cada fila envía cada vecino que su operador deriva
+  # de la solicitud válida, y juzga cada uno como dice la regla (ver
+  # docs/operators.md).
+  @AUTH-KEY-NEIGHBOURS @spec
+  Esquema del escenario: cada vecino de la clave del comercio, firmado con su secreto, es una clave desconocida, pues una clave se compara exactamente
+    Dada una solicitud firmada al endpoint "<endpoint>"
+    Cuando se envía cada vecino de la solicitud por "<operator>"
+    Entonces cada uno se rechaza con 401 "Invalid credentials"
+
+    Ejemplos:
+      | endpoint  | operator       |
+      | check     | key-case       |
+      | check     | key-one-more   |
+      | check     | key-one-less   |
+      | check     | key-look-alike |
+      | signature | key-case       |
+      | signature | key-one-more   |
+      | signature | key-one-less   |
+      | signature | key-look-alike |
+
+  @AUTH-MERCHANT-NEIGHBOURS @profile
+  Esquema del escenario: se rechaza la clave del propio comercio en una ruta que nombra a cualquier vecino de su comercio
+    Dada una solicitud firmada al endpoint "<endpoint>"
+    Cuando se envía cada vecino de la solicitud por "<operator>"
+    Entonces cada uno se rechaza con 401 "Invalid credentials"
+
+    Ejemplos:
+      | endpoint  | operator            |
+      | check     | merchant-case       |
+      | check     | merchant-one-more   |
+      | check     | merchant-one-less   |
+      | check     | merchant-look-alike |
+      | signature | merchant-case       |
+      | signature | merchant-one-more   |
+      | signature | merchant-one-less   |
+      | signature | merchant-look-alike |
+
+  @AUTH-SIGNATURE-NEIGHBOURS @profile
+  Esquema del escenario: la firma correcta escrita en cualquier otra forma que la codificación del perfil no es hex, o no es el HMAC, y se rechaza
+    Dada una solicitud firmada al endpoint "<endpoint>"
+    Cuando se envía cada vecino de la solicitud por "<operator>"
+    Entonces cada uno se rechaza con 401 "Invalid signature"
+
+    Ejemplos:
+      | endpoint  | operator             |
+      | check     | signature-prefix     |
+      | check     | signature-whitespace |
+      | check     | signature-encoding   |
+      | check     | signature-length     |
+      | check     | signature-alphabet   |
+      | signature | signature-prefix     |
+      | signature | signature-whitespace |
+      | signature | signature-encoding   |
+      | signature | signature-length     |
+      | signature | signature-alphabet   |
+
+  @AUTH-SIGNATURE-CASE-NEIGHBOURS @profile
+  Esquema del escenario: una firma hex con cualquiera de sus letras en otra caja se acepta, pues se comparan los bytes decodificados
+    Dada una solicitud firmada al endpoint "<endpoint>"
+    Cuando se envía cada vecino de la solicitud por "<operator>"
+    Entonces cada uno se acepta
+
+    Ejemplos:
+      | endpoint  | operator       |
+      | check     | signature-case |
+      | signature | signature-case |
+
+  @AUTH-TIMESTAMP-NEIGHBOURS @profile
+  Esquema del escenario: la hora actual escrita de otro modo que en dígitos ASCII de base 10, firmada tal como se envía, se rechaza como vencida
+    Dada una solicitud firmada al endpoint "<endpoint>"
+    Cuando se envía cada vecino de la solicitud por "<operator>"
+    Entonces cada uno se rechaza con 401 "Request expired"
+
+    Ejemplos:
+      | endpoint  | operator             |
+      | check     | timestamp-digits     |
+      | check     | timestamp-separators |
+      | check     | timestamp-notation   |
+      | signature | timestamp-digits     |
+      | signature | timestamp-separators |
+      | signature | timestamp-notation   |
+
+  @AUTH-BODY-FRAMING @profile
+  Esquema del escenario: el límite del cuerpo se cumple como sea que vaya el cuerpo: con su longitud o por partes, en texto de caracteres de 1 a 4 bytes
+    Dada una solicitud firmada al endpoint "<endpoint>"
+    Cuando se envía cada vecino de la solicitud por "<operator>"
+    Entonces cada uno de hasta 1 MiB se acepta, y cada uno mayor se rechaza con 413
+
+    Ejemplos:
+      | endpoint  | operator     |
+      | check     | body-framing |
+      | signature | body-framing |
+
+  @AUTH-BODY-ESCAPES @profile
+  Esquema del escenario: una solicitud cuyas claves y textos se escriben con escapes JSON es la misma solicitud, y se acepta
+    Dada una solicitud firmada al endpoint "<endpoint>"
+    Cuando se envía cada vecino de la solicitud por "<operator>"
+    Entonces cada uno se acepta, y una creación devuelve el título decodificado
+
+    Ejemplos:
+      | endpoint  | operator     |
+      | check     | body-escapes |
+      | signature | body-escapes |
+
+  @AUTH-BODY-CONTROLS @profile
+  Esquema del escenario: un carácter de control sin escapar dentro de un texto no es JSON, y se rechaza con un 400 que nombra el problema
+    Dada una solicitud firmada al endpoint "<endpoint>"
+    Cuando se envía cada vecino de la solicitud por "<operator>"
+    Entonces cada uno se rechaza con un 400 que nombra el problema
+
+    Ejemplos:
+      | endpoint  | operator      |
+      | check     | body-controls |
+      | signature | body-controls |
+
+  @AUTH-BODY-OPEN @profile
+  Esquema del escenario: un cuerpo que los documentos dejan al servicio (una marca de orden de bytes, una clave repetida, anidamiento profundo, números fuera de un double, texto que no es UTF-8) no recibe un 5xx
+    Dada una solicitud firmada al endpoint "<endpoint>"
+    Cuando se envía cada vecino de la solicitud por "<operator>"
+    Entonces ninguno recibe un 5xx, y cada rechazo tiene la forma de error documentada
+
+    Ejemplos:
+      | endpoint | operator  |
+      | check    | body-open |

@@ -207,6 +207,35 @@ func authCases() []faultCase {
 				return out
 			},
 			correct: []int{405, 405, 201}, faulty: []int{201, 201, 201}},
+		{fault: "auth-key-prefix-matched",
+			probe: func(t *testing.T, x *reftest.Exchange) any {
+				return []string{x.Send(t, reftest.Request{Key: "test_key_demox", Secret: "test_secret_demo"}).Line(), x.Send(t, reftest.Request{Key: "test_key_dem", Secret: "test_secret_demo"}).Line()}
+			},
+			correct: []string{invalidCreds, invalidCreds}, faulty: []string{authed, invalidCreds}},
+		{fault: "auth-signature-cleaned",
+			probe: func(t *testing.T, x *reftest.Exchange) any {
+				var out []string
+				for _, form := range []func(string) string{
+					func(sig string) string { return "sha256=" + sig },
+					func(sig string) string { return sig[:10] + " " + sig[10:] },
+					func(sig string) string { return sig },
+				} {
+					out = append(out, x.Send(t, reftest.Request{Header: func(h http.Header) { h.Set(reftest.SigHeader, form(h.Get(reftest.SigHeader))) }}).Line())
+				}
+				return out
+			},
+			correct: []string{invalidSig, invalidSig, authed}, faulty: []string{authed, authed, authed}},
+		{fault: "auth-chunked-body-unlimited",
+			probe: func(t *testing.T, x *reftest.Exchange) any {
+				big := `{"a":"` + strings.Repeat("x", 1<<20) + `"}`
+				return []int{x.Send(t, reftest.Request{Body: &big}).Status, x.Send(t, reftest.Request{Body: &big, Chunked: true}).Status}
+			},
+			correct: []int{413, 413}, faulty: []int{413, 200}},
+		{fault: "auth-raw-controls-accepted",
+			probe: func(t *testing.T, x *reftest.Exchange) any {
+				return statuses(x, t, "{\"a\":\"x\x01y\"}", "{\"a\":\"x\ny\"}", `{"a":"x\u0001y"}`)
+			},
+			correct: []int{400, 400, 200}, faulty: []int{200, 200, 200}},
 		{fault: "auth-merchant-id-case-insensitive",
 			probe: func(t *testing.T, x *reftest.Exchange) any {
 				return []string{x.Send(t, reftest.Request{Path: "/v1/check/MERCHANT_DEMO"}).Line(), x.Send(t, reftest.Request{Path: "/v1/check/merchant_demo_2"}).Line()}

@@ -38,6 +38,8 @@ func (s envelopeFaults) Envelope(env *firmakit.Envelope) {
 		env.SignatureID = "sig_" + strings.ReplaceAll(uuid.NewString(), "-", "")
 	case s.fault(faultEnvelopeSignatureIDReused):
 		env.SignatureID = reusedID
+	case s.fault(faultEnvelopeTitleLineBreaks):
+		env.Title = strings.NewReplacer("\r\n", "\n", "\r", "\n", "\u2028", "\n", "\u2029", "\n").Replace(env.Title)
 	}
 }
 
@@ -53,6 +55,11 @@ func (s envelopeFaults) Created(c echo.Context, env firmakit.Envelope, req firma
 	}
 	if s.fault(faultEnvelopeStatusCode200) {
 		code = http.StatusOK
+	}
+	if s.fault(faultEnvelopeCreatedAtClientClock) {
+		if ts, err := strconv.ParseInt(c.Request().Header.Get(s.seam.Profile().Request.TimestampHeader), 10, 64); err == nil {
+			env.CreatedAt = firmakit.FormatTime(time.Unix(ts, 0))
+		}
 	}
 	data, err := json.Marshal(s.shown(env, req))
 	if err != nil {

@@ -85,6 +85,28 @@ func envelopeCases() []faultCase {
 				return []bool{reftest.UUIDPattern.MatchString(a), a == b}
 			},
 			correct: []bool{true, false}, faulty: []bool{true, true}},
+		{fault: "envelope-created-at-client-clock",
+			probe: func(t *testing.T, x *reftest.Exchange) any {
+				b, err := json.Marshal(reftest.CreateRequest())
+				require.NoError(t, err)
+				body := string(b)
+				a := x.Send(t, reftest.Request{Path: "/v1/signature/merchant_demo", Body: &body, TS: strconv.FormatInt(x.Now.Add(-200*time.Second).Unix(), 10)})
+				return reftest.Str(a.Data()["created_at"])
+			},
+			expect: func(x *reftest.Exchange, faulty bool) any {
+				if faulty {
+					return firmakit.FormatTime(time.Unix(x.Now.Add(-200*time.Second).Unix(), 0))
+				}
+				return firmakit.FormatTime(x.Now)
+			}},
+		{fault: "envelope-title-line-breaks-normalised",
+			probe: func(t *testing.T, x *reftest.Exchange) any {
+				return []string{
+					reftest.Str(dataOf(t, x, func(r map[string]any) { r["title"] = "Contrato\r\nde arriendo" })["title"]),
+					reftest.Str(dataOf(t, x, func(r map[string]any) { r["title"] = "Contrato\u2028de\tarriendo" })["title"]),
+				}
+			},
+			correct: []string{"Contrato\r\nde arriendo", "Contrato\u2028de\tarriendo"}, faulty: []string{"Contrato\nde arriendo", "Contrato\nde\tarriendo"}},
 		{fault: "envelope-routing-ignored",
 			probe: func(t *testing.T, x *reftest.Exchange) any {
 				return []string{

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/reference"
@@ -78,6 +80,11 @@ const (
 	faultAuthContentTypeCase            = "auth-content-type-case-sensitive"
 	faultAuthTrailingDataAccepted       = "auth-trailing-data-accepted"
 	faultAuthBodyPaddingRefused         = "auth-body-padding-refused"
+	faultAuthKeyPrefixMatched           = "auth-key-prefix-matched"
+	faultAuthSignatureCleaned           = "auth-signature-cleaned"
+	faultAuthChunkedUnlimited           = "auth-chunked-body-unlimited"
+	faultAuthEscapedKeysUnread          = "auth-escaped-keys-unread"
+	faultAuthRawControlsAccepted        = "auth-raw-controls-accepted"
 	faultAuthCreateBodyLimit2MiB        = "auth-create-body-limit-2mib"
 	faultAuthKeyCaseInsensitive         = "auth-key-case-insensitive"
 	faultAuthCheckJSON5Accepted         = "auth-check-json5-accepted"
@@ -102,6 +109,8 @@ const (
 	faultEnvelopeCreatedAtPast          = "envelope-created-at-past"
 	faultEnvelopeSignatureIDNotUUID     = "envelope-signature-id-not-uuid"
 	faultEnvelopeSignatureIDReused      = "envelope-signature-id-reused"
+	faultEnvelopeTitleLineBreaks        = "envelope-title-line-breaks-normalised"
+	faultEnvelopeCreatedAtClientClock   = "envelope-created-at-client-clock"
 	faultEnvelopeRoutingIgnored         = "envelope-routing-ignored"
 	faultEnvelopeHTTP200                = "envelope-http-200"
 	faultEnvelopeStatusCode200          = "envelope-status-code-200"
@@ -150,6 +159,9 @@ const (
 	faultNotificationNonDemoTitle          = "notification-non-demo-title"
 	faultNotificationPrefixCaseless        = "notification-prefix-case-insensitive"
 	faultNotificationPrefixAnywhere        = "notification-prefix-anywhere"
+	faultNotificationPrefixAfterInvisible  = "notification-prefix-after-invisible"
+	faultNotificationCrossedContracts      = "notification-crossed-contracts"
+	faultNotification201Held               = "notification-201-held"
 	faultNotificationWrongState            = "notification-wrong-state"
 	faultNotificationDocumentURLAlways     = "notification-document-url-always"
 	faultNotificationDocumentURLMissing    = "notification-document-url-missing"
@@ -234,6 +246,16 @@ var faultTable = []Fault{
 		"The check endpoint answers GET, PUT, PATCH and DELETE as it answers POST: a request signed over its method gets 200 Authenticated."},
 	{faultAuthCreateAnyMethod, AreaAuth, "interface §4.2 method (POST)",
 		"The create endpoint answers GET, PUT, PATCH and DELETE as it answers POST: a request signed over its method creates the contract (201)."},
+	{faultAuthKeyPrefixMatched, AreaAuth, "defaults.md A check 3 (key unknown)",
+		"A key that starts with a known key is taken as that key: the merchant's key with a character more at its end, signed with its secret, is accepted."},
+	{faultAuthSignatureCleaned, AreaAuth, "defaults.md A check 4 (signature not hex)",
+		`The signature header is cleaned up before it is decoded: anything up to an "=" or ":" (an algorithm prefix such as "sha256=") and white space are dropped, so a prefixed or spaced signature is accepted.`},
+	{faultAuthChunkedUnlimited, AreaAuth, "defaults.md A paragraph 5 (a body over 1 MiB is refused with 413)",
+		"The body limit is read off Content-Length only: a body sent chunked, with no length, is read whatever its size."},
+	{faultAuthEscapedKeysUnread, AreaAuth, "defaults.md A check 5; RFC 8259 §7 (a key written with escapes is the same key)",
+		`A create request's keys are looked up in the raw JSON text: a key written with JSON escapes ("\u0074itle") is not found, and the request is refused as missing it.`},
+	{faultAuthRawControlsAccepted, AreaAuth, "defaults.md A check 5 (not JSON); RFC 8259 §7 (control characters must be escaped)",
+		"Control characters left unescaped inside a string are taken as if escaped: a body that is not JSON is accepted."},
 	{faultAuthMerchantCaseless, AreaAuth, "defaults.md A check 3 (owned by another merchant than {merchant_id})",
 		"The key's merchant is compared with {merchant_id} in any case: the merchant's key is accepted on /v1/check/MERCHANT_DEMO."},
 	{faultAuthTimestampLeadingZero, AreaAuth, "defaults.md A X-service-Timestamp (base-10 ASCII digits) and check 2",
@@ -293,6 +315,10 @@ var faultTable = []Fault{
 		`signature_id is "sig_" and 32 hex digits, unique but not a UUID (the notification carries the same id).`},
 	{faultEnvelopeSignatureIDReused, AreaEnvelope, "defaults.md C signature_id (a new UUID)",
 		"Every contract gets the same signature_id (the notification carries the same id)."},
+	{faultEnvelopeTitleLineBreaks, AreaEnvelope, "interface §2.2 title (echoed from the request)",
+		"The title's line breaks are normalised before it is echoed: CR LF and CR become LF, and U+2028 and U+2029 too."},
+	{faultEnvelopeCreatedAtClientClock, AreaEnvelope, "interface §2.2 created_at (the time of creation)",
+		"created_at is the time the request was signed at (its timestamp header), not the service's clock: a client whose clock is minutes off, within the tolerance, gets a created_at minutes off."},
 	{faultEnvelopeRoutingIgnored, AreaEnvelope, "defaults.md C routing (parallel or sequential)",
 		`A requested routing "sequential" is ignored: the envelope says "parallel".`},
 	{faultEnvelopeHTTP200, AreaEnvelope, "interface §4.2 success (201)",
@@ -387,6 +413,12 @@ var faultTable = []Fault{
 		`Demo prefixes match in any case: "demo_signed x" gets a SIGNED notification.`},
 	{faultNotificationPrefixAnywhere, AreaNotification, "defaults.md D (at the very first character)",
 		`Demo prefixes match anywhere in the title: "x DEMO_SIGNED" gets a SIGNED notification.`},
+	{faultNotificationPrefixAfterInvisible, AreaNotification, "defaults.md D (at the very first character)",
+		`Invisible characters before a prefix are skipped: a title that starts with a byte order mark, a zero-width space or a no-break space and then "DEMO_SIGNED" gets a SIGNED notification.`},
+	{faultNotificationCrossedContracts, AreaNotification, "defaults.md B bullet 1 (signature_id equals data.signature_id of the create response)",
+		"The contract being notified is kept in one shared variable: when two notifications are built within 50 ms of each other, the second carries the first one's signature_id and title."},
+	{faultNotification201Held, AreaNotification, "defaults.md D bullet 1 (about 500 ms after the 201 is sent)",
+		"The 201 of a demo contract is held until its notification has been sent: it leaves the service 200 ms after the notification, which so arrives before the 201."},
 	{faultNotificationWrongState, AreaNotification, "interface §6.2 (DEMO_BOUNCED sends BOUNCED)",
 		"DEMO_BOUNCED sends a REJECTED notification."},
 	{faultNotificationDocumentURLAlways, AreaNotification, "defaults.md B (document_url only with SIGNED)",
@@ -443,6 +475,12 @@ type service struct {
 	seam    reference.Seam
 	faultOn faultSet
 	names   []string
+	// last is the contract notified last, for the crossed-contracts fault.
+	last struct {
+		sync.Mutex
+		id, title string
+		at        time.Time
+	}
 }
 
 // fault tells whether the named fault is switched on.

@@ -37,7 +37,8 @@ func (s notificationFaults) DemoState(title string, st firmakit.State, ok bool) 
 		switch {
 		case ok:
 		case s.fault(faultNotificationPrefixCaseless) && len(title) >= len(p) && strings.EqualFold(title[:len(p)], p),
-			s.fault(faultNotificationPrefixAnywhere) && strings.Contains(title, p):
+			s.fault(faultNotificationPrefixAnywhere) && strings.Contains(title, p),
+			s.fault(faultNotificationPrefixAfterInvisible) && strings.HasPrefix(strings.TrimLeft(title, "\ufeff\u200b\u00a0"), p):
 			st, ok = x, true
 		}
 	}
@@ -92,6 +93,15 @@ func (s notificationFaults) Notification(n *firmakit.Notification, env firmakit.
 	}
 	if s.fault(faultNotificationSignatureIDMismatch) {
 		n.SignatureID = uuid.NewString()
+	}
+	if s.fault(faultNotificationCrossedContracts) {
+		s.last.Lock()
+		id, title, at := s.last.id, s.last.title, s.last.at
+		s.last.id, s.last.title, s.last.at = n.SignatureID, n.Title, time.Now()
+		s.last.Unlock()
+		if id != "" && id != n.SignatureID && time.Since(at) < 50*time.Millisecond {
+			n.SignatureID, n.Title = id, title
+		}
 	}
 	switch {
 	case s.fault(faultNotificationDocumentURLAlways) && n.DocumentURL == "":

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -176,6 +177,34 @@ func notificationCases() []faultCase {
 			correct: []string{}, faulty: []string{"SIGNED"}},
 		{fault: "notification-prefix-anywhere", probe: statesFor("contrato DEMO_SIGNED"),
 			correct: []string{}, faulty: []string{"SIGNED"}},
+		{fault: "notification-prefix-after-invisible", probe: statesFor("\ufeffDEMO_SIGNED contrato"),
+			correct: []string{}, faulty: []string{"SIGNED"}},
+		{fault: "notification-201-held",
+			probe: func(t *testing.T, x *reftest.Exchange) any {
+				x.CreateTitled(t, "DEMO_SIGNED contrato 42")
+				answered := time.Now()
+				hs := x.Notifications(1, 3*time.Second)
+				require.Len(t, hs, 1)
+				return hs[0].At.Before(answered)
+			},
+			correct: false, faulty: true},
+		{fault: "notification-crossed-contracts",
+			probe: func(t *testing.T, x *reftest.Exchange) any {
+				ids := map[string]string{}
+				for _, title := range []string{"DEMO_SIGNED contrato A", "DEMO_SIGNED contrato B"} {
+					ids[reftest.Str(x.CreateTitled(t, title).Data()["signature_id"])] = title
+				}
+				var out []string
+				for _, h := range x.Notifications(2, 3*time.Second) {
+					var n map[string]json.RawMessage
+					require.NoError(t, json.Unmarshal(h.Body, &n))
+					out = append(out, ids[reftest.Str(n["signature_id"])]+" as "+reftest.Str(n["title"]))
+				}
+				slices.Sort(out)
+				return out
+			},
+			correct: []string{"DEMO_SIGNED contrato A as DEMO_SIGNED contrato A", "DEMO_SIGNED contrato B as DEMO_SIGNED contrato B"},
+			faulty:  []string{"DEMO_SIGNED contrato A as DEMO_SIGNED contrato A", "DEMO_SIGNED contrato A as DEMO_SIGNED contrato A"}},
 		{fault: "notification-wrong-state",
 			probe: func(t *testing.T, x *reftest.Exchange) any {
 				return []any{notifiedField("DEMO_BOUNCED contrato 42", "status")(t, x), notifiedField("DEMO_SIGNED contrato 42", "status")(t, x)}

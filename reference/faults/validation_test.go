@@ -2,6 +2,7 @@ package faults_test
 
 import (
 	"encoding/json"
+	"github.com/stretchr/testify/require"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,14 @@ import (
 // validationCases are the cases of the faults of a create request's validation.
 func validationCases() []faultCase {
 	return []faultCase{
+		{fault: "auth-escaped-keys-unread",
+			probe: func(t *testing.T, x *reftest.Exchange) any {
+				b, err := json.Marshal(reftest.CreateRequest())
+				require.NoError(t, err)
+				escaped := strings.Replace(string(b), `"title":`, `"\u0074itle":`, 1)
+				return x.Send(t, reftest.Request{Path: "/v1/signature/merchant_demo", Body: &escaped}).Line()
+			},
+			correct: created, faulty: "400 title is required"},
 		{fault: "validation-email-plus-refused",
 			probe: createLine(func(r map[string]any) {
 				r["signers"].([]any)[0].(map[string]any)["email"] = "luis+contratos@example.com"

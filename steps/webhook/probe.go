@@ -89,15 +89,28 @@ var probeOffsets = func() []int64 {
 	return o
 }()
 
+// millisAhead are how far ahead of now a t in milliseconds is tried.
+var millisAhead = []time.Duration{0, 200 * time.Millisecond, 500 * time.Millisecond, time.Second, 2 * time.Second}
+
 // probeClock looks for the clock under which an endpoint that refused
 // every valid notification accepts one: t in milliseconds, or t off by
 // whole hours. It stops at the first 2xx.
 func probeClock(ctx context.Context, e *Endpoint) clockFinding {
-	now := e.now()
 	id := e.signatureID()
-	if st, err := probe(ctx, e, id, strconv.FormatInt(now.UnixMilli(), 10)); err == nil && is2xx(st) {
-		return clockFinding{Millis: true}
+	// An endpoint that reads t in milliseconds allows as many
+	// milliseconds as the tolerance's seconds: a t written when sent may
+	// be out of its window by the time it arrives on a slow or busy path,
+	// so it is tried a little ahead of now, then further.
+	for _, ahead := range millisAhead {
+		st, err := probe(ctx, e, id, strconv.FormatInt(e.now().Add(ahead).UnixMilli(), 10))
+		if err != nil {
+			break
+		}
+		if is2xx(st) {
+			return clockFinding{Millis: true}
+		}
 	}
+	now := e.now()
 	for _, off := range probeOffsets {
 		st, err := probe(ctx, e, id, strconv.FormatInt(now.Add(time.Duration(off)*time.Second).Unix(), 10))
 		if err != nil {

@@ -164,6 +164,7 @@ type Request struct {
 	TS          string
 	Sign        func(rp *firmakit.RequestParts, p *firmakit.Profile) // change what is signed
 	Header      func(h http.Header)                                  // change the headers once signed
+	Chunked     bool                                                 // send the body chunked, with no length
 }
 
 // Answer is what the service answered.
@@ -218,6 +219,11 @@ func (x *Exchange) Send(t *testing.T, o Request) Answer {
 	req.Header.Set(SigHeader, p.RequestSignature(o.Secret, rp))
 	if o.Header != nil {
 		o.Header(req.Header)
+	}
+	if o.Chunked {
+		req.ContentLength = -1
+		req.Body = io.NopCloser(strings.NewReader(body))
+		req.GetBody = nil
 	}
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
