@@ -26,9 +26,11 @@ type DemoMerchant struct {
 	Sender     Sender
 	Credential Credential // the demo merchant's enabled credential
 	Disabled   Credential // a disabled credential of the demo merchant
-	// OtherMerchantID and Other are another merchant and its credential.
-	OtherMerchantID string
-	Other           Credential
+	// OtherMerchantID and Other are another merchant and its credential,
+	// OtherWebhookSecrets its webhook secrets.
+	OtherMerchantID     string
+	Other               Credential
+	OtherWebhookSecrets []string
 	WebhookSecrets  []string
 	// Template is the demo merchant's first template, Data the example
 	// values of its data keys.
@@ -59,7 +61,7 @@ func Demo() DemoMerchant {
 	}
 	m, other := f.Merchants[0], f.Merchants[1]
 	d := DemoMerchant{APIVersion: f.APIVersions[0], MerchantID: m.ID, Sender: m.Sender,
-		OtherMerchantID: other.ID, WebhookSecrets: slices.Clone(m.WebhookSecrets)}
+		OtherMerchantID: other.ID, WebhookSecrets: slices.Clone(m.WebhookSecrets), OtherWebhookSecrets: slices.Clone(other.WebhookSecrets)}
 	for _, cr := range m.Credentials {
 		cr.MerchantID = m.ID
 		switch {

@@ -138,7 +138,7 @@ func TestCheckFindsProblems(t *testing.T) {
 			func(s string) string {
 				return strings.Replace(s, "@needs-other-merchant", "@needs-other-merchants", 1)
 			},
-			`carries @needs-other-merchants, which is not a known need tag (@needs-disabled-credential, @needs-other-merchant, @needs-sender)`},
+			`carries @needs-other-merchants, which is not a known need tag (@needs-disabled-credential, @needs-other-merchant, @needs-other-merchant-webhook, @needs-sender)`},
 		{"a Spanish file not in Spanish", "es/demo.feature",
 			func(s string) string { return strings.Replace(s, "# language: es\n", "", 1) },
 			`es/demo.feature: Parser errors`},

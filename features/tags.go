@@ -33,6 +33,7 @@ type Need struct {
 var Needs = []Need{
 	{Tag: "needs-disabled-credential", What: "a disabled credential of the merchant", Flags: []string{"--disabled-key", "--disabled-secret"}},
 	{Tag: "needs-other-merchant", What: "another merchant's credential", Flags: []string{"--other-key", "--other-secret"}},
+	{Tag: "needs-other-merchant-webhook", What: "another merchant's credential, id and webhook secret, its signature_webhook at the receiver's /hooks/<its id>", Flags: []string{"--other-key", "--other-secret", "--other-merchant", "--other-webhook-secret"}},
 	{Tag: "needs-sender", What: "the merchant's configured sender name and e-mail", Flags: []string{"--sender-name", "--sender-email"}},
 }
 

@@ -112,8 +112,7 @@ func TestCertifyTrafficConformsToTheDocument(t *testing.T) {
 		// As the reference's own client: the profile's timeout, no redirect.
 		HTTPClient: &http.Client{Timeout: p.Webhook.Timeout, Transport: hookRec,
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
-	demo := firmakit.Demo().MerchantID
-	require.NoError(t, ref.Config.SetWebhook(demo, rv.HookURL(demo)))
+	require.NoError(t, ref.Config.SetWebhooks(rv.HookURL))
 	require.NoError(t, ref.Open())
 	defer ref.Close()
 

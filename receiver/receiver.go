@@ -269,7 +269,7 @@ func (rv *Receiver) setDefaults() error {
 	}
 	if rv.Secrets == nil {
 		demo := firmakit.Demo()
-		rv.Secrets = map[string][]string{demo.MerchantID: demo.WebhookSecrets}
+		rv.Secrets = map[string][]string{demo.MerchantID: demo.WebhookSecrets, demo.OtherMerchantID: demo.OtherWebhookSecrets}
 	}
 	if rv.MaxBody <= 0 {
 		rv.MaxBody = DefaultMaxBody

@@ -192,6 +192,17 @@ func (c *Config) SetWebhook(merchantID, u string) error {
 	return nil
 }
 
+// SetWebhooks points every merchant's signature_webhook at url(its id):
+// a receiver's channel per merchant, as HookURL gives them.
+func (c *Config) SetWebhooks(url func(merchantID string) string) error {
+	for _, m := range c.Merchants {
+		if err := c.SetWebhook(m.ID, url(m.ID)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // EnabledCredential returns the merchant's first credential that is not
 // disabled, and false when it has none.
 func (m *Merchant) EnabledCredential() (firmakit.Credential, bool) {

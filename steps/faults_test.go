@@ -60,7 +60,7 @@ func TestEveryFaultIsCaught(t *testing.T) {
 			ref := &reference.Server{Addr: "127.0.0.1:0", Config: reference.DemoConfig()}
 			if o.err = faultyPair(rv, ref, f.Name); o.err == nil {
 				defer rv.Close()
-				if o.err = ref.Config.SetWebhook("merchant_demo", rv.HookURL("merchant_demo")); o.err == nil {
+				if o.err = ref.Config.SetWebhooks(rv.HookURL); o.err == nil {
 					if o.err = ref.Open(); o.err == nil {
 						defer ref.Close()
 						s := &steps.Suite{Target: steps.DemoTarget(ref.URL(), rv, true), RunOptions: steps.RunOptions{Lang: "en", Tags: tags[f.Area], Randomize: -1, Concurrency: 32, Progress: &o.run.again}}

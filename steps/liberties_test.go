@@ -69,7 +69,7 @@ func TestEveryLibertyIsPassed(t *testing.T) {
 			if ref.Deviations, o.err = liberties.New([]string{l.Name}); o.err == nil {
 				if o.err = rv.Open(); o.err == nil {
 					defer rv.Close()
-					if o.err = ref.Config.SetWebhook("merchant_demo", rv.HookURL("merchant_demo")); o.err == nil {
+					if o.err = ref.Config.SetWebhooks(rv.HookURL); o.err == nil {
 						if o.err = ref.Open(); o.err == nil {
 							defer ref.Close()
 							s := &steps.Suite{Target: steps.DemoTarget(ref.URL(), rv, true), RunOptions: steps.RunOptions{Lang: "en", Tags: libertyTags(t, l.Area), Randomize: -1, Concurrency: 32, Progress: &o.run.again}}

@@ -120,7 +120,7 @@ func TestTheGateBoundsARun(t *testing.T) {
 	require.NoError(t, rv.Open())
 	defer rv.Close()
 	ref := &reference.Server{Addr: "127.0.0.1:0", Config: reference.DemoConfig()}
-	require.NoError(t, ref.Config.SetWebhook("merchant_demo", rv.HookURL("merchant_demo")))
+	require.NoError(t, ref.Config.SetWebhooks(rv.HookURL))
 	require.NoError(t, ref.Open())
 	defer ref.Close()
 

@@ -71,6 +71,7 @@ func (s *Steps) bindSentences(sc registrar) {
 	s.bindEnvelopeSentences(sc)
 	s.bindNotificationSentences(sc)
 	s.bindNeighbourSentences(sc)
+	s.bindMerchantSentences(sc)
 }
 
 // Timing of the notification checks.

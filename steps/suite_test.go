@@ -33,7 +33,7 @@ func startReference(t *testing.T, change func(*reference.Server, *receiver.Recei
 	}
 	require.NoError(t, rv.Open())
 	t.Cleanup(func() { rv.Close() })
-	require.NoError(t, ref.Config.SetWebhook("merchant_demo", rv.HookURL("merchant_demo")))
+	require.NoError(t, ref.Config.SetWebhooks(rv.HookURL))
 	require.NoError(t, ref.Open())
 	t.Cleanup(func() { ref.Close() })
 	return ref, rv

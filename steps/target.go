@@ -27,6 +27,12 @@ type Target struct {
 	Credential firmakit.Credential // the merchant's enabled credential
 	Disabled   firmakit.Credential // a disabled credential of the merchant; scenarios needing it are not run without it
 	Other      firmakit.Credential // another merchant's credential; likewise
+	// OtherMerchantID is that merchant's id, and OtherWebhookSecrets its
+	// webhook secrets: its signature_webhook is the receiver's channel of
+	// its id (/hooks/<id>), as the merchant's is of the merchant's. The
+	// scenarios of two merchants are not run without them.
+	OtherMerchantID     string
+	OtherWebhookSecrets []string
 	// Sender is the name and e-mail the merchant is configured with, which
 	// its envelopes name (defaults.md C); scenarios judging it are not run
 	// without it.
@@ -75,9 +81,10 @@ func DemoTarget(url string, n Notifications, sharedClock bool) *Target {
 	d := firmakit.Demo()
 	return &Target{
 		URL: url, APIVersion: d.APIVersion, MerchantID: d.MerchantID,
-		Credential:     firmakit.Credential{KeyID: d.Credential.KeyID, Secret: d.Credential.Secret},
-		Disabled:       firmakit.Credential{KeyID: d.Disabled.KeyID, Secret: d.Disabled.Secret},
-		Other:          firmakit.Credential{KeyID: d.Other.KeyID, Secret: d.Other.Secret},
+		Credential:      firmakit.Credential{KeyID: d.Credential.KeyID, Secret: d.Credential.Secret},
+		Disabled:        firmakit.Credential{KeyID: d.Disabled.KeyID, Secret: d.Disabled.Secret},
+		Other:           firmakit.Credential{KeyID: d.Other.KeyID, Secret: d.Other.Secret},
+		OtherMerchantID: d.OtherMerchantID, OtherWebhookSecrets: d.OtherWebhookSecrets,
 		Sender:         d.Sender,
 		WebhookSecrets: d.WebhookSecrets,
 		Template:       d.Template,

@@ -54,6 +54,8 @@ func (m *Main) bindCertifyFlags(fs *flag.FlagSet) *certifyFlags {
 	fs.StringVar(&t.disabledSecret, "disabled-secret", "", "its secret")
 	fs.StringVar(&t.otherKey, "other-key", "", "another merchant's credential; without it those scenarios are not run")
 	fs.StringVar(&t.otherSecret, "other-secret", "", "its secret")
+	fs.StringVar(&t.otherMerchant, "other-merchant", "", "that merchant's id, whose signature_webhook is the receiver's /hooks/<id>; without it (and --other-webhook-secret) the scenarios of two merchants are not run")
+	fs.Var((*listFlag)(&t.otherWebhookSecrets), "other-webhook-secret", "that merchant's webhook secret (repeatable)")
 	fs.StringVar(&t.senderName, "sender-name", "", "the name the merchant is configured with, which its envelopes name as sender; without it those scenarios are not run")
 	fs.StringVar(&t.senderEmail, "sender-email", "", "the merchant's configured sender e-mail")
 	fs.StringVar(&t.documentHost, "document-host", "", "a host, besides the target's, where the target serves the documents its document_url links open")
@@ -164,7 +166,7 @@ func (m *Main) bundledTarget(ctx context.Context, plan *certifyPlan, cleanup *[]
 	}
 	ref := &reference.Server{Addr: "127.0.0.1:0", Profile: p, Config: reference.DemoConfig(), Logger: refLog}
 	demoID := firmakit.Demo().MerchantID
-	if err := ref.Config.SetWebhook(demoID, rv.HookURL(demoID)); err != nil {
+	if err := ref.Config.SetWebhooks(rv.HookURL); err != nil {
 		return nil, err
 	}
 	if err := ref.Open(); err != nil {
@@ -195,7 +197,7 @@ func (m *Main) runCertify(f *certifyFlags, plan *certifyPlan, t *steps.Target, d
 // --target: without one, certify tests the bundled reference server with
 // its own demo merchant, credentials, template and receiver.
 var targetOnly = []string{"merchant", "api-version", "key", "secret", "disabled-key", "disabled-secret", "other-key", "other-secret",
-	"sender-name", "sender-email", "document-host",
+	"other-merchant", "other-webhook-secret", "sender-name", "sender-email", "document-host",
 	"webhook-secret", "template", "template-title", "template-signers", "template-docx", "template-data",
 	"receiver", "receiver-token", "listen", "public-url", "ca-cert", "client-cert", "client-key"}
 
@@ -246,6 +248,14 @@ func checkCertifyFlags(given map[string]string) error {
 			return usageError("%s needs --%s: the sender is a name and an e-mail", flagName(name), other)
 		}
 	}
+	for i, name := range []string{"other-merchant", "other-webhook-secret"} {
+		if other := []string{"other-webhook-secret", "other-merchant"}[i]; has(name) && !has(other) {
+			return usageError("%s needs --%s: the other merchant's notifications are checked at its channel, with its secret", flagName(name), other)
+		}
+	}
+	if has("other-merchant") && !has("other-key") {
+		return usageError("--other-merchant needs --other-key and --other-secret: its contracts are created with its credential")
+	}
 	return nil
 }
 
@@ -259,6 +269,8 @@ type foreignFlags struct {
 	target, apiVersion, merchant, key, secret              string
 	disabledKey, disabledSecret, otherKey, otherSecret     string
 	webhookSecrets                                         []string
+	otherMerchant                                          string
+	otherWebhookSecrets                                    []string
 	template, templateTitle, templateSigners, templateDocx string
 	templateData                                           []string
 	receiverURL, receiverToken, listen, publicURL          string
@@ -281,9 +293,10 @@ func (m *Main) foreignTarget(ctx context.Context, p *firmakit.Profile, f foreign
 		return nil, usageError("--key and --secret are required with --target")
 	}
 	t := &steps.Target{URL: strings.TrimRight(f.target, "/"), APIVersion: f.apiVersion, MerchantID: f.merchant,
-		Credential:     firmakit.Credential{KeyID: f.key, Secret: f.secret},
-		Disabled:       firmakit.Credential{KeyID: f.disabledKey, Secret: f.disabledSecret},
-		Other:          firmakit.Credential{KeyID: f.otherKey, Secret: f.otherSecret},
+		Credential:      firmakit.Credential{KeyID: f.key, Secret: f.secret},
+		Disabled:        firmakit.Credential{KeyID: f.disabledKey, Secret: f.disabledSecret},
+		Other:           firmakit.Credential{KeyID: f.otherKey, Secret: f.otherSecret},
+		OtherMerchantID: f.otherMerchant, OtherWebhookSecrets: f.otherWebhookSecrets,
 		WebhookSecrets: f.webhookSecrets, Profile: p, HTTPClient: f.client, Pacer: f.pacer, Retries: f.retries,
 		Sender:       firmakit.Sender{Name: f.senderName, Email: f.senderEmail},
 		DocumentHost: f.documentHost}
@@ -377,14 +390,20 @@ func (m *Main) foreignTarget(ctx context.Context, p *firmakit.Profile, f foreign
 		fmt.Fprintf(m.Stdout, "firmakit certify: target %s, notifications read from the receiver at %s\n", t.URL, c.URL)
 		return t, nil
 	}
-	rv := &receiver.Receiver{Addr: f.listen, DB: ":memory:", Profile: p, PublicURL: f.publicURL,
-		Secrets: map[string][]string{f.merchant: f.webhookSecrets}}
+	secrets := map[string][]string{f.merchant: f.webhookSecrets}
+	if f.otherMerchant != "" {
+		secrets[f.otherMerchant] = f.otherWebhookSecrets
+	}
+	rv := &receiver.Receiver{Addr: f.listen, DB: ":memory:", Profile: p, PublicURL: f.publicURL, Secrets: secrets}
 	if err := rv.Open(); err != nil {
 		return nil, &exitError{ExitUnreachable, err}
 	}
 	*cleanup = append(*cleanup, func() { rv.Close() })
 	t.Notifications, t.SharedClock = rv, true
 	fmt.Fprintf(m.Stdout, "firmakit certify: target %s; its signature_webhook for %s must be %s\n", t.URL, f.merchant, rv.HookURL(f.merchant))
+	if f.otherMerchant != "" {
+		fmt.Fprintf(m.Stdout, "firmakit certify: and the signature_webhook for %s must be %s\n", f.otherMerchant, rv.HookURL(f.otherMerchant))
+	}
 	log.Info("in-process receiver", "url", rv.URL())
 	return t, nil
 }

@@ -289,3 +289,11 @@ Feature: Demo notifications
     Examples:
       | operator     |
       | many-at-once |
+
+  @DEMO-TWO-MERCHANTS @spec @needs-other-merchant-webhook
+  Scenario: another merchant's demo contract is notified to that merchant's own webhook, signed with its secret, and to no other
+    Given a contract of the other merchant titled "DEMO_SIGNED contrato de otro comercio"
+    When the contract is created
+    Then exactly one "SIGNED" notification arrives between 300 and 1500 ms after the 201
+    And it arrived at the other merchant's webhook, signed with that merchant's webhook secret, and none at this merchant's
+    And its signature_id is the one created

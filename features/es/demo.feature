@@ -291,3 +291,11 @@ Característica: Notificaciones de demostración
     Ejemplos:
       | operator     |
       | many-at-once |
+
+  @DEMO-TWO-MERCHANTS @spec @needs-other-merchant-webhook
+  Escenario: el contrato de demostración de otro comercio se notifica al webhook de ese comercio, firmado con su secreto, y a ningún otro
+    Dado un contrato del otro comercio titulado "DEMO_SIGNED contrato de otro comercio"
+    Cuando se crea el contrato
+    Entonces llega exactamente una notificación "SIGNED" entre 300 y 1500 ms después del 201
+    Y llegó al webhook del otro comercio, firmada con el secreto de webhook de ese comercio, y ninguna al de este comercio
+    Y su signature_id es el del contrato creado

@@ -162,6 +162,7 @@ const (
 	faultNotificationPrefixAfterInvisible  = "notification-prefix-after-invisible"
 	faultNotificationCrossedContracts      = "notification-crossed-contracts"
 	faultNotification201Held               = "notification-201-held"
+	faultNotificationFirstMerchantWebhook  = "notification-first-merchant-webhook"
 	faultNotificationWrongState            = "notification-wrong-state"
 	faultNotificationDocumentURLAlways     = "notification-document-url-always"
 	faultNotificationDocumentURLMissing    = "notification-document-url-missing"
@@ -419,6 +420,8 @@ var faultTable = []Fault{
 		"The contract being notified is kept in one shared variable: when two notifications are built within 50 ms of each other, the second carries the first one's signature_id and title."},
 	{faultNotification201Held, AreaNotification, "defaults.md D bullet 1 (about 500 ms after the 201 is sent)",
 		"The 201 of a demo contract is held until its notification has been sent: it leaves the service 200 ms after the notification, which so arrives before the 201."},
+	{faultNotificationFirstMerchantWebhook, AreaNotification, "defaults.md B paragraph 1 (POSTs to the merchant's signature_webhook)",
+		"Every notification goes to the signature_webhook of the first merchant configured, whoever's contract it is (signed with the right merchant's secret)."},
 	{faultNotificationWrongState, AreaNotification, "interface §6.2 (DEMO_BOUNCED sends BOUNCED)",
 		"DEMO_BOUNCED sends a REJECTED notification."},
 	{faultNotificationDocumentURLAlways, AreaNotification, "defaults.md B (document_url only with SIGNED)",

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -168,6 +169,11 @@ func (s deliveryFaults) Attempt(req *http.Request, body string, secrets []string
 	w := s.seam.Profile().Webhook
 	if s.fault(faultNotificationContentTypeText) {
 		req.Header.Set("Content-Type", "text/plain; charset=utf-8")
+	}
+	if ms := s.seam.Config().Merchants; s.fault(faultNotificationFirstMerchantWebhook) && len(ms) > 0 && ms[0].SignatureWebhook != "" {
+		if u, err := url.Parse(ms[0].SignatureWebhook); err == nil {
+			req.URL, req.Host = u, u.Host
+		}
 	}
 	now, resign := s.seam.Now(), false
 	if s.fault(faultNotificationTimestampStale) {

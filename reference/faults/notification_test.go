@@ -179,6 +179,20 @@ func notificationCases() []faultCase {
 			correct: []string{}, faulty: []string{"SIGNED"}},
 		{fault: "notification-prefix-after-invisible", probe: statesFor("\ufeffDEMO_SIGNED contrato"),
 			correct: []string{}, faulty: []string{"SIGNED"}},
+		{fault: "notification-first-merchant-webhook",
+			probe: func(t *testing.T, x *reftest.Exchange) any {
+				req := reftest.CreateRequest()
+				req["title"] = "DEMO_SIGNED contrato de otro comercio"
+				b, err := json.Marshal(req)
+				require.NoError(t, err)
+				body := string(b)
+				a := x.Send(t, reftest.Request{Path: "/v1/signature/merchant_other", Body: &body, Key: "test_key_other", Secret: "test_secret_other"})
+				require.Equal(t, 201, a.Status, string(a.Raw))
+				hs := x.Notifications(1, 3*time.Second)
+				require.Len(t, hs, 1)
+				return hs[0].Path
+			},
+			correct: reftest.OtherHookPath, faulty: "/hook"},
 		{fault: "notification-201-held",
 			probe: func(t *testing.T, x *reftest.Exchange) any {
 				x.CreateTitled(t, "DEMO_SIGNED contrato 42")

@@ -37,8 +37,7 @@ func Start(p *firmakit.Profile, logger *slog.Logger) (*Stack, error) {
 	if logger == nil {
 		ref.Logger = slog.New(slog.DiscardHandler)
 	}
-	demo := firmakit.Demo().MerchantID
-	if err := ref.Config.SetWebhook(demo, rv.HookURL(demo)); err != nil {
+	if err := ref.Config.SetWebhooks(rv.HookURL); err != nil {
 		rv.Close()
 		return nil, err
 	}

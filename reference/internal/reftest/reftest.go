@@ -33,6 +33,7 @@ type Hit struct {
 	At     time.Time
 	Header http.Header
 	Body   []byte
+	Path   string
 }
 
 // Sink is a webhook endpoint that records what it gets and answers the
@@ -60,7 +61,7 @@ func NewSink(t testing.TB, statuses ...int) (*Sink, string) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		sk.mu.Lock()
-		sk.hits = append(sk.hits, Hit{time.Now(), r.Header.Clone(), b})
+		sk.hits = append(sk.hits, Hit{time.Now(), r.Header.Clone(), b, r.URL.Path})
 		st := 200
 		if len(sk.statuses) > 0 {
 			st, sk.statuses = sk.statuses[0], sk.statuses[1:]
@@ -145,6 +146,7 @@ func Open(t *testing.T, dev *reference.Deviations, statuses []int, change func(*
 		// Short waits, unless the case is about them.
 		DemoDelay: 10 * time.Millisecond, RetrySchedule: []time.Duration{20 * time.Millisecond, 20 * time.Millisecond}}
 	require.NoError(t, s.Config.SetWebhook("merchant_demo", url))
+	require.NoError(t, s.Config.SetWebhook("merchant_other", strings.TrimSuffix(url, "/hook")+OtherHookPath))
 	if change != nil {
 		change(s)
 	}
@@ -153,6 +155,9 @@ func Open(t *testing.T, dev *reference.Deviations, statuses []int, change func(*
 	x.Server = s
 	return x
 }
+
+// OtherHookPath is the path of the other merchant's webhook on the Sink.
+const OtherHookPath = "/hook-other"
 
 // Request is a request to the service, signed by the demo credential at
 // the exchange's time unless a field says otherwise.
