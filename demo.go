@@ -31,7 +31,7 @@ type DemoMerchant struct {
 	OtherMerchantID     string
 	Other               Credential
 	OtherWebhookSecrets []string
-	WebhookSecrets  []string
+	WebhookSecrets      []string
 	// Template is the demo merchant's first template, Data the example
 	// values of its data keys.
 	Template Template
