@@ -194,7 +194,7 @@ func TestRequirementTagsNameScenarios(t *testing.T) {
 		}
 	}
 	assert.Contains(t, check("401", m.Paths.PathItems.GetOrZero("/{api_version}/check/{merchant_id}").Post.Responses.Codes.GetOrZero("401").Extensions), "AUTH-WRONG-SECRET")
-	assert.Equal(t, []string{"AUTH-BODY-LIMIT"}, check("413", m.Paths.PathItems.GetOrZero("/v1/signature/{merchant_id}").Post.Responses.Codes.GetOrZero("413").Extensions))
+	assert.Equal(t, []string{"AUTH-BODY-LIMIT", "AUTH-BODY-FRAMING"}, check("413", m.Paths.PathItems.GetOrZero("/v1/signature/{merchant_id}").Post.Responses.Codes.GetOrZero("413").Extensions))
 	webhook := check("webhook", m.Webhooks.GetOrZero(openapi.WebhookName).Post.Extensions)
 	assert.Contains(t, webhook, "DEMO-NOTIFICATION", "the service's scenarios")
 	assert.Contains(t, webhook, "WH-STATE", "the endpoint's scenarios")

@@ -172,6 +172,14 @@ func TestCertifyTrafficConformsToTheDocument(t *testing.T) {
 
 // judgeExchange returns what is wrong with one exchange of the suite's
 // against the document, nothing when it conforms.
+// numberPastDouble tells a validator's refusal that is its own limit,
+// not the document's: it decodes JSON numbers into float64, so a body
+// holding 1e400 or a 400-digit integer (valid JSON, an object the check
+// endpoint takes: @AUTH-BODY-OPEN) cannot be read by it at all.
+func numberPastDouble(problem string) bool {
+	return strings.Contains(problem, "cannot unmarshal number") && strings.Contains(problem, "into Go value of type float64")
+}
+
 func (j *judge) exchange(ex *exchange) []string {
 	v := j.v
 	req := ex.request()
@@ -189,7 +197,7 @@ func (j *judge) exchange(ex *exchange) []string {
 		return nil
 	}
 	var out []string
-	if ex.status >= 200 && ex.status <= 299 && !reqOK {
+	if ex.status >= 200 && ex.status <= 299 && !reqOK && !numberPastDouble(describe(reqErrs)) {
 		out = append(out, "the reference accepted a request that the document refuses: "+describe(reqErrs))
 	}
 	if ok, errs := v.ValidateHttpResponse(req, ex.response()); !ok {

@@ -287,25 +287,37 @@ func headerSafe(v string) bool {
 
 // --- header forms ----------------------------------------------------
 
+// sigForm is a neighbour of the right signature's header value: what it
+// is, and how it is written from the right one.
+type sigForm struct {
+	what  string
+	write func(sig string) string
+}
+
 // signatureNeighbours sends each neighbour of the right signature: the
 // same bytes written another way than the profile's encoding, or not the
 // signature at all; each is "not hex, or not equal to the expected HMAC"
-// (defaults §A check 4), refused with Invalid signature.
-func signatureNeighbours(derive func(p *firmakit.Profile, sig string) []string) func(*Steps, *scenario) ([]neighbour, string) {
+// (defaults §A check 4), refused with Invalid signature. A form that the
+// profile's own decoder reads as the same bytes (base64 without its
+// padding, where the profile's decoder takes both) is the signature, not
+// a neighbour: it is not sent.
+func signatureNeighbours(derive func(p *firmakit.Profile) []sigForm) func(*Steps, *scenario) ([]neighbour, string) {
 	return func(s *Steps, sc *scenario) ([]neighbour, string) {
 		var out []neighbour
 		p := s.T.Profile
-		// The right signature depends on the time of sending: derive the
-		// forms from a sample to know how many there are, then again from
-		// the right signature when the request is built.
 		sample := p.RequestSignature("firmakit", firmakit.RequestParts{Timestamp: "1"})
-		for i := range derive(p, sample) {
+		want, _ := p.DecodeRequestSignature(sample)
+		for _, f := range derive(p) {
+			form := f.write(sample)
+			if form == sample {
+				continue
+			}
+			if got, err := p.DecodeRequestSignature(form); err == nil && bytes.Equal(got, want) {
+				continue
+			}
 			out = append(out, neighbour{
-				name: fmt.Sprintf("signature form %d of %q", i+1, derive(p, sample)[i]),
-				apply: func(v *scenario) error {
-					v.sigForm = func(sig string) string { return derive(p, sig)[i] }
-					return nil
-				},
+				name:  "the signature " + f.what,
+				apply: func(v *scenario) error { v.sigForm = f.write; return nil },
 				judge: refusedWith(http.StatusUnauthorized, firmakit.ErrInvalidSignature.Error()),
 			})
 		}
@@ -313,43 +325,66 @@ func signatureNeighbours(derive func(p *firmakit.Profile, sig string) []string) 
 	}
 }
 
-func sigPrefixes(_ *firmakit.Profile, sig string) []string {
-	return []string{"sha256=" + sig, "hmac-sha256=" + sig, "v1=" + sig, "0x" + sig, "SHA256:" + sig, "Signature " + sig}
-}
-
-func sigWhitespace(_ *firmakit.Profile, sig string) []string {
-	h := len(sig) / 2
-	return []string{sig[:h] + " " + sig[h:], sig[:h] + "\t" + sig[h:], sig[:2] + " " + sig[2:], sig[:h] + "  " + sig[h:]}
-}
-
-// sigOtherEncodings are the signature's bytes in the encodings the
-// profile does not use.
-func sigOtherEncodings(p *firmakit.Profile, sig string) []string {
-	b, err := p.DecodeRequestSignature(sig)
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, e := range []string{hex.EncodeToString(b), base64.StdEncoding.EncodeToString(b), base64.RawStdEncoding.EncodeToString(b), base64.URLEncoding.EncodeToString(b), base64.RawURLEncoding.EncodeToString(b)} {
-		if e != sig && !slices.Contains(out, e) && !strings.EqualFold(e, sig) {
-			out = append(out, e)
-		}
+func sigPrefixes(*firmakit.Profile) []sigForm {
+	var out []sigForm
+	for _, pre := range []string{"sha256=", "hmac-sha256=", "v1=", "0x", "SHA256:", "Signature "} {
+		out = append(out, sigForm{fmt.Sprintf("behind %q", pre), func(sig string) string { return pre + sig }})
 	}
 	return out
 }
 
-func sigLengths(_ *firmakit.Profile, sig string) []string {
-	return []string{sig[:len(sig)-1], sig[:len(sig)-2], sig[1:], sig + "0", sig + "00", sig + sig}
+func sigWhitespace(*firmakit.Profile) []sigForm {
+	return []sigForm{
+		{"with a space in its middle", func(sig string) string { h := len(sig) / 2; return sig[:h] + " " + sig[h:] }},
+		{"with a tab in its middle", func(sig string) string { h := len(sig) / 2; return sig[:h] + "\t" + sig[h:] }},
+		{"with a space after its second character", func(sig string) string { return sig[:2] + " " + sig[2:] }},
+		{"with two spaces in its middle", func(sig string) string { h := len(sig) / 2; return sig[:h] + "  " + sig[h:] }},
+	}
+}
+
+// sigOtherEncodings are the signature's bytes in the encodings the
+// profile does not use.
+func sigOtherEncodings(p *firmakit.Profile) []sigForm {
+	redo := func(enc func([]byte) string) func(string) string {
+		return func(sig string) string {
+			b, err := p.DecodeRequestSignature(sig)
+			if err != nil {
+				return sig
+			}
+			return enc(b)
+		}
+	}
+	return []sigForm{
+		{"in hex", redo(hex.EncodeToString)},
+		{"in upper-case hex", redo(func(b []byte) string { return strings.ToUpper(hex.EncodeToString(b)) })},
+		{"in base64", redo(base64.StdEncoding.EncodeToString)},
+		{"in base64 without padding", redo(base64.RawStdEncoding.EncodeToString)},
+		{"in URL-safe base64", redo(base64.URLEncoding.EncodeToString)},
+		{"in URL-safe base64 without padding", redo(base64.RawURLEncoding.EncodeToString)},
+	}
+}
+
+func sigLengths(*firmakit.Profile) []sigForm {
+	return []sigForm{
+		{"without its last character", func(sig string) string { return sig[:len(sig)-1] }},
+		{"without its last two characters", func(sig string) string { return sig[:len(sig)-2] }},
+		{"without its first character", func(sig string) string { return sig[1:] }},
+		{`with "0" after it`, func(sig string) string { return sig + "0" }},
+		{`with "00" after it`, func(sig string) string { return sig + "00" }},
+		{"twice", func(sig string) string { return sig + sig }},
+	}
 }
 
 // sigAlphabet replaces one character of the signature by one outside its
 // alphabet: a letter past f, a fullwidth digit, a character of base64.
-func sigAlphabet(p *firmakit.Profile, sig string) []string {
-	h := len(sig) / 2
-	if !strings.EqualFold(p.Request.Encoding, "hex") {
-		return []string{sig[:h] + "!" + sig[h+1:], sig[:h] + "~" + sig[h+1:]}
+func sigAlphabet(p *firmakit.Profile) []sigForm {
+	at := func(c string) func(string) string {
+		return func(sig string) string { h := len(sig) / 2; return sig[:h] + c + sig[h+1:] }
 	}
-	return []string{sig[:h] + "g" + sig[h+1:], sig[:h] + "G" + sig[h+1:], sig[:h] + "+" + sig[h+1:], sig[:h] + "０" + sig[h+1:]}
+	if !strings.EqualFold(p.Request.Encoding, "hex") {
+		return []sigForm{{`with "!" for a character`, at("!")}, {`with "~" for a character`, at("~")}, {"with a fullwidth letter for a character", at("Ａ")}}
+	}
+	return []sigForm{{`with "g" for a character`, at("g")}, {`with "G" for a character`, at("G")}, {`with "+" for a character`, at("+")}, {"with a fullwidth digit for a character", at("０")}}
 }
 
 // sigCase is the accepting side: a hex signature with letters in another
@@ -1303,17 +1338,67 @@ var neighbourSentences = map[string][2]string{
 	wantEachOwn:            {`each one gets its own signature_id and exactly one notification, naming its own contract and title`, `cada uno recibe su propio signature_id y exactamente una notificación, que nombra su propio contrato y título`},
 }
 
+// The Then sentences of the operators' scenarios, one method each: a
+// sentence is bound to a method of its own (see sentences.go).
+func (s *Steps) eachOneIsRefusedAsUnknownKey(ctx context.Context) error {
+	return s.eachOneIsJudged(wantInvalidCredentials)(ctx)
+}
+func (s *Steps) eachOneIsRefusedAsInvalidSignature(ctx context.Context) error {
+	return s.eachOneIsJudged(wantInvalidSignature)(ctx)
+}
+func (s *Steps) eachOneIsRefusedAsExpired(ctx context.Context) error {
+	return s.eachOneIsJudged(wantExpired)(ctx)
+}
+func (s *Steps) eachOneIsAccepted(ctx context.Context) error {
+	return s.eachOneIsJudged(wantAccepted)(ctx)
+}
+func (s *Steps) eachOneIsJudgedByTheLimit(ctx context.Context) error {
+	return s.eachOneIsJudged(wantLimit)(ctx)
+}
+func (s *Steps) eachOneIsAcceptedDecoded(ctx context.Context) error {
+	return s.eachOneIsJudged(wantAcceptedDecoded)(ctx)
+}
+func (s *Steps) eachOneIsABadRequest(ctx context.Context) error {
+	return s.eachOneIsJudged(wantBadRequest)(ctx)
+}
+func (s *Steps) noneGetsAServerError(ctx context.Context) error {
+	return s.eachOneIsJudged(wantNo5xx)(ctx)
+}
+func (s *Steps) eachOneIsEchoed(ctx context.Context) error {
+	return s.eachOneIsJudged(wantEcho)(ctx)
+}
+func (s *Steps) eachOneIsNotified(ctx context.Context) error {
+	return s.eachOneIsJudged(wantNotified)(ctx)
+}
+func (s *Steps) eachOneIsNotNotified(ctx context.Context) error {
+	return s.eachOneIsJudged(wantNotNotified)(ctx)
+}
+func (s *Steps) eachOneIsItsOwn(ctx context.Context) error {
+	return s.eachOneIsJudged(wantEachOwn)(ctx)
+}
+
 func (s *Steps) bindNeighbourSentences(sc registrar) {
 	sc.Step(compiled(`^each neighbour of the request by "([a-z0-9-]+)" is sent$`), s.eachNeighbourIsSent)
 	sc.Step(compiled(`^se envía cada vecino de la solicitud por "([a-z0-9-]+)"$`), s.eachNeighbourIsSent)
-	wants := make([]string, 0, len(neighbourSentences))
-	for w := range neighbourSentences {
-		wants = append(wants, w)
-	}
-	slices.Sort(wants)
-	for _, w := range wants {
-		for _, text := range neighbourSentences[w] {
-			sc.Step(compiled("^"+regexp.QuoteMeta(text)+"$"), s.eachOneIsJudged(w))
+	for _, b := range []struct {
+		want string
+		f    func(context.Context) error
+	}{
+		{wantInvalidCredentials, s.eachOneIsRefusedAsUnknownKey},
+		{wantInvalidSignature, s.eachOneIsRefusedAsInvalidSignature},
+		{wantExpired, s.eachOneIsRefusedAsExpired},
+		{wantAccepted, s.eachOneIsAccepted},
+		{wantLimit, s.eachOneIsJudgedByTheLimit},
+		{wantAcceptedDecoded, s.eachOneIsAcceptedDecoded},
+		{wantBadRequest, s.eachOneIsABadRequest},
+		{wantNo5xx, s.noneGetsAServerError},
+		{wantEcho, s.eachOneIsEchoed},
+		{wantNotified, s.eachOneIsNotified},
+		{wantNotNotified, s.eachOneIsNotNotified},
+		{wantEachOwn, s.eachOneIsItsOwn},
+	} {
+		for _, text := range neighbourSentences[b.want] {
+			sc.Step(compiled("^"+regexp.QuoteMeta(text)+"$"), b.f)
 		}
 	}
 }
