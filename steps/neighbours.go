@@ -83,6 +83,10 @@ var operators = map[string]operator{
 	"merchant-one-more":    {ClassIdentifier, "merchant segment", wantInvalidCredentials, "defaults §A check 3", "", merchantNeighbours(oneMore), false, nil},
 	"merchant-one-less":    {ClassIdentifier, "merchant segment", wantInvalidCredentials, "defaults §A check 3", "", merchantNeighbours(oneLess), false, nil},
 	"merchant-look-alike":  {ClassIdentifier, "merchant segment", wantInvalidCredentials, "defaults §A check 3", "", merchantNeighbours(lookAlikes), false, nil},
+	"document-name":        {ClassIdentifier, "document name", wantBadRequest, "defaults §C bullet 1", "", fieldNeighbours("document"), false, nil},
+	"signer-key":           {ClassIdentifier, "signer key", wantBadRequest, "defaults §C bullet 2", "", fieldNeighbours("signer"), false, nil},
+	"data-key":             {ClassIdentifier, "data key", wantBadRequest, "defaults §C bullet 3", "", fieldNeighbours("data"), false, nil},
+	"routing-value":        {ClassIdentifier, "routing", wantBadRequest, "defaults §C bullet 4", "", fieldNeighbours("routing"), false, nil},
 	"signature-prefix":     {ClassHeaderForm, "signature header", wantInvalidSignature, "defaults §A check 4", "", signatureNeighbours(sigPrefixes), false, nil},
 	"signature-whitespace": {ClassHeaderForm, "signature header", wantInvalidSignature, "defaults §A check 4", "", signatureNeighbours(sigWhitespace), false, nil},
 	"signature-encoding":   {ClassHeaderForm, "signature header", wantInvalidSignature, "defaults §A check 4", "", signatureNeighbours(sigOtherEncodings), false, nil},
@@ -268,6 +272,94 @@ func merchantNeighbours(derive func(string) []string) func(*Steps, *scenario) ([
 			})
 		}
 		return out, "the merchant's id has no such neighbour"
+	}
+}
+
+// valueNeighbours are the neighbours of a value the service compares
+// with the ones it assigned: another case, a character more or less,
+// white space around (inside a JSON string it is part of the value), a
+// leading zero before a number in it, look-alike letters.
+func valueNeighbours(id string) []string {
+	out := slices.Concat(caseNeighbours(id), oneMore(id), oneLess(id), lookAlikes(id), []string{" " + id, id + " ", id + "\t"})
+	if i := strings.IndexAny(id, "0123456789"); i >= 0 {
+		out = append(out, id[:i]+"0"+id[i:])
+	}
+	return out
+}
+
+// fieldNeighbours sends a create request with one of its assigned values
+// (the template's name, a signer key, a data key, the routing) replaced by
+// each of its neighbours: the documents compare them exactly (defaults §C
+// bullets 1 to 4), so each is refused with a 400 naming the problem.
+func fieldNeighbours(field string) func(*Steps, *scenario) ([]neighbour, string) {
+	return func(s *Steps, sc *scenario) ([]neighbour, string) {
+		if sc.endpoint != "signature" {
+			return nil, "only a create request holds documents, signers, data and a routing"
+		}
+		body, err := cloneBody(sc.body)
+		if err != nil {
+			return nil, err.Error()
+		}
+		var valid string
+		switch field {
+		case "document":
+			docs, _ := body["documents"].([]any)
+			if len(docs) > 0 {
+				valid, _ = docs[0].(string)
+			}
+		case "signer":
+			signers, _ := body["signers"].([]any)
+			if len(signers) > 0 {
+				first, _ := signers[0].(map[string]any)
+				valid, _ = first["key"].(string)
+			}
+		case "data":
+			data, _ := body["data"].(map[string]any)
+			keys := make([]string, 0, len(data))
+			for k := range data {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			if len(keys) > 0 {
+				valid = keys[0]
+			}
+		case "routing":
+			valid = "parallel"
+		}
+		if valid == "" {
+			return nil, fmt.Sprintf("the create request has no %s to derive from", field)
+		}
+		var out []neighbour
+		for _, n := range valueNeighbours(valid) {
+			if n == valid {
+				continue
+			}
+			out = append(out, neighbour{
+				name: fmt.Sprintf("%s %q for %q", field, n, valid),
+				apply: func(v *scenario) error {
+					body, err := cloneBody(v.body)
+					if err != nil {
+						return err
+					}
+					switch field {
+					case "document":
+						body["documents"].([]any)[0] = n
+					case "signer":
+						body["signers"].([]any)[0].(map[string]any)["key"] = n
+					case "data":
+						data := body["data"].(map[string]any)
+						data[n] = data[valid]
+						delete(data, valid)
+					case "routing":
+						body["routing"] = n
+					}
+					v.body = body
+					return nil
+				},
+				judge: badRequest,
+			})
+		}
+		return out, ""
 	}
 }
 

@@ -274,3 +274,16 @@ Feature: Create a signature request
       | offset |
       | -290   |
       | 290    |
+
+  @SIG-FIELD-NEIGHBOURS @profile
+  Scenario Outline: a document name, signer key, data key or routing one step from the one the service assigned is refused with a 400, for they are compared exactly
+    Given a contract titled "Contrato de arriendo 42"
+    When each neighbour of the request by "<operator>" is sent
+    Then each one is refused with a 400 naming the problem
+
+    Examples:
+      | operator      |
+      | document-name |
+      | signer-key    |
+      | data-key      |
+      | routing-value |

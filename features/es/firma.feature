@@ -276,3 +276,16 @@ Característica: Crear una solicitud de firma
       | offset |
       | -290   |
       | 290    |
+
+  @SIG-FIELD-NEIGHBOURS @profile
+  Esquema del escenario: un nombre de documento, clave de firmante, clave de datos o routing a un paso del que asignó el servicio se rechaza con un 400, pues se comparan exactamente
+    Dado un contrato titulado "Contrato de arriendo 42"
+    Cuando se envía cada vecino de la solicitud por "<operator>"
+    Entonces cada uno se rechaza con un 400 que nombra el problema
+
+    Ejemplos:
+      | operator      |
+      | document-name |
+      | signer-key    |
+      | data-key      |
+      | routing-value |

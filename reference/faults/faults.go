@@ -131,6 +131,7 @@ const (
 	faultValidationMessagesReworded = "validation-messages-reworded"
 	faultValidationRoutingUnchecked = "validation-routing-unchecked"
 	faultValidationRoutingCaseless  = "validation-routing-case-insensitive"
+	faultValidationValuesTrimmed    = "validation-values-trimmed"
 	faultValidationCreateAnyVersion = "validation-create-any-version"
 	faultValidationOtherVersionDemo = "validation-create-other-version-notifies"
 	faultValidationMessageNoField   = "validation-message-without-field"
@@ -357,6 +358,8 @@ var faultTable = []Fault{
 		`The refusal messages are reworded ("title missing" instead of "title is required", "data key missing: x" instead of "missing data key: x", …); status 400 unchanged.`},
 	{faultValidationRoutingUnchecked, AreaValidation, "defaults.md C routing (parallel or sequential)",
 		`Any routing is accepted and echoed ("mixed", say).`},
+	{faultValidationValuesTrimmed, AreaValidation, "defaults.md C bullets 1 to 3 (the names and keys assigned by the service)",
+		"Document names, signer keys and data keys are trimmed of white space before they are compared: \" signer_1\" is signer_1."},
 	{faultValidationRoutingCaseless, AreaValidation, "defaults.md C routing (parallel or sequential)",
 		`The routing is read in any case and without surrounding spaces: "Parallel" or " sequential" is accepted and echoed in lower case, instead of 400.`},
 	{faultValidationCreateAnyVersion, AreaValidation, "interface §4.2 path and §9 (the literal version segment v1)",

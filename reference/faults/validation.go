@@ -37,9 +37,43 @@ func (s validationFaults) Request(obj map[string]json.RawMessage) {
 	if v, ok := obj["title"]; (!ok || string(v) == "null") && s.fault(faultValidationMissingTitle) {
 		obj["title"], _ = json.Marshal(faultTitle)
 	}
+	if s.fault(faultValidationValuesTrimmed) {
+		trimValues(obj)
+	}
 	var routing string
 	if v, ok := obj["routing"]; ok && s.fault(faultValidationRoutingCaseless) && json.Unmarshal(v, &routing) == nil {
 		obj["routing"], _ = json.Marshal(strings.ToLower(strings.TrimSpace(routing)))
+	}
+}
+
+// trimValues trims the document names, signer keys and data keys of a
+// create request, as the values-trimmed fault compares them.
+func trimValues(obj map[string]json.RawMessage) {
+	var docs []any
+	if json.Unmarshal(obj["documents"], &docs) == nil {
+		for i, d := range docs {
+			if t, ok := d.(string); ok {
+				docs[i] = strings.TrimSpace(t)
+			}
+		}
+		obj["documents"], _ = json.Marshal(docs)
+	}
+	var signers []map[string]any
+	if json.Unmarshal(obj["signers"], &signers) == nil {
+		for _, sg := range signers {
+			if k, ok := sg["key"].(string); ok {
+				sg["key"] = strings.TrimSpace(k)
+			}
+		}
+		obj["signers"], _ = json.Marshal(signers)
+	}
+	var data map[string]any
+	if json.Unmarshal(obj["data"], &data) == nil && data != nil {
+		trimmed := map[string]any{}
+		for k, v := range data {
+			trimmed[strings.TrimSpace(k)] = v
+		}
+		obj["data"], _ = json.Marshal(trimmed)
 	}
 }
 

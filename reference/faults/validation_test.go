@@ -13,6 +13,14 @@ import (
 // validationCases are the cases of the faults of a create request's validation.
 func validationCases() []faultCase {
 	return []faultCase{
+		{fault: "validation-values-trimmed",
+			probe: createLine(func(r map[string]any) {
+				for _, sg := range r["signers"].([]any) {
+					sg.(map[string]any)["key"] = " " + sg.(map[string]any)["key"].(string)
+				}
+				r["documents"].([]any)[0] = "contrato_arriendo "
+			}),
+			correct: "400 unknown document: contrato_arriendo ", faulty: created},
 		{fault: "auth-escaped-keys-unread",
 			probe: func(t *testing.T, x *reftest.Exchange) any {
 				b, err := json.Marshal(reftest.CreateRequest())
