@@ -49,6 +49,7 @@ power:
 	$(GO) test -count=1 -v -timeout 45m -parallel 8 -run 'TestEveryFaultIsCaught|TestEveryEndpointFaultIsCaught|TestEveryLibertyIsPassed|TestEveryEndpointLibertyIsPassed' ./steps ./steps/webhook > $$out; status=$$?; \
 	grep -E 'faults, each|liberties, each| (failed|passed|passed with warnings); |^(ok|FAIL)|--- FAIL' $$out | grep -vE '(caught|passed) [0-9]+ of'; \
 	grep -E '(faults caught|liberties passed) [0-9]+ of' $$out | sed -E 's/^ *[a-z_]+_test\.go:[0-9]+: //'; \
+	grep -A12 'faults caught per operator class' $$out | sed -E 's/^ *[a-z_]+_test\.go:[0-9]+: //' | grep -E 'per operator class|caught,'; \
 	rm -f $$out; exit $$status
 
 deps:

@@ -257,7 +257,12 @@ func (r Rule) count(target string) (accept, refuse, judge int) {
 
 // RuleCounts are the table's size: rules, the targets they apply to
 // (rule by target), and the scenario rows that exercise them.
-type RuleCounts struct{ Rules, Targets, Rows int }
+type RuleCounts struct {
+	Rules, Targets, Rows int
+	// Operated are the rule-targets that rows by operator exercise, and
+	// OperatorRows those rows.
+	Operated, OperatorRows int
+}
 
 // CountRules sums up a rule table.
 func CountRules(rules []Rule) RuleCounts {
@@ -265,12 +270,22 @@ func CountRules(rules []Rule) RuleCounts {
 	for _, r := range rules {
 		c.Targets += len(r.Applies)
 		c.Rows += len(r.Rows)
+		for _, t := range r.Applies {
+			if len(r.Operators(t)) > 0 {
+				c.Operated++
+			}
+		}
+		for _, row := range r.Rows {
+			if row.Operator != "" {
+				c.OperatorRows++
+			}
+		}
 	}
 	return c
 }
 
 func (c RuleCounts) String() string {
-	return fmt.Sprintf("%d rules, %d rule-targets, %d scenario rows", c.Rules, c.Targets, c.Rows)
+	return fmt.Sprintf("%d rules, %d rule-targets (%d exercised by operators), %d scenario rows (%d by operator)", c.Rules, c.Targets, c.Operated, c.Rows, c.OperatorRows)
 }
 
 // RulesMarkdown writes the rule table for people (docs/rules.md): per
