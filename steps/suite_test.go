@@ -42,9 +42,9 @@ func startReference(t *testing.T, change func(*reference.Server, *receiver.Recei
 // wholeSuiteLang is the language of a test that runs the whole suite:
 // both without the race detector; under it, the one given. The Spanish
 // and the English sentences bind to the same methods, so one language
-// under -race races every step. make test runs TestConformanceSuite both
-// ways, and leaves the other whole-suite tests to its power stage, without
-// -race (.ci/test: raceskip): they run the same steps on other targets.
+// under -race races every step; each such test names the other one, so
+// that both languages run under -race too, each in one test. make test
+// runs these tests both ways.
 func wholeSuiteLang(underRace string) string {
 	if raceDetector {
 		return underRace
