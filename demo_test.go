@@ -11,14 +11,15 @@ import (
 // defaults.md F.
 func TestDemoIsDefaultsF(t *testing.T) {
 	assert.Equal(t, firmakit.DemoMerchant{
-		APIVersion:      "v1",
-		MerchantID:      "merchant_demo",
-		Sender:          firmakit.Sender{Name: "Comercio Demo", Email: "contratos@comercio-demo.test"},
-		Credential:      firmakit.Credential{KeyID: "test_key_demo", Secret: "test_secret_demo", MerchantID: "merchant_demo"},
-		Disabled:        firmakit.Credential{KeyID: "test_key_disabled", Secret: "test_secret_disabled", MerchantID: "merchant_demo", Disabled: true},
-		OtherMerchantID: "merchant_other",
-		Other:           firmakit.Credential{KeyID: "test_key_other", Secret: "test_secret_other", MerchantID: "merchant_other"},
-		WebhookSecrets:  []string{"whsec_test_demo"},
+		APIVersion:          "v1",
+		MerchantID:          "merchant_demo",
+		Sender:              firmakit.Sender{Name: "Comercio Demo", Email: "contratos@comercio-demo.test"},
+		Credential:          firmakit.Credential{KeyID: "test_key_demo", Secret: "test_secret_demo", MerchantID: "merchant_demo"},
+		Disabled:            firmakit.Credential{KeyID: "test_key_disabled", Secret: "test_secret_disabled", MerchantID: "merchant_demo", Disabled: true},
+		OtherMerchantID:     "merchant_other",
+		Other:               firmakit.Credential{KeyID: "test_key_other", Secret: "test_secret_other", MerchantID: "merchant_other"},
+		OtherWebhookSecrets: []string{"whsec_test_other"},
+		WebhookSecrets:      []string{"whsec_test_demo"},
 		Template: firmakit.Template{Name: "contrato_arriendo", Title: "Contrato de arriendo",
 			Signers: []string{"signer_1", "signer_2"}, Data: []string{"nombre_arrendatario", "monto_mensual"}},
 		Data: map[string]string{"nombre_arrendatario": "Ana Pérez", "monto_mensual": "450000"},

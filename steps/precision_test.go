@@ -22,11 +22,14 @@ import (
 // the English scenarios only (see wholeSuiteLang).
 func TestAnIndependentServicePasses(t *testing.T) {
 	t.Parallel()
-	rv := &receiver.Receiver{Addr: "127.0.0.1:0", DB: ":memory:"}
+	cfg := stdservice.DemoConfig()
+	// Each merchant's webhook is its channel of the receiver; this
+	// service signs every merchant's notifications with its one secret.
+	rv := &receiver.Receiver{Addr: "127.0.0.1:0", DB: ":memory:",
+		Secrets: map[string][]string{"merchant_demo": cfg.WebhookSecrets, "merchant_other": cfg.WebhookSecrets}}
 	require.NoError(t, rv.Open())
 	t.Cleanup(func() { rv.Close() })
-	cfg := stdservice.DemoConfig()
-	cfg.WebhookURL = func(string) string { return rv.HookURL("merchant_demo") }
+	cfg.WebhookURL = rv.HookURL
 	svc := stdservice.New(cfg)
 	srv := httptest.NewServer(svc)
 	t.Cleanup(func() { srv.Close(); svc.Close() })
@@ -35,6 +38,7 @@ func TestAnIndependentServicePasses(t *testing.T) {
 	target.SenderInProcess = true
 	d := firmakit.Demo()
 	target.Sender, target.Template.Title = d.Sender, d.Template.Title
+	target.OtherWebhookSecrets = cfg.WebhookSecrets
 	s := &steps.Suite{Target: target, RunOptions: steps.RunOptions{Lang: wholeSuiteLang("en"), Tags: "~@reference", Randomize: -1}}
 	_, err := s.Run()
 	require.NoError(t, err)

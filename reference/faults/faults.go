@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/reference"
@@ -420,7 +419,7 @@ var faultTable = []Fault{
 	{faultNotificationPrefixAfterInvisible, AreaNotification, "defaults.md D (at the very first character)",
 		`Invisible characters before a prefix are skipped: a title that starts with a byte order mark, a zero-width space or a no-break space and then "DEMO_SIGNED" gets a SIGNED notification.`},
 	{faultNotificationCrossedContracts, AreaNotification, "defaults.md B bullet 1 (signature_id equals data.signature_id of the create response)",
-		"The contract being notified is kept in one shared variable: when two notifications are built within 50 ms of each other, the second carries the first one's signature_id and title."},
+		"The contract being notified is kept in one slot shared by every notification: every second notification built carries the signature_id and title of the one before it."},
 	{faultNotification201Held, AreaNotification, "defaults.md D bullet 1 (about 500 ms after the 201 is sent)",
 		"The 201 of a demo contract is held until its notification has been sent: it leaves the service 200 ms after the notification, which so arrives before the 201."},
 	{faultNotificationFirstMerchantWebhook, AreaNotification, "defaults.md B paragraph 1 (POSTs to the merchant's signature_webhook)",
@@ -485,7 +484,7 @@ type service struct {
 	last struct {
 		sync.Mutex
 		id, title string
-		at        time.Time
+		n         int
 	}
 }
 
