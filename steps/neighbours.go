@@ -593,7 +593,10 @@ func bodyFraming(s *Steps, sc *scenario) ([]neighbour, string) {
 		if chunked {
 			frame = "chunked"
 		}
-		for _, ch := range []string{"a", "ñ", "€", "𝄞"} {
+		// One-byte text, and four-byte text, whose bytes outnumber its
+		// characters the most: a limit counted in characters lets the
+		// most through it.
+		for _, ch := range []string{"a", "𝄞"} {
 			for _, size := range []int{bodyLimit, bodyLimit + 1} {
 				judge := accepted
 				if size > bodyLimit {

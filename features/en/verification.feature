@@ -599,7 +599,7 @@ Feature: Request authentication
       | signature | timestamp-notation   |
 
   @AUTH-BODY-FRAMING @profile
-  Scenario Outline: the body limit holds however the body is framed: with its length or chunked, in text of 1- to 4-byte characters
+  Scenario Outline: the body limit holds however the body is framed: with its length or chunked, in text of 1- and 4-byte characters
     Given a signed request to the "<endpoint>" endpoint
     When each neighbour of the request by "<operator>" is sent
     Then each one up to 1 MiB is accepted, and each larger one refused with 413

@@ -601,7 +601,7 @@ Característica: Autenticación de solicitudes
       | signature | timestamp-notation   |
 
   @AUTH-BODY-FRAMING @profile
-  Esquema del escenario: el límite del cuerpo se cumple como sea que vaya el cuerpo: con su longitud o por partes, en texto de caracteres de 1 a 4 bytes
+  Esquema del escenario: el límite del cuerpo se cumple como sea que vaya el cuerpo: con su longitud o por partes, en texto de caracteres de 1 y de 4 bytes
     Dada una solicitud firmada al endpoint "<endpoint>"
     Cuando se envía cada vecino de la solicitud por "<operator>"
     Entonces cada uno de hasta 1 MiB se acepta, y cada uno mayor se rechaza con 413
