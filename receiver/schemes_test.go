@@ -45,7 +45,7 @@ func TestChannelSchemes(t *testing.T) {
 		{"github forged", "gh", signed(github, "other", now), "invalid", "github: no matching signature: none of 1 sha256= signature(s) in X-Hub-Signature-256 matches"},
 		{"github under the bundled header", "gh", signed(firmakit.BundledProfile(), "gh secret", now), "missing", "github: no X-Hub-Signature-256 header"},
 		{"standard-webhooks valid", "sw", signed(sw, swSecret, now), "valid", ""},
-		{"standard-webhooks stale", "sw", signed(sw, swSecret, now.Add(-10*time.Minute)), "invalid", "standard-webhooks: stale timestamp: timestamp is 600s old"},
+		{"standard-webhooks stale", "sw", signed(sw, swSecret, now.Add(-10*time.Minute)), "invalid", "standard-webhooks: stale timestamp: timestamp is 60"}, // 600 s, or a second more on a busy machine
 		{"standard-webhooks future", "sw", signed(sw, swSecret, now.Add(10*time.Minute)), "invalid", "standard-webhooks: future timestamp"},
 		{"standard-webhooks, a demo secret that is not base64", "swdemo", signed(sw, "whsec_test_demo", now), "valid", ""},
 		{"standard-webhooks, another secret", "swdemo", signed(sw, swSecret, now), "invalid", "standard-webhooks: no matching signature: none of 1 v1, signature(s) in webhook-signature matches"},
