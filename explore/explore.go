@@ -73,8 +73,9 @@ type Report struct {
 type Finding struct {
 	Property Property
 	// Breaks is the item of the documents whose sentence the answer
-	// breaks (a ref of features.Items).
-	Breaks string
+	// breaks (a ref of features.Items); Sentence that sentence, when the
+	// item says more than it.
+	Breaks, Sentence string
 	// Want is the answer due, in words; Status and Body the answer got.
 	Want   string
 	Status int
@@ -88,14 +89,22 @@ type Finding struct {
 	After, Shrinking int
 }
 
+// Cite is the item the finding breaks with its sentence, quoted.
+func (f Finding) Cite() string {
+	if f.Sentence != "" {
+		return fmt.Sprintf("%s: %q", f.Breaks, f.Sentence)
+	}
+	return reports.Cite(f.Breaks)
+}
+
 // Error says what the finding is, in the reports' way: expected, got,
 // then how to send the request again.
 func (f Finding) Error(seed int64) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "expected %s, got %d %s\n", f.Want, f.Status, firmakit.Excerpt(strings.TrimSpace(string(f.Body)), 300))
-	fmt.Fprintf(&b, "  request: %s: %s\n", f.Request.Endpoint, firmakit.EscapeText(orValid(f.Request.Words())))
+	fmt.Fprintf(&b, "  request to the %q endpoint: %s\n", f.Request.Endpoint, firmakit.EscapeText(orValid(f.Request.Words())))
 	fmt.Fprintf(&b, "  send it again: %s\n", firmakit.EscapeText(f.Command))
-	fmt.Fprintf(&b, "  pin it with the example row %s: %s\n", RowHeader, firmakit.EscapeText(f.Row))
+	fmt.Fprintf(&b, "  pin it with the example row:\n    %s\n    %s\n", RowHeader, firmakit.EscapeText(f.Row))
 	fmt.Fprintf(&b, "  found after %d requests with seed %d (replay: --seed %d), shrunk in %d more", f.After, seed, seed, f.Shrinking)
 	return b.String()
 }
@@ -254,7 +263,7 @@ func (x *run) prop(t *rapid.T) {
 	if v == nil || x.found[v.property.ID] {
 		return
 	}
-	f := &Finding{Property: v.property, Breaks: v.ref, Want: v.want, Status: a.status, Body: a.body, Request: r}
+	f := &Finding{Property: v.property, Breaks: v.ref, Sentence: v.sentence, Want: v.want, Status: a.status, Body: a.body, Request: r}
 	if !shrinking {
 		x.batch.first = v.property.ID
 		x.batch.seen[key] = a

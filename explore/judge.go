@@ -142,27 +142,37 @@ func readAnswer(body []byte) answer {
 	return answer{code: n, message: *v.Message, shaped: true}
 }
 
-// verdict is a property a request's answer broke, with the sentence that
-// states it and the answer due in words.
+// verdict is a property a request's answer broke, with the item of the
+// documents that states it (and the sentence, when the item says more)
+// and the answer due in words.
 type verdict struct {
 	property Property
 	ref      string
 	want     string
+	sentence string
 }
+
+// The sentences of items that say more than one thing.
+const (
+	sentenceNo5xx       = "No client input may ever produce a 5xx."
+	sentenceShape       = `Every error body is JSON: {"status_code": <same as HTTP status>, "message": "<label>"}`
+	sentenceTooLarge    = "A body over 1 MiB is refused with 413 and the same body shape, before any JSON is parsed."
+	sentenceContentType = "All bodies are JSON (content type application/json)."
+)
 
 // judge judges the answer (status, content type, body) of a request to
 // endpoint against what the documents say it is due, properties in
 // order. It returns nil when every property holds.
 func judge(endpoint string, e expectation, status int, contentType string, body []byte) *verdict {
 	if status >= 500 {
-		return &verdict{NoServerError, refShape, "not a 5xx"}
+		return &verdict{NoServerError, refShape, "not a 5xx", sentenceNo5xx}
 	}
 	a := readAnswer(body)
 	if status >= 400 && (!a.shaped || a.code != int64(status)) {
-		return &verdict{ErrorShape, refShape, fmt.Sprintf(`{"status_code": %d, "message": "…"}`, status)}
+		return &verdict{ErrorShape, refShape, fmt.Sprintf(`{"status_code": %d, "message": "…"}`, status), sentenceShape}
 	}
 	if mt, _, err := mime.ParseMediaType(contentType); status >= 400 && (err != nil || mt != "application/json") {
-		return &verdict{ErrorShape, "§4 paragraph 1", "an error body sent as application/json"}
+		return &verdict{ErrorShape, "§4 paragraph 1", "an error body sent as application/json", sentenceContentType}
 	}
 	want := e.want(endpoint)
 	accepted := status == http.StatusCreated
@@ -175,28 +185,28 @@ func judge(endpoint string, e expectation, status int, contentType string, body 
 		if status == http.StatusRequestEntityTooLarge || (e.first > 0 && refusedBy(e.first)) {
 			return nil
 		}
-		return &verdict{CheckOrder, refShape, want}
+		return &verdict{CheckOrder, refShape, want, sentenceTooLarge}
 	case e.first > 0:
 		if refusedBy(e.first) {
 			return nil
 		}
-		return &verdict{CheckOrder, fmt.Sprintf("defaults §A check %d", e.first), want}
+		return &verdict{CheckOrder, fmt.Sprintf("defaults §A check %d", e.first), want, ""}
 	case e.body == checkBody:
 		if status == http.StatusBadRequest {
 			return nil
 		}
-		return &verdict{CheckOrder, e.ref, want}
+		return &verdict{CheckOrder, e.ref, want, ""}
 	case e.body == open:
 		// Accepted or refused: the documents leave it open, but a refusal
 		// after authentication is a 400.
 		if status < 400 || status == http.StatusBadRequest {
 			return nil
 		}
-		return &verdict{CheckOrder, e.ref, want}
+		return &verdict{CheckOrder, e.ref, want, ""}
 	case accepted:
 		return nil
 	case endpoint == Check:
-		return &verdict{Accepted, "§4.1 rule 1", want}
+		return &verdict{Accepted, "§4.1 rule 1", want, ""}
 	}
-	return &verdict{Accepted, "defaults §C paragraph 1", want}
+	return &verdict{Accepted, "defaults §C paragraph 1", want, ""}
 }
