@@ -35,9 +35,10 @@ type Explorer struct {
 	// does.
 	Stop <-chan struct{}
 	// Rate caps the requests per second (0: none), beside the target's
-	// pacer: an exploration that runs beside a suite leaves it the CPU
-	// and the target it needs.
-	Rate float64
+	// pacer, until Unpaced closes: an exploration that runs beside a
+	// suite leaves it the CPU and the target it needs.
+	Rate    float64
+	Unpaced <-chan struct{}
 	// Line says how the lines that send a finding's request again name
 	// the target and its profile (Line.BaseURL defaults to Target.URL).
 	Line Line
@@ -288,11 +289,24 @@ func (x *run) prop(t *rapid.T) {
 	}
 }
 
+// paced tells whether Rate still applies.
+func (x *run) paced() bool {
+	if x.e.Rate <= 0 {
+		return false
+	}
+	select {
+	case <-x.e.Unpaced:
+		return false
+	default:
+		return true
+	}
+}
+
 // send sends r through the target's client and pacer, with its retries,
 // signed afresh for each attempt. ok is false when no answer of the
 // target's own came: nothing to judge.
 func (x *run) send(r *Request) (reply, bool) {
-	if x.e.Rate > 0 {
+	if x.paced() {
 		if wait := time.Until(x.next); wait > 0 {
 			select {
 			case <-time.After(wait):

@@ -192,3 +192,15 @@ func TestExploreDoesNotJudgeAGateway(t *testing.T) {
 		})
 	}
 }
+
+// Rate caps the requests a second until Unpaced closes.
+func TestExploreKeepsToItsRate(t *testing.T) {
+	ref := startReference(t, nil)
+	paced := exploreAt(t, ref.URL(), explore.Explorer{Seed: 1, Budget: time.Second, Rate: 5})
+	assert.Positive(t, paced.Requests)
+	assert.LessOrEqual(t, paced.Requests, 6, "5 a second, the first at once")
+	free := make(chan struct{})
+	close(free)
+	unpaced := exploreAt(t, ref.URL(), explore.Explorer{Seed: 1, Budget: time.Second, Rate: 5, Unpaced: free})
+	assert.Greater(t, unpaced.Requests, 6)
+}

@@ -18,12 +18,12 @@ import (
 // longer than the suite runs, so that the run takes no longer.
 const DefaultExplore = 5 * time.Second
 
-// DefaultExploreRate caps the requests per second of the exploration that
-// certify runs by default, beside the suite: it leaves the suite's
-// scenarios, some of which time notifications to the hundred
-// milliseconds, the CPU they need. --explore sends as fast as the target
-// and its pacer let.
-const DefaultExploreRate = 200
+// ExploreRateBesideTheSuite caps the requests per second of an
+// exploration while the suite runs: it leaves the suite's scenarios, some
+// of which time notifications to the hundred milliseconds, the CPU they
+// need. Once the suite is done, --explore sends as fast as the target and
+// its pacer let.
+const ExploreRateBesideTheSuite = 200
 
 // exploreUsage is the help of --explore.
 var exploreUsage = fmt.Sprintf("also send generated requests beside the suite for this long, each judged by what holds for every request "+
@@ -75,9 +75,10 @@ func (f *certifyFlags) planExploration(ctx context.Context, t *steps.Target, bun
 		// name 'firmakit serve' at its default address instead.
 		e.Line.BaseURL = "http://" + reference.DefaultAddr
 	}
+	e.Rate = ExploreRateBesideTheSuite
 	if !given {
 		// Inside the suite's time: a finding shrinks within the budget too.
-		e.Rate, e.ShrinkBudget = DefaultExploreRate, budget
+		e.ShrinkBudget = budget
 	}
 	return e
 }
@@ -100,6 +101,8 @@ func (x *exploreRun) start(deadline time.Time, suiteDone <-chan struct{}) *explo
 	}
 	if x.withSuite {
 		x.explorer.Stop = suiteDone
+	} else {
+		x.explorer.Unpaced = suiteDone
 	}
 	x.until = time.Now().Add(x.explorer.Budget)
 	x.done = make(chan struct{})
