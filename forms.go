@@ -108,12 +108,13 @@ func ShellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// Printable tells whether s is valid UTF-8 without control characters:
-// text that a terminal shows and a command line keeps as it is.
+// Printable tells whether s reaches a terminal as it is: valid UTF-8
+// without control characters, bidirectional controls or line separators,
+// which EscapeText would escape.
 func Printable(s string) bool {
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if (r == utf8.RuneError && size == 1) || r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+		if unsafeRune(r, size) {
 			return false
 		}
 		i += size

@@ -70,7 +70,7 @@ func TestShellQuote(t *testing.T) {
 }
 
 func TestPrintable(t *testing.T) {
-	for s, want := range map[string]bool{"": true, `{"a":"\t"}`: true, "ñandú 😀 \u2028": true, "a\tb": false, "a\nb": false, "\xff": false, "\x7f": false, "\u0085": false} {
+	for s, want := range map[string]bool{"": true, `{"a":"\t"}`: true, "ñandú 😀": true, "a\tb": false, "a\nb": false, "\xff": false, "\x7f": false, "\u0085": false, "a\u202eb": false, "a\u2028b": false} {
 		assert.Equal(t, want, firmakit.Printable(s), "%q", s)
 	}
 }
