@@ -217,7 +217,15 @@ func (s *space) drawCredential(t *rapid.T, r *Request) {
 		r.Merchant = m
 		r.note(fmt.Sprintf("the path names the merchant %q", m), checkCredentials, "")
 	}
+	// A query, signed as sent (defaults.md A: the request target).
+	if q := queries[pick(t, "query", 94, len(queries))]; q != "" {
+		r.Query = q
+		r.note(fmt.Sprintf("the URL with the query %q", q), valid, "")
+	}
 }
+
+// queries are the raw queries of a URL, none first.
+var queries = []string{"", "lang=es", "q=%C3%B1and%C3%BA%20a+b&lang=es"}
 
 func (s *space) drawSignature(t *rapid.T, r *Request) {
 	r.SigForm = s.forms[pick(t, "signature", 85, len(s.forms))]

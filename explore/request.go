@@ -58,8 +58,9 @@ type change struct {
 // endpoints with the changes drawn on it. Its fields are what 'firmakit
 // sign' takes to send the same request again.
 type Request struct {
-	// Endpoint is Check or Create; Merchant the merchant segment of its path.
-	Endpoint, Merchant string
+	// Endpoint is Check or Create; Merchant the merchant segment of its
+	// path; Query, when set, the raw query of its URL.
+	Endpoint, Merchant, Query string
 	// Cred signs the request; credential tells which one it is, for the
 	// line that sends it again (see secretArg).
 	Cred       firmakit.Credential
@@ -116,15 +117,20 @@ func (r *Request) note(words string, check int, ref string) {
 	r.changes = append(r.changes, change{words: words, check: check, ref: ref})
 }
 
-// path is the request's path on the wire, which is signed as sent.
+// path is the request's target on the wire, its path and query, which
+// is signed as sent.
 func (r *Request) path(apiVersion string) string {
+	query := ""
+	if r.Query != "" {
+		query = "?" + r.Query
+	}
 	if r.Endpoint == Check {
 		if apiVersion == "" {
 			apiVersion = "v1"
 		}
-		return "/" + apiVersion + "/check/" + r.Merchant
+		return "/" + apiVersion + "/check/" + r.Merchant + query
 	}
-	return "/" + createVersion + "/signature/" + r.Merchant
+	return "/" + createVersion + "/signature/" + r.Merchant + query
 }
 
 // header is the profile's name of an authentication header by its role.
@@ -176,7 +182,7 @@ func (r *Request) build(ctx context.Context, p *firmakit.Profile, baseURL, apiVe
 // alike (but for the time of their timestamp).
 func (r *Request) key() string {
 	sum := sha256.Sum256(r.Body)
-	return strings.Join([]string{r.Endpoint, r.Merchant, r.Cred.KeyID, r.Cred.Secret, strconv.FormatInt(r.Offset, 10), r.Stamp,
+	return strings.Join([]string{r.Endpoint, r.Merchant, r.Query, r.Cred.KeyID, r.Cred.Secret, strconv.FormatInt(r.Offset, 10), r.Stamp,
 		strings.Join(r.Omit, ","), strings.Join(r.Empty, ","), r.SigForm, hex.EncodeToString(sum[:]), strconv.Itoa(r.PadTo)}, "\x00")
 }
 
