@@ -14,7 +14,9 @@ import (
 
 // The glue to rapid's engine, which is made for go test: it reads its
 // settings (checks, seed, shrink time, fail files) from process-wide flags
-// and asks testing.Short. One exploration at a time sets them.
+// and asks testing.Short. One exploration at a time sets them. This file
+// is the one outside the tests that imports testing: rapid imports it
+// anyway, and a program must call testing.Init before rapid can run.
 
 // engineMu keeps two explorations from setting rapid's flags at once.
 var engineMu sync.Mutex
