@@ -119,10 +119,11 @@ func (x *exploreRun) stop() {
 	<-x.done
 }
 
-// wait waits for the exploration's end, saying so when it goes on after
-// the suite, prints what it did and found, and returns its findings as
-// results.
-func (m *Main) waitExploration(x *exploreRun) ([]reports.ScenarioResult, error) {
+// waitExploration waits for the exploration's end, saying so when it
+// goes on after the suite, prints what it did and found, and returns its
+// findings as results. An exploration that failed of itself is said in a
+// line and gives none: it is no finding, and the suite's verdict stands.
+func (m *Main) waitExploration(x *exploreRun) []reports.ScenarioResult {
 	select {
 	case <-x.done:
 	default:
@@ -133,10 +134,11 @@ func (m *Main) waitExploration(x *exploreRun) ([]reports.ScenarioResult, error) 
 	}
 	x.cancel()
 	if x.err != nil {
-		return nil, x.err
+		fmt.Fprintf(m.Stdout, "exploration: stopped, judging nothing: %v\n", x.err)
+		return nil
 	}
 	m.printExploration(x.report, x.explorer)
-	return x.report.Results(), nil
+	return x.report.Results()
 }
 
 // printExploration says what the exploration did, then each finding with
