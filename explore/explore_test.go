@@ -136,14 +136,16 @@ func TestExploreFindsNamedFaults(t *testing.T) {
 		"validation-unknown-data-key-accepted": explore.CheckOrder,
 	} {
 		t.Run(fault, func(t *testing.T) {
+			// In parallel, so that a reference's shutdown overlaps the
+			// next exploration; the explorations themselves take turns.
+			t.Parallel()
 			dev, err := faults.New([]string{fault})
 			require.NoError(t, err)
 			ref := startReference(t, dev)
-			start := time.Now()
 			rep := exploreAt(t, ref.URL(), explore.Explorer{Seed: 1, Budget: 30 * time.Second, MaxFindings: 1})
 			require.Len(t, rep.Findings, 1, "not found in %d requests", rep.Requests)
 			assert.Equal(t, want, rep.Findings[0].Property, rep.Findings[0].Error(1))
-			t.Logf("found after %d requests, shrunk in %d, %s: %s", rep.Findings[0].After, rep.Findings[0].Shrinking, time.Since(start).Round(time.Millisecond), rep.Findings[0].Request.Words())
+			t.Logf("found after %d requests, shrunk in %d: %s", rep.Findings[0].After, rep.Findings[0].Shrinking, rep.Findings[0].Request.Words())
 		})
 	}
 }
@@ -156,6 +158,7 @@ func TestExplorePassesLiberties(t *testing.T) {
 			continue // notifications are not explored
 		}
 		t.Run(l.Name, func(t *testing.T) {
+			t.Parallel()
 			dev, err := liberties.New([]string{l.Name})
 			require.NoError(t, err)
 			ref := startReference(t, dev)
