@@ -45,7 +45,7 @@ func under(list []string, room string) []string {
 // service they receive from or test (the demo merchant is the root's).
 func TestDependenciesPointOneWay(t *testing.T) {
 	assert.Empty(t, deps(t, "."), "the root package imports nothing of this module")
-	for _, pkg := range []string{"./receiver", "./steps", "./steps/webhook", "./reports", "./features"} {
+	for _, pkg := range []string{"./receiver", "./steps", "./steps/webhook", "./reports", "./features", "./explore"} {
 		assert.Empty(t, under(deps(t, pkg), "reference"), "%s must not depend on the reference server, its faults or its liberties", pkg)
 	}
 	// The webhook endpoint suite is built on the steps' run, never the

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 )
 
 // AnnotateCucumberFile rewrites the Cucumber JSON that godog wrote at
@@ -75,6 +76,9 @@ func AnnotateCucumber(data []byte, results []ScenarioResult) ([]byte, error) {
 			return nil, err
 		}
 	}
+	if f := explorationFeature(results); f != nil {
+		features = append(features, f)
+	}
 	raw, err := json.Marshal(features)
 	if err != nil {
 		return nil, err
@@ -86,6 +90,70 @@ func AnnotateCucumber(data []byte, results []ScenarioResult) ([]byte, error) {
 	}
 	out.WriteByte('\n')
 	return out.Bytes(), nil
+}
+
+// explorationFeature is the results of an exploration as a feature of
+// Cucumber JSON, a scenario per result with one step that failed with
+// its error, nil when there are none: godog never ran them.
+func explorationFeature(results []ScenarioResult) *jsonObject {
+	type (
+		tag struct {
+			Name string `json:"name"`
+			Line int    `json:"line"`
+		}
+		result struct {
+			Status string `json:"status"`
+			Error  string `json:"error_message,omitempty"`
+		}
+		step struct {
+			Keyword string   `json:"keyword"`
+			Name    string   `json:"name"`
+			Line    int      `json:"line"`
+			Result  result   `json:"result"`
+			Output  []string `json:"output,omitempty"`
+		}
+		element struct {
+			ID      string `json:"id"`
+			Keyword string `json:"keyword"`
+			Name    string `json:"name"`
+			Line    int    `json:"line"`
+			Type    string `json:"type"`
+			Tags    []tag  `json:"tags"`
+			Steps   []step `json:"steps"`
+		}
+		feature struct {
+			URI      string    `json:"uri"`
+			ID       string    `json:"id"`
+			Keyword  string    `json:"keyword"`
+			Name     string    `json:"name"`
+			Line     int       `json:"line"`
+			Elements []element `json:"elements"`
+		}
+	)
+	f := feature{URI: ExplorationFeature, ID: ExplorationFeature, Keyword: "Feature", Name: "exploration with generated requests", Line: 1}
+	for _, r := range results {
+		if r.Feature != ExplorationFeature {
+			continue
+		}
+		st := step{Keyword: "Then ", Name: r.FailedStep, Line: 1, Result: result{Status: r.Status, Error: r.Error}}
+		if r.Breaks != "" {
+			st.Output = []string{"breaks: " + cited(r.Breaks)}
+		}
+		f.Elements = append(f.Elements, element{ID: ExplorationFeature + ";" + strings.ToLower(r.Requirement), Keyword: "Scenario",
+			Name: r.Name, Line: 1, Type: "scenario", Tags: []tag{{Name: "@" + r.Requirement, Line: 1}}, Steps: []step{st}})
+	}
+	if len(f.Elements) == 0 {
+		return nil
+	}
+	raw, err := json.Marshal(f)
+	if err != nil {
+		return nil
+	}
+	var o jsonObject
+	if json.Unmarshal(raw, &o) != nil {
+		return nil
+	}
+	return &o
 }
 
 // cucumberStep is what AnnotateCucumber reads of a step.

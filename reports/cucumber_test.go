@@ -118,3 +118,49 @@ func TestCucumberRefusesOtherJSON(t *testing.T) {
 		assert.Error(t, err, doc)
 	}
 }
+
+// An exploration's finding, which no .feature file holds, is written as
+// a feature of its own whose one step failed with the finding's error
+// and cites the sentence it breaks; without findings nothing is added.
+func TestCucumberHasTheExplorationsFindings(t *testing.T) {
+	in, err := os.ReadFile(filepath.Join("testdata", "cucumber.in.json"))
+	require.NoError(t, err)
+	finding := reports.ScenarioResult{Feature: reports.ExplorationFeature, Lang: "all", Requirement: "EXPLORE-NO-5XX", Status: reports.Failed,
+		Name: "generated requests: no request is answered with a 5xx", FailedStep: "a generated request is sent and judged",
+		Error: "expected not a 5xx, got 500", Breaks: "defaults §A paragraph 5"}
+	got, err := reports.AnnotateCucumber(in, append(cucumberResults(), finding))
+	require.NoError(t, err)
+	var features []struct {
+		URI      string `json:"uri"`
+		Elements []struct {
+			Name string `json:"name"`
+			Tags []struct {
+				Name string `json:"name"`
+			} `json:"tags"`
+			Steps []struct {
+				Name   string   `json:"name"`
+				Output []string `json:"output"`
+				Result struct {
+					Status string `json:"status"`
+					Error  string `json:"error_message"`
+				} `json:"result"`
+			} `json:"steps"`
+		} `json:"elements"`
+	}
+	require.NoError(t, json.Unmarshal(got, &features))
+	last := features[len(features)-1]
+	assert.Equal(t, reports.ExplorationFeature, last.URI)
+	require.Len(t, last.Elements, 1)
+	el := last.Elements[0]
+	assert.Equal(t, finding.Name, el.Name)
+	assert.Equal(t, "@EXPLORE-NO-5XX", el.Tags[0].Name)
+	require.Len(t, el.Steps, 1)
+	assert.Equal(t, reports.Failed, el.Steps[0].Result.Status)
+	assert.Equal(t, finding.Error, el.Steps[0].Result.Error)
+	require.Len(t, el.Steps[0].Output, 1)
+	assert.True(t, strings.HasPrefix(el.Steps[0].Output[0], "breaks: defaults §A paragraph 5"), el.Steps[0].Output[0])
+
+	plain, err := reports.AnnotateCucumber(in, cucumberResults())
+	require.NoError(t, err)
+	assert.NotContains(t, string(plain), reports.ExplorationFeature)
+}

@@ -91,6 +91,12 @@ type Run struct {
 // BundledTarget is how the reports name the bundled reference server.
 const BundledTarget = "bundled reference server"
 
+// ExplorationFeature is the feature of the results of an exploration with
+// generated requests (package explore, certify --explore): no .feature
+// file holds them, so AnnotateCucumber writes them as a feature of their
+// own.
+const ExplorationFeature = "exploration"
+
 // WebhookTarget is how the reports name a merchant's webhook endpoint,
 // the target of the webhook set (Run.TargetLabel).
 const WebhookTarget = "merchant webhook endpoint"

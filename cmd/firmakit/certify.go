@@ -20,7 +20,7 @@ import (
 
 func (m *Main) certifyCommand() command {
 	return command{name: "certify", summary: "run the conformance suite against the bundled reference server or a target",
-		usage: "firmakit certify [--target URL --key K --secret S [--receiver URL | --listen ADDR --public-url URL]] [--lang es|en|all] [--tags EXPR] [--strict] [--expected-failures FILE] [--report DIR [--report-lang es|en]]",
+		usage: "firmakit certify [--target URL --key K --secret S [--receiver URL | --listen ADDR --public-url URL]] [--lang es|en|all] [--tags EXPR] [--strict] [--expected-failures FILE] [--report DIR [--report-lang es|en]] [--explore DURATION] [--seed N]",
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			f := m.bindCertifyFlags(fs)
 			return func(ctx context.Context, args []string) error {
@@ -39,6 +39,10 @@ type certifyFlags struct {
 	foreign foreignFlags
 	net     *netFlags
 	logger  func() (*slog.Logger, error)
+	// explore is --explore; profileName the --profile given ("" for the
+	// bundled one), which the exploration's lines name.
+	explore     time.Duration
+	profileName func() string
 }
 
 func (m *Main) bindCertifyFlags(fs *flag.FlagSet) *certifyFlags {
@@ -72,6 +76,10 @@ func (m *Main) bindCertifyFlags(fs *flag.FlagSet) *certifyFlags {
 	fs.BoolVar(&t.skipPreflight, "skip-preflight", false, "against a --target, run the suite even if the signed check request before it fails")
 	f.net = networkFlags(fs)
 	f.logger = m.logFlags(fs, "warn")
+	fs.DurationVar(&f.explore, "explore", DefaultExplore, exploreUsage)
+	fs.Lookup("seed").Usage = "scenario order and the exploration's requests: -1 random (the exploration prints its seed), 0 file order, else that seed"
+	profile := fs.Lookup("profile")
+	f.profileName = func() string { return profile.Value.String() }
 	return f
 }
 
@@ -114,7 +122,9 @@ func (m *Main) certify(ctx context.Context, f *certifyFlags) error {
 		return err
 	}
 	t.HTTPClient, t.Pacer, t.Retries = client, pacer, retries
-	return m.runCertify(f, plan, t, deadline)
+	_, explicit := givenFlags(ctx)["explore"]
+	x := &exploreRun{ctx: ctx, explorer: f.planExploration(ctx, t, bundled), withSuite: !explicit}
+	return m.runCertify(f, plan, t, deadline, x)
 }
 
 // check refuses bad flags, a selection of nothing and expected failures
@@ -133,6 +143,9 @@ func (f *certifyFlags) check(ctx context.Context) (*certifyPlan, error) {
 	}
 	if err := checkCertifyFlags(givenFlags(ctx)); err != nil {
 		return nil, err
+	}
+	if f.explore < 0 {
+		return nil, usageError("--explore must be 0 (no exploration) or more, as in --explore 30s")
 	}
 	selection := f.tags
 	if f.foreign.target != "" && selection == "" {
@@ -180,11 +193,12 @@ func (m *Main) bundledTarget(ctx context.Context, plan *certifyPlan, cleanup *[]
 }
 
 // runCertify runs the suite against t, showing each scenario as it ends,
-// and ends the run with its verdict and reports.
-func (m *Main) runCertify(f *certifyFlags, plan *certifyPlan, t *steps.Target, deadline time.Time) error {
+// with the exploration x beside it, and ends the run with its verdict and
+// reports.
+func (m *Main) runCertify(f *certifyFlags, plan *certifyPlan, t *steps.Target, deadline time.Time, x *exploreRun) error {
 	suite := &steps.Suite{Target: t}
 	bundled := f.foreign.target == ""
-	return m.runSuite(f.runFlags, plan.runPlan, suiteRun{suite: suite, options: &suite.RunOptions, deadline: deadline, count: steps.Select,
+	return m.runSuite(f.runFlags, plan.runPlan, suiteRun{suite: suite, options: &suite.RunOptions, deadline: deadline, count: steps.Select, explore: x,
 		intro: func() { fmt.Fprintf(m.Stdout, "profile %q; %s\n\n", plan.profile.Name, suite) },
 		end: func(e *ending) {
 			e.run.Target, e.run.Bundled, e.run.MerchantID = t.URL, bundled, t.MerchantID

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -17,7 +18,8 @@ import (
 
 func (m *Main) signCommand() command {
 	return command{name: "sign", summary: "print the signed headers (or a curl line) for a request",
-		usage: "firmakit sign --url URL [--body JSON | --body-file FILE] [--key K --secret S | --webhook-secret S [--webhook-id ID]] [--profile NAME|FILE] [--curl]",
+		usage: "firmakit sign --url URL [--body JSON | --body-file FILE] [--key K --secret S | --webhook-secret S [--webhook-id ID]] [--profile NAME|FILE] [--curl] " +
+			"[--timestamp-offset D | --timestamp-text FORM] [--omit HEADER] [--empty HEADER] [--signature-form FORM]",
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			demo := firmakit.Demo()
 			rawURL := fs.String("url", "", "full URL of the request, e.g. http://127.0.0.1:8080/"+demo.APIVersion+"/check/"+demo.MerchantID)
@@ -30,6 +32,17 @@ func (m *Main) signCommand() command {
 			webhookSecret := fs.String("webhook-secret", "", "sign a notification instead, under the profile's webhook scheme, with this webhook secret (never printed)")
 			webhookID := fs.String("webhook-id", "", "the notification's message id, for schemes that sign one (standard-webhooks); default: a new one")
 			curl := fs.Bool("curl", false, "print a ready curl command instead of the headers")
+			// A request as a faulty client would send it, to see the
+			// service's answer; 'certify --explore' prints its findings
+			// with these flags.
+			tsOffset := fs.Duration("timestamp-offset", 0, "sign with the time moved by this much from now (or --timestamp): -10m is ten minutes ago")
+			tsText := fs.String("timestamp-text", "", "send the timestamp as this text, signed as sent: {now} is the Unix time, {now-ms} in milliseconds, "+
+				"{now-hex} in hexadecimal, {now-spaced} with a space after its fifth digit (e.g. '0{now}', '{now}.5')")
+			var omit, empty listFlag
+			fs.Var(&omit, "omit", "leave out an authentication header: key, timestamp or signature (repeatable)")
+			fs.Var(&empty, "empty", "send an authentication header with an empty value: key, timestamp or signature (repeatable)")
+			sigForm := fs.String("signature-form", "", "write the signature otherwise: upper (upper-case hex), base64 or hex (the same bytes), "+
+				"cut (its last character cut off), sha256-prefix (\"sha256=\" before it), wrong (other bytes of the same length)")
 			profile := profileFlag(fs)
 			return func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
@@ -69,11 +82,21 @@ func (m *Main) signCommand() command {
 				if *ts != 0 {
 					now = time.Unix(*ts, 0)
 				}
+				now = now.Add(*tsOffset)
+				if *webhookSecret != "" && (*tsOffset != 0 || *tsText != "" || *sigForm != "" || len(omit) > 0 || len(empty) > 0) {
+					return usageError("--timestamp-offset, --timestamp-text, --omit, --empty and --signature-form alter a request's signature; a notification is signed with --webhook-secret as it is")
+				}
+				for _, role := range append(append([]string{}, omit...), empty...) {
+					if authHeader(p, role) == "" {
+						return usageError("--omit and --empty take key, timestamp or signature, not %q", role)
+					}
+				}
 				target := u.EscapedPath()
 				if u.RawQuery != "" || u.ForceQuery {
 					target += "?" + u.RawQuery
 				}
 				var h http.Header
+				var parts firmakit.RequestParts
 				if *webhookSecret != "" {
 					id := *webhookID
 					if id == "" {
@@ -82,7 +105,27 @@ func (m *Main) signCommand() command {
 					h = http.Header{}
 					p.SignWebhook(h, id, []string{*webhookSecret}, now, b)
 				} else {
-					h = p.SignedHeaders(*key, *secret, strings.ToUpper(*method), target, b, now)
+					stamp := strconv.FormatInt(now.Unix(), 10)
+					if *tsText != "" {
+						stamp = firmakit.TimestampText(*tsText, now)
+					}
+					parts = firmakit.RequestParts{Timestamp: stamp, Method: strings.ToUpper(*method), RequestTarget: target, KeyID: *key, Body: b}
+					sig := p.RequestSignature(*secret, parts)
+					if *sigForm != "" {
+						if sig, err = p.RewriteSignature(sig, *sigForm); err != nil {
+							return usageError("--signature-form: %v", err)
+						}
+					}
+					h = http.Header{}
+					h.Set(p.Request.KeyHeader, *key)
+					h.Set(p.Request.TimestampHeader, stamp)
+					h.Set(p.Request.SignatureHeader, sig)
+					for _, role := range empty {
+						h[http.CanonicalHeaderKey(authHeader(p, role))] = []string{""}
+					}
+					for _, role := range omit {
+						h.Del(authHeader(p, role))
+					}
 				}
 				names := make([]string, 0, len(h))
 				for k := range h {
@@ -93,14 +136,19 @@ func (m *Main) signCommand() command {
 					// --globoff and --path-as-is: curl sends the URL exactly as
 					// signed (no [] or {} globbing, no ./ or ../ folding); a body
 					// file is sent as its bytes, whatever they hold.
-					line := "curl -sS --globoff --path-as-is -X " + strings.ToUpper(*method) + " " + shellQuote(*rawURL) + " -H 'Content-Type: application/json'"
+					line := "curl -sS --globoff --path-as-is -X " + strings.ToUpper(*method) + " " + firmakit.ShellQuote(*rawURL) + " -H 'Content-Type: application/json'"
 					for _, k := range names {
-						line += " -H " + shellQuote(k+": "+h.Get(k))
+						if v := h.Get(k); v != "" {
+							line += " -H " + firmakit.ShellQuote(k+": "+v)
+						} else {
+							// "Name:" would tell curl to send no such header.
+							line += " -H " + firmakit.ShellQuote(k+";")
+						}
 					}
 					if *bodyFile != "" && *bodyFile != "-" {
-						line += " --data-binary " + shellQuote("@"+*bodyFile)
+						line += " --data-binary " + firmakit.ShellQuote("@"+*bodyFile)
 					} else {
-						line += " --data-binary " + shellQuote(string(b))
+						line += " --data-binary " + firmakit.ShellQuote(string(b))
 					}
 					fmt.Fprintln(m.Stdout, line)
 					return nil
@@ -112,7 +160,7 @@ func (m *Main) signCommand() command {
 					fmt.Fprintf(m.Stderr, "notification signed under %s (%s)\n", p.Name, schemeSummary(p))
 					return nil
 				}
-				sts := p.StringToSign(firmakit.RequestParts{Timestamp: h.Get(p.Request.TimestampHeader), Method: strings.ToUpper(*method), RequestTarget: target, KeyID: *key, Body: b})
+				sts := p.StringToSign(parts)
 				// Escaped as a diagnostic of 'firmakit serve --explain' shows
 				// it (string_to_sign, string_to_sign_bytes), to compare.
 				fmt.Fprintf(m.Stderr, "string to sign (%d bytes, %s over %s): %s\n", len(sts), p.Request.Hash, p.Request.Encoding, firmakit.EscapeStringToSign(sts))
@@ -121,7 +169,16 @@ func (m *Main) signCommand() command {
 		}}
 }
 
-// shellQuote quotes s for a POSIX shell.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+// authHeader is the profile's name of an authentication header by its
+// role: key, timestamp or signature ("" for another word).
+func authHeader(p *firmakit.Profile, role string) string {
+	switch role {
+	case "key":
+		return p.Request.KeyHeader
+	case "timestamp":
+		return p.Request.TimestampHeader
+	case "signature":
+		return p.Request.SignatureHeader
+	}
+	return ""
 }

@@ -130,6 +130,9 @@ type suiteRun struct {
 	// end adds to the run's ending what the suite's run says of itself:
 	// its target in the reports, the likely causes of its failures.
 	end func(*ending)
+	// explore, when it has an explorer, runs beside the suite from its
+	// start; its findings join the suite's results.
+	explore *exploreRun
 }
 
 // runSuite runs a suite with the run's flags, showing each scenario as it
@@ -147,9 +150,15 @@ func (m *Main) runSuite(f *runFlags, plan *runPlan, r suiteRun) error {
 	total, _ := r.count(f.lang, plan.tags)
 	r.options.OnResult = shown.Start(total)
 	start := time.Now()
+	suiteDone := make(chan struct{})
+	x := r.explore.start(r.deadline, suiteDone)
 	status, err := r.suite.Run()
+	close(suiteDone)
 	elapsed := time.Since(start)
 	shown.Stop()
+	if err != nil && x != nil {
+		x.stop()
+	}
 	var se *steps.SelectionError
 	switch {
 	case errors.As(err, &se):
@@ -162,7 +171,12 @@ func (m *Main) runSuite(f *runFlags, plan *runPlan, r suiteRun) error {
 	if shown.Own() {
 		fmt.Fprintln(m.Stdout)
 	}
-	results, status := judged(m.judge, r.suite.Results(), f.strict, plan.expected, status)
+	results := r.suite.Results()
+	if x != nil {
+		results = append(results, m.waitExploration(x)...)
+		elapsed = time.Since(start)
+	}
+	results, status = judged(m.judge, results, f.strict, plan.expected, status)
 	e := ending{run: reports.Run{Tool: "firmakit", Version: Version(), Profile: plan.profile, Lang: f.lang, Tags: plan.tags,
 		ReportLang: f.reportLang, Started: start, Elapsed: elapsed, Expected: plan.expected},
 		results: results, godogStatus: status, junitTo: plan.junitTo, reportDir: f.reportDir, cucumber: cucumberFiles(formats),

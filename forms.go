@@ -1,0 +1,123 @@
+package firmakit
+
+import (
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Written forms of a request's timestamp and signature that differ from
+// what a correct client writes: 'firmakit sign' sends them on request, and
+// the explorer (package explore) draws them, so that a line of 'firmakit
+// sign' reproduces any request the explorer sent.
+
+// TimestampText writes the time now in form, a text in which {now} is
+// the Unix time in seconds, {now-ms} in milliseconds, {now-hex} in
+// hexadecimal and {now-spaced} in seconds with a space after the fifth
+// digit: "0{now}" has a leading zero, "{now}.5" a fraction. The rest of
+// form is sent as it is.
+func TimestampText(form string, now time.Time) string {
+	sec := strconv.FormatInt(now.Unix(), 10)
+	spaced := sec
+	if len(sec) > 5 {
+		spaced = sec[:5] + " " + sec[5:]
+	}
+	return strings.NewReplacer(
+		"{now}", sec,
+		"{now-ms}", strconv.FormatInt(now.UnixMilli(), 10),
+		"{now-hex}", strconv.FormatInt(now.Unix(), 16),
+		"{now-spaced}", spaced,
+	).Replace(form)
+}
+
+// Forms of a request signature for RewriteSignature.
+const (
+	// SignatureUpper is a hex signature in upper case: the same bytes,
+	// which defaults.md A check 4 accepts.
+	SignatureUpper = "upper"
+	// SignatureBase64 and SignatureHex are the same bytes in another
+	// encoding than the profile's.
+	SignatureBase64 = "base64"
+	SignatureHex    = "hex"
+	// SignatureCut is the signature with its last character cut off.
+	SignatureCut = "cut"
+	// SignatureSHA256Prefix is "sha256=" before the signature, as some
+	// webhook schemes write theirs.
+	SignatureSHA256Prefix = "sha256-prefix"
+	// SignatureWrong is other bytes of the same length in the profile's
+	// encoding: a well-formed signature that does not match.
+	SignatureWrong = "wrong"
+)
+
+// SignatureForms lists the forms RewriteSignature takes.
+var SignatureForms = []string{SignatureUpper, SignatureBase64, SignatureHex, SignatureCut, SignatureSHA256Prefix, SignatureWrong}
+
+// ErrSignatureForm is returned, wrapped, by RewriteSignature for a form
+// it does not know or that the profile's encoding has no variant for.
+var ErrSignatureForm = errors.New("unknown signature form")
+
+// RewriteSignature writes a request signature made under the profile in
+// another form (SignatureForms). It returns an error wrapping
+// ErrSignatureForm for an unknown form and for "upper" under an encoding
+// other than hex, and the decoding error of a signature that is not in
+// the profile's encoding.
+func (p *Profile) RewriteSignature(sig, form string) (string, error) {
+	switch form {
+	case SignatureCut:
+		if sig == "" {
+			return "", nil
+		}
+		return sig[:len(sig)-1], nil
+	case SignatureSHA256Prefix:
+		return "sha256=" + sig, nil
+	case SignatureUpper:
+		if !strings.EqualFold(p.Request.Encoding, "hex") {
+			return "", fmt.Errorf("%w: %q writes hex in upper case, and the profile's signatures are %s", ErrSignatureForm, form, p.Request.Encoding)
+		}
+		return strings.ToUpper(sig), nil
+	case SignatureBase64, SignatureHex, SignatureWrong:
+	default:
+		return "", fmt.Errorf("%w %q (want one of %s)", ErrSignatureForm, form, strings.Join(SignatureForms, ", "))
+	}
+	b, err := p.DecodeRequestSignature(sig)
+	if err != nil {
+		return "", err
+	}
+	switch form {
+	case SignatureBase64:
+		return base64.StdEncoding.EncodeToString(b), nil
+	case SignatureHex:
+		return hex.EncodeToString(b), nil
+	}
+	if len(b) > 0 {
+		b[0] ^= 0x01
+	}
+	return p.EncodeRequestSignature(b), nil
+}
+
+// ShellQuote quotes s as one word of a POSIX shell command line, in
+// single quotes: every byte is kept as it is, a line break too, so that a
+// caller that wants one printable line keeps other bytes out of it (the
+// explorer sends such a body from a file).
+func ShellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// Printable tells whether s reaches a terminal as it is: valid UTF-8
+// without control characters, bidirectional controls or line separators,
+// which EscapeText would escape.
+func Printable(s string) bool {
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if unsafeRune(r, size) {
+			return false
+		}
+		i += size
+	}
+	return true
+}
