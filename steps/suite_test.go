@@ -82,6 +82,23 @@ func TestConformanceSuite(t *testing.T) {
 	assert.True(t, hasLedger(s, reports.Passed), "the run's ledger was checked and passed")
 }
 
+// underRaceWithoutOperatorRows is tags, and under the race detector
+// without the rows by operator (withoutOperatorRows): the whole-suite
+// tests on other targets run them without -race in make test's power
+// stage, and TestConformanceSuite races their steps; under -race on a
+// busy machine their hundreds of requests beside the other whole suites
+// made notifications miss their windows.
+func underRaceWithoutOperatorRows(t *testing.T, tags string) string {
+	if !raceDetector {
+		return tags
+	}
+	without := withoutOperatorRows(t, "")
+	if tags == "" {
+		return without
+	}
+	return tags + " && " + without
+}
+
 // unpassed lists the results that did not pass, for a failure message.
 func unpassed(s *steps.Suite) string {
 	var b strings.Builder
@@ -116,7 +133,7 @@ func TestConformanceSuiteUnderAnotherProfile(t *testing.T) {
 	})
 	target := steps.DemoTarget(ref.URL(), rv, true)
 	target.Profile = p
-	s := &steps.Suite{Target: target, RunOptions: steps.RunOptions{Lang: lang, Randomize: -1, Options: func(o *godog.Options) { o.TestingT = t }}}
+	s := &steps.Suite{Target: target, RunOptions: steps.RunOptions{Lang: lang, Tags: underRaceWithoutOperatorRows(t, ""), Randomize: -1, Options: func(o *godog.Options) { o.TestingT = t }}}
 	status, err := s.Run()
 	require.NoError(t, err)
 	require.Equal(t, 0, status, unpassed(s))
@@ -129,7 +146,11 @@ func TestConformanceSuiteUnderAnotherProfile(t *testing.T) {
 			assert.Contains(t, []string{"AUTH-QUERY-UNSIGNED", "AUTH-QUERY-DECODED", "AUTH-SIGNATURE-UPPERCASE", "AUTH-SIGNATURE-CASE-NEIGHBOURS"}, r.Requirement, r.Error)
 		}
 	}
-	assert.Equal(t, 8*languages(lang), s.Count(reports.NotRun), "2 rows of 4 scenarios, in each language")
+	scenarios := 4 // under -race, @AUTH-SIGNATURE-CASE-NEIGHBOURS is not selected
+	if raceDetector {
+		scenarios = 3
+	}
+	assert.Equal(t, 2*scenarios*languages(lang), s.Count(reports.NotRun), "2 rows of each scenario the profile cannot run, in each language")
 
 	// The notifications really were signed and shaped under that profile.
 	recs, err := rv.List(context.Background(), receiver.Filter{State: "SIGNED", Limit: 1})
