@@ -43,7 +43,11 @@ func TestAnIndependentServicePasses(t *testing.T) {
 	_, err := s.Run()
 	require.NoError(t, err)
 	v := s.Verdict()
-	require.Contains(t, []string{reports.Passed, reports.PassedWithWarnings}, v, "against an independent, correct service:\n%s", unpassed(s))
+	if lateRows(t, s) > 0 {
+		require.Equal(t, reports.Inconclusive, v, "against an independent, correct service:\n%s", unpassed(s))
+	} else {
+		require.Contains(t, []string{reports.Passed, reports.PassedWithWarnings}, v, "against an independent, correct service:\n%s", unpassed(s))
+	}
 	for _, r := range s.Results() {
 		for _, w := range r.Warnings {
 			t.Logf("warning %s @%s: %s", r.Lang, r.Requirement, w)

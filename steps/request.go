@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -327,12 +328,21 @@ func (s *Steps) stampAmbiguous(sc *scenario) (string, bool) {
 	}
 	tol := s.T.Profile.Request.Tolerance.Seconds()
 	ts := float64(sc.stampSent)
+	// The server read its clock between the request leaving and the
+	// answer coming back, in whole seconds, truncated or rounded: the
+	// earliest it may have read is the second the request left, the
+	// latest the second after the answer came. The answer's time is the
+	// later of the wall clock's and the sending's plus the round trip as
+	// the monotonic clock measured it: a step of the wall clock back or
+	// forward while the request was out (a virtual machine's clock
+	// corrected under load) must not hide that the server may have read a
+	// later time.
+	answered := sc.sentAt.Add(max(sc.answered.Sub(sc.sentAt), 0))
+	if wall := sc.answered.Round(0); wall.After(answered) {
+		answered = wall
+	}
 	lo := float64(sc.sentAt.Unix()) - ts
-	// The answer's time is the sending's plus the round trip as the
-	// monotonic clock measured it: a step of the wall clock back while
-	// the request was out (a virtual machine's clock corrected under load)
-	// must not hide that the server may have read a later time.
-	hi := float64(sc.sentAt.Add(max(sc.answered.Sub(sc.sentAt), 0)).UnixNano())/1e9 - ts
+	hi := math.Ceil(float64(answered.UnixNano())/1e9) - ts
 	out := func(d float64) bool { return d > tol || d < -tol }
 	if out(lo) == out(hi) {
 		return "", false

@@ -31,6 +31,7 @@ func TestStampAmbiguous(t *testing.T) {
 	}{
 		{"301 s ahead, answered at once", 301 * time.Second, 50 * time.Millisecond, false},
 		{"301 s ahead, answered 2.5 s later: the server may have read 300 s", 301 * time.Second, 2500 * time.Millisecond, true},
+		{"301 s ahead, answered 1 s later: a server rounding its clock may have read 300 s", 301 * time.Second, time.Second, true},
 		{"301 s ago, answered 2.5 s later: only older", -301 * time.Second, 2500 * time.Millisecond, false},
 		{"10 s ahead, answered 2.5 s later: within, either way", 10 * time.Second, 2500 * time.Millisecond, false},
 	} {

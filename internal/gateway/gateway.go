@@ -96,6 +96,13 @@ type Server struct {
 	// Burst is the bucket's size: how many requests may pass at once
 	// (default Rate rounded up, at least 1).
 	Burst int
+	// Shared is the share of requests, 0 to 1, that find the bucket
+	// emptied by the other clients of the same key: a sandbox's quota is
+	// shared by everyone who uses the key, so a client meets a 429 at any
+	// rate of its own. Such a request is refused like any other over the
+	// limit, and the bucket stays empty for those after it. It needs Rate;
+	// the picks come from Seed, apart from those of the faults below.
+	Shared float64
 	// RetryAfter adds Retry-After to each 429: the seconds until a token
 	// is free, rounded up.
 	RetryAfter bool
@@ -144,6 +151,7 @@ type Server struct {
 	upstream  *url.URL
 	bucket    *bucket
 	rand      *lockedRand
+	shared    *lockedRand
 	ca        *authority
 	closeOnce sync.Once
 	stats     counters
@@ -201,6 +209,7 @@ func (s *Server) Open() error {
 		s.bucket = newBucket(s.Rate, s.Burst, s.Now())
 	}
 	s.rand = &lockedRand{r: rand.New(rand.NewPCG(s.Seed, 0x9e3779b97f4a7c15))}
+	s.shared = &lockedRand{r: rand.New(rand.NewPCG(s.Seed, 0x5851f42d4c957f2d))}
 
 	dialer := &net.Dialer{Timeout: 10 * time.Second, Control: loopbackOnly}
 	s.transport = &http.Transport{DialContext: dialer.DialContext, MaxIdleConnsPerHost: 64,
@@ -255,6 +264,10 @@ func (s *Server) check() error {
 	switch {
 	case s.Rate < 0 || s.Burst < 0:
 		return fmt.Errorf("%w: Rate and Burst may not be negative", ErrConfig)
+	case s.Shared < 0 || s.Shared > 1:
+		return fmt.Errorf("%w: Shared is a share from 0 to 1", ErrConfig)
+	case s.Shared > 0 && s.Rate == 0:
+		return fmt.Errorf("%w: Shared needs Rate: it empties the bucket", ErrConfig)
 	case s.BadGateway < 0 || s.BadGateway > 1 || s.Reset < 0 || s.Reset > 1 || s.BadGateway+s.Reset > 1:
 		return fmt.Errorf("%w: BadGateway and Reset are shares from 0 to 1 whose sum is at most 1", ErrConfig)
 	case s.Latency < 0:

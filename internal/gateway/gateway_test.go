@@ -343,6 +343,44 @@ func TestSharesAndSeed(t *testing.T) {
 	assert.Equal(t, 100-st.BadGateway-st.Resets, count("201"))
 }
 
+// TestSharedQuota: other clients of the key empty the bucket before a
+// share of the requests, whatever the client's own rate. The clock moves a
+// second, a full bucket, between requests, so every 429 is one of the
+// shared quota's, and the same seed picks the same ones.
+func TestSharedQuota(t *testing.T) {
+	up := newUpstream(t)
+	run := func() ([]string, gateway.Stats) {
+		clock := &fakeClock{now: time.Unix(1_800_000_000, 0)}
+		g := mustOpen(t, &gateway.Server{Rate: 1, Burst: 1, Shared: 0.25, RetryAfter: true, Seed: 9, Now: clock.Now}, up)
+		var out []string
+		for range 60 {
+			clock.Advance(time.Second)
+			out = append(out, statuses(t, g, 1)...)
+		}
+		return out, g.Stats()
+	}
+	first, st := run()
+	second, _ := run()
+	assert.Equal(t, first, second, "the same seed empties the bucket before the same requests")
+	assert.InDelta(t, 15, st.RateLimited, 10, "about a quarter meet an empty bucket")
+	limited := 0
+	for i, s := range first {
+		if s == "429" {
+			limited++
+			continue
+		}
+		assert.Equal(t, "201", s, "request %d", i)
+	}
+	assert.EqualValues(t, st.RateLimited, limited)
+
+	// Retry-After says when a token is back.
+	c := mustOpen(t, &gateway.Server{Rate: 2, Burst: 5, Shared: 1, RetryAfter: true}, up)
+	resp, _, err := post(t, freshClient(), c.URL())
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusTooManyRequests, resp.StatusCode)
+	assert.Equal(t, "1", resp.Header.Get("Retry-After"))
+}
+
 // isReset tells whether err is what a client sees of a connection reset
 // before an answer: ECONNRESET, or an EOF when the RST came while nothing
 // was being read.
@@ -503,6 +541,8 @@ func TestOpenRefuses(t *testing.T) {
 		{"a share over 1", &gateway.Server{Upstream: "http://127.0.0.1:1", BadGateway: 1.5}, gateway.ErrConfig},
 		{"shares summing over 1", &gateway.Server{Upstream: "http://127.0.0.1:1", BadGateway: 0.6, Reset: 0.6}, gateway.ErrConfig},
 		{"a negative rate", &gateway.Server{Upstream: "http://127.0.0.1:1", Rate: -1}, gateway.ErrConfig},
+		{"a shared quota over 1", &gateway.Server{Upstream: "http://127.0.0.1:1", Rate: 1, Shared: 1.5}, gateway.ErrConfig},
+		{"a shared quota without a rate", &gateway.Server{Upstream: "http://127.0.0.1:1", Shared: 0.5}, gateway.ErrConfig},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -36,13 +36,17 @@ func newBucket(rate float64, burst int, now time.Time) *bucket {
 }
 
 // take takes a token if there is one, and says what the headers of the
-// answer should say.
-func (b *bucket) take(now time.Time) (bool, limitState) {
+// answer should say. emptied says that other clients of the key took
+// every token first.
+func (b *bucket) take(now time.Time, emptied bool) (bool, limitState) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if now.After(b.last) {
 		b.tokens = math.Min(float64(b.burst), b.tokens+now.Sub(b.last).Seconds()*b.rate)
 		b.last = now
+	}
+	if emptied {
+		b.tokens = 0
 	}
 	ok := b.tokens >= 1
 	if ok {

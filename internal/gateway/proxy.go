@@ -51,7 +51,8 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	p := &plan{}
 	if s.bucket != nil {
 		var ok bool
-		ok, p.limit = s.bucket.take(s.Now())
+		emptied := s.Shared > 0 && s.shared.float64() < s.Shared
+		ok, p.limit = s.bucket.take(s.Now(), emptied)
 		if !ok {
 			s.stats.rateLimited.Add(1)
 			h := w.Header()
