@@ -237,7 +237,14 @@ func (d *Document) Render(format string) ([]byte, error) {
 // texts become literal blocks, as a reader writes them.
 func blockStyle(n *yaml.Node) {
 	n.Style = 0
-	if n.Kind == yaml.ScalarNode && n.Tag == "!!str" && strings.Contains(n.Value, "\n") {
+	switch {
+	case n.Kind != yaml.ScalarNode || n.Tag != "!!str":
+	case strings.ContainsAny(n.Value, "\u0085\u2028\u2029"):
+		// YAML 1.1 readers take NEL, LS and PS for line breaks and fold
+		// them: only a double-quoted scalar's escapes (\N, \L, \P) keep
+		// them, as in the patterns of NotBlankPattern.
+		n.Style = yaml.DoubleQuotedStyle
+	case strings.Contains(n.Value, "\n"):
 		n.Style = yaml.LiteralStyle
 	}
 	for _, c := range n.Content {

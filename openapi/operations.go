@@ -39,12 +39,19 @@ func (b *builder) security() []map[string][]string {
 }
 
 func (b *builder) merchantParam() *Parameter {
-	s := &Schema{Type: "string", MinLength: intp(1)}
-	desc := "The merchant's identifier; the key of the request must be one of its credentials."
+	s := &Schema{Type: "string", MinLength: intp(1), Pattern: "^[^/]+$"}
+	desc := "The merchant's identifier; the key of the request must be one of its credentials. " +
+		"It is one path segment: an encoded slash (%2F) makes the path no endpoint (404)."
 	if b.o.Merchant != "" {
 		s.Enum = enum([]string{b.merchant.ID})
 	}
 	return &Parameter{Name: "merchant_id", In: "path", Required: true, Description: desc, Schema: s, Example: b.merchantID()}
+}
+
+// notAnEndpoint is the reference's answer to a POST to path, which is no
+// endpoint: the path as decoded, a%2Fb read as a/b.
+func (b *builder) notAnEndpoint(path string) *Example {
+	return errorExample("A merchant_id holding an encoded slash", http.StatusNotFound, reference.NotFoundMessage(http.MethodPost, path))
 }
 
 func jsonBody(s *Schema, examples map[string]*Example) map[string]*MediaType {
@@ -109,12 +116,13 @@ func (b *builder) checkOperation() *Operation {
 				}),
 				Requirement: b.tags(itemMissing, itemBody)},
 			"401": b.unauthorized(),
-			"404": {Description: "A version segment the service does not accept.",
+			"404": {Description: "A version segment the service does not accept, or a path that is no endpoint (a `merchant_id` holding an encoded slash).",
 				Content: jsonBody(ref(schemaNotFound), map[string]*Example{
 					"version": errorExample("Another version", http.StatusNotFound,
 						fmt.Sprintf("Unknown api version: %q (accepted: %s)", "v0", b.o.Config.APIVersions[0])),
+					"not an endpoint": b.notAnEndpoint("/" + b.o.Config.APIVersions[0] + "/check/a/b"),
 				}),
-				Requirement: b.tags(itemVersion)},
+				Requirement: b.tags(itemVersion, itemNoEndpoint)},
 			"413": b.tooLarge(),
 		},
 		Security:    b.security(),
@@ -169,6 +177,11 @@ func (b *builder) createOperation() *Operation {
 				}),
 				Requirement: b.tags(itemMissing, itemBody, itemRefused)},
 			"401": b.unauthorized(),
+			"404": {Description: "A path that is no endpoint: a `merchant_id` holding an encoded slash.",
+				Content: jsonBody(ref(schemaNotFound), map[string]*Example{
+					"not an endpoint": b.notAnEndpoint("/v1/signature/a/b"),
+				}),
+				Requirement: b.tags(itemNoEndpoint)},
 			"413": b.tooLarge(),
 		},
 		Security:    b.security(),

@@ -157,8 +157,8 @@ func (b *builder) createRequestSchema() *Schema {
 			"what JSON Schema cannot say: `signers` holds exactly the signer keys of the chosen templates, each once, " +
 			"and `data` every data key of the chosen templates.",
 		Properties: map[string]*Schema{
-			"title": {Type: "string", MinLength: intp(1), MaxLength: intp(reference.MaxTitleLength), Pattern: `\S`,
-				Description: "The contract's title, not blank. A title that starts with DEMO_CREATED, DEMO_BOUNCED, DEMO_REJECTED, " +
+			"title": {Type: "string", MinLength: intp(1), MaxLength: intp(reference.MaxTitleLength), Pattern: firmakit.NotBlankPattern(),
+				Description: "The contract's title, not blank: it holds a character other than white space (" + firmakit.WhiteSpaceText() + "). A title that starts with DEMO_CREATED, DEMO_BOUNCED, DEMO_REJECTED, " +
 					"DEMO_CANCELED or DEMO_SIGNED (case-sensitive, at the first character) gets one notification of that state about 500 ms after the 201."},
 			"documents": {Type: "array", Items: documents, MinItems: intp(1), MaxItems: intp(reference.MaxDocuments), UniqueItems: true,
 				Description: "Template names, in order; they become document_0, document_1, … in the envelope."},
@@ -204,8 +204,9 @@ func (b *builder) signerInputSchema() *Schema {
 	}
 	return &Schema{Type: "object", Required: []string{"key", "name", "email"},
 		Properties: map[string]*Schema{
-			"key":   key,
-			"name":  {Type: "string", MinLength: intp(1), MaxLength: intp(200), Pattern: `\S`, Description: "Not blank; echoed byte for byte in the envelope."},
+			"key": key,
+			"name": {Type: "string", MinLength: intp(1), MaxLength: intp(200), Pattern: firmakit.NotBlankPattern(),
+				Description: "Not blank: it holds a character other than white space (" + firmakit.WhiteSpaceText() + "); echoed byte for byte in the envelope."},
 			"email": email("An e-mail address, alone (no display name)."),
 		}}
 }

@@ -318,7 +318,7 @@ func (v *createValidation) title() error {
 	if json.Unmarshal(v.obj["title"], &v.req.Title) != nil {
 		return badType(msgTitleType)
 	}
-	if strings.TrimSpace(v.req.Title) == "" {
+	if firmakit.IsBlank(v.req.Title) {
 		return bad(msgTitleRequired)
 	}
 	if n := utf8.RuneCountInString(v.req.Title); n > MaxTitleLength {
@@ -411,7 +411,7 @@ func (v *createValidation) signers() error {
 			return bad(msgSignerTwice + sg.Key)
 		}
 		given[sg.Key] = true
-		if strings.TrimSpace(sg.Name) == "" {
+		if firmakit.IsBlank(sg.Name) {
 			return bad(msgNameRequired + sg.Key)
 		}
 		if utf8.RuneCountInString(sg.Name) > 200 {

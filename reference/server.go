@@ -385,7 +385,13 @@ func handleNotFound(c echo.Context) error { return notFound(c.Request()) }
 
 // notFound is the answer to a request for a path the service does not have.
 func notFound(r *http.Request) *APIError {
-	return apierror.New(http.StatusNotFound, fmt.Sprintf(msgNotFound, r.Method, firmakit.ClipRunes(r.URL.Path, 200)))
+	return apierror.New(http.StatusNotFound, NotFoundMessage(r.Method, r.URL.Path))
+}
+
+// NotFoundMessage is the message of the answer to a method and a path
+// (decoded) that are no endpoint of the service.
+func NotFoundMessage(method, path string) string {
+	return fmt.Sprintf(msgNotFound, method, firmakit.ClipRunes(path, 200))
 }
 
 // recoverer turns a panic into a logged 500, so that a bug answers in the

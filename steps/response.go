@@ -320,6 +320,8 @@ func (s *Steps) routeRef(sc *scenario) string {
 		return "§4.1 Method"
 	case sc.verb != "":
 		return "§4.2 Method"
+	case sc.merchant != nil:
+		return "defaults §A check 3"
 	case sc.endpoint == "check":
 		return "defaults §F api_version accepted on the check path"
 	}

@@ -409,7 +409,7 @@ type CreateSignatureRequest struct {
 	// Signers One per signer key of the chosen templates (their union), each once.
 	Signers []SignerInput `json:"signers"`
 
-	// Title The contract's title, not blank. A title that starts with DEMO_CREATED, DEMO_BOUNCED, DEMO_REJECTED, DEMO_CANCELED or DEMO_SIGNED (case-sensitive, at the first character) gets one notification of that state about 500 ms after the 201.
+	// Title The contract's title, not blank: it holds a character other than white space (U+0009–U+000D, U+0020, U+0085, U+00A0, U+1680, U+2000–U+200A, U+2028, U+2029, U+202F, U+205F, U+3000). A title that starts with DEMO_CREATED, DEMO_BOUNCED, DEMO_REJECTED, DEMO_CANCELED or DEMO_SIGNED (case-sensitive, at the first character) gets one notification of that state about 500 ms after the 201.
 	Title string `json:"title"`
 }
 
@@ -690,7 +690,7 @@ type SignerInput struct {
 	// Key A signer key of the chosen templates, such as signer_1.
 	Key string `json:"key"`
 
-	// Name Not blank; echoed byte for byte in the envelope.
+	// Name Not blank: it holds a character other than white space (U+0009–U+000D, U+0020, U+0085, U+00A0, U+1680, U+2000–U+200A, U+2028, U+2029, U+202F, U+205F, U+3000); echoed byte for byte in the envelope.
 	Name string `json:"name"`
 }
 
@@ -1326,6 +1326,8 @@ type CreateSignatureResponse struct {
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
 }
@@ -1343,6 +1345,11 @@ func (r CreateSignatureResponse) GetJSON400() *BadRequest {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r CreateSignatureResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r CreateSignatureResponse) GetJSON404() *NotFound {
+	return r.JSON404
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
@@ -1546,6 +1553,13 @@ func ParseCreateSignatureResponse(rsp *http.Response) (*CreateSignatureResponse,
 			return nil, err
 		}
 		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest PayloadTooLarge

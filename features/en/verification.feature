@@ -500,6 +500,22 @@ Feature: Request authentication
       | 0{version}  |
       |             |
 
+  @AUTH-PATH-ENCODED-SLASH @profile
+  Scenario Outline: a merchant segment holding an encoded slash names no merchant of the key, and is refused, however well signed
+    Given a signed request to the "<endpoint>" endpoint
+    And the merchant segment of the path is "<segment>"
+    When the request is sent
+    Then the request is refused (a 4xx, best in the API's error shape)
+
+    # The segment is sent as written, %2F encoded: decoded, it is no
+    # merchant id; a service may answer 404 (no endpoint) or 401.
+    Examples:
+      | endpoint  | segment          |
+      | check     | {merchant}%2Fx   |
+      | check     | x%2F{merchant}   |
+      | signature | {merchant}%2Fx   |
+      | signature | x%2F{merchant}   |
+
   @AUTH-PATH-OTHER-MERCHANT @profile
   Scenario Outline: the merchant's own key is refused on a path that names another merchant
     Given a signed request to the "<endpoint>" endpoint

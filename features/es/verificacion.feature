@@ -502,6 +502,23 @@ Característica: Autenticación de solicitudes
       | 0{version}  |
       |             |
 
+  @AUTH-PATH-ENCODED-SLASH @profile
+  Esquema del escenario: un segmento de comercio con una barra codificada no nombra a ningún comercio de la clave, y se rechaza, por bien firmado que esté
+    Dada una solicitud firmada al endpoint "<endpoint>"
+    Y el segmento de comercio de la ruta es "<segment>"
+    Cuando se envía la solicitud
+    Entonces la solicitud se rechaza (un 4xx, mejor con la forma de error de la API)
+
+    # El segmento se envía tal como está escrito, con %2F: decodificado, no
+    # es un id de comercio; un servicio puede responder 404 (no es un
+    # endpoint) o 401.
+    Ejemplos:
+      | endpoint  | segment          |
+      | check     | {merchant}%2Fx   |
+      | check     | x%2F{merchant}   |
+      | signature | {merchant}%2Fx   |
+      | signature | x%2F{merchant}   |
+
   @AUTH-PATH-OTHER-MERCHANT @profile
   Esquema del escenario: se rechaza la clave del propio comercio en una ruta que nombra a otro comercio
     Dada una solicitud firmada al endpoint "<endpoint>"

@@ -594,6 +594,12 @@ func (s authFaults) CheckVersion(check echo.MiddlewareFunc) echo.MiddlewareFunc 
 // version segment (the validation faults of the path). echo prefers the
 // static /v1/signature route, so a correct request still takes it.
 func (s authFaults) Routes(e *echo.Echo, ep reference.Endpoints) {
+	if s.fault(faultAuthMerchantCutAtSlash) {
+		// The same routes again, which replaces them, with the merchant
+		// segment read up to a slash its encoding hid.
+		e.POST("/:api_version/check/:merchant_id", ep.Check, ep.Version, cutAtSlash, ep.MerchantSegment, ep.Auth)
+		e.POST("/v1/signature/:merchant_id", ep.Create, cutAtSlash, ep.MerchantSegment, ep.Auth)
+	}
 	if s.fault(faultAuthCheckAnyMethod) {
 		e.Match(otherMethods, "/:api_version/check/:merchant_id", ep.Check, ep.Version, ep.MerchantSegment, ep.Auth)
 	}
@@ -605,6 +611,21 @@ func (s authFaults) Routes(e *echo.Echo, ep reference.Endpoints) {
 		e.POST("/:api_version/signature/:merchant_id", ep.Create, ep.MerchantSegment, ep.Auth)
 	case s.fault(faultValidationOtherVersionDemo):
 		e.POST("/:api_version/signature/:merchant_id", createThenNotFound(ep.Create, ep.NotFound), ep.MerchantSegment, ep.Auth)
+	}
+}
+
+// cutAtSlash reads the merchant segment up to its first slash, decoded
+// from %2F.
+func cutAtSlash(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		for i, name := range c.ParamNames() {
+			if name == "merchant_id" {
+				values := c.ParamValues()
+				values[i], _, _ = strings.Cut(values[i], "/")
+				c.SetParamValues(values...)
+			}
+		}
+		return next(c)
 	}
 }
 

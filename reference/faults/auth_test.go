@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/reference"
 	"github.com/firmakit/firmakit/reference/faults"
 	"github.com/firmakit/firmakit/reference/internal/reftest"
 	"github.com/stretchr/testify/assert"
@@ -236,6 +237,11 @@ func authCases() []faultCase {
 				return statuses(x, t, "{\"a\":\"x\x01y\"}", "{\"a\":\"x\ny\"}", `{"a":"x\u0001y"}`)
 			},
 			correct: []int{400, 400, 200}, faulty: []int{200, 200, 200}},
+		{fault: "auth-merchant-cut-at-encoded-slash",
+			probe: func(t *testing.T, x *reftest.Exchange) any {
+				return []string{x.Send(t, reftest.Request{Path: "/v1/check/merchant_demo%2Fx"}).Line(), x.Send(t, reftest.Request{Path: "/v1/check/merchant_demo"}).Line()}
+			},
+			correct: []string{"404 " + reference.NotFoundMessage("POST", "/v1/check/merchant_demo/x"), authed}, faulty: []string{authed, authed}},
 		{fault: "auth-merchant-id-case-insensitive",
 			probe: func(t *testing.T, x *reftest.Exchange) any {
 				return []string{x.Send(t, reftest.Request{Path: "/v1/check/MERCHANT_DEMO"}).Line(), x.Send(t, reftest.Request{Path: "/v1/check/merchant_demo_2"}).Line()}

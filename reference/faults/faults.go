@@ -87,6 +87,7 @@ const (
 	faultAuthCreateBodyLimit2MiB        = "auth-create-body-limit-2mib"
 	faultAuthKeyCaseInsensitive         = "auth-key-case-insensitive"
 	faultAuthCheckJSON5Accepted         = "auth-check-json5-accepted"
+	faultAuthMerchantCutAtSlash         = "auth-merchant-cut-at-encoded-slash"
 	faultAuthCreateJSON5Accepted        = "auth-create-json5-accepted"
 
 	faultValidationEmailPlusRefused = "validation-email-plus-refused"
@@ -274,6 +275,8 @@ var faultTable = []Fault{
 
 	{faultAuthCreateBodyLimit2MiB, AreaAuth, "defaults.md A (a body over 1 MiB is refused with 413, on every merchant endpoint)",
 		"The create endpoint reads bodies of up to 2 MiB; the check endpoint keeps the 1 MiB limit."},
+	{faultAuthMerchantCutAtSlash, AreaAuth, "defaults.md A check 3 (owned by another merchant than {merchant_id})",
+		"A merchant segment holding an encoded slash is read up to the slash: the merchant's key is accepted on /v1/check/merchant_demo%2Fx."},
 	{faultAuthKeyCaseInsensitive, AreaAuth, "defaults.md A check 3 (key unknown: a key is compared exactly)",
 		"The key is looked up in any case: the merchant's key written in upper case, signed with its secret, is accepted."},
 	{faultAuthCheckJSON5Accepted, AreaAuth, "defaults.md A check 5 (not JSON: RFC 8259)",
