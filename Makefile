@@ -70,6 +70,7 @@ deps:
 	cd examples/godog-suite && $(GO) mod download
 	cd examples/openapi-client && $(GO) mod download
 	cd internal/interop/js && npm ci --no-audit --no-fund --ignore-scripts
+	cd internal/interop/apitools && npm ci --no-audit --no-fund --ignore-scripts
 
 lint:
 	@test -z "$$(gofmt -l .)" || { gofmt -l .; echo "gofmt would change the files above"; exit 1; }

@@ -158,6 +158,7 @@ type Schema struct {
 	MinItems             *int               `json:"minItems,omitempty"`
 	MaxItems             *int               `json:"maxItems,omitempty"`
 	UniqueItems          bool               `json:"uniqueItems,omitempty"`
+	AllOf                []*Schema          `json:"allOf,omitempty"`
 	OneOf                []*Schema          `json:"oneOf,omitempty"`
 	AnyOf                []*Schema          `json:"anyOf,omitempty"`
 	Not                  *Schema            `json:"not,omitempty"`

@@ -16,6 +16,9 @@ const (
 	schemeKey       = "MerchantKey"
 	schemeTimestamp = "RequestTimestamp"
 	schemeSignature = "RequestSignature"
+	// schemeNotification is the signature header of the notifications
+	// the service sends, which the merchant's endpoint verifies.
+	schemeNotification = "NotificationSignature"
 )
 
 // The fixed values of the examples: the test vectors' time and ids of
@@ -266,6 +269,7 @@ func (b *builder) notificationOperation() *Operation {
 				b.retryText() + ". The merchant's endpoint answers so a notification whose signature header is absent, malformed, stale or does not match.",
 				Requirement: b.tags(itemRetried)},
 		},
+		Security:    []map[string][]string{{schemeNotification: {}}},
 		Requirement: b.tags(itemNotification),
 	}
 }

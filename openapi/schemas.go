@@ -138,7 +138,7 @@ func (b *builder) errorSchema(status int, labels []string, description string) *
 	if labels != nil {
 		msg = &Schema{Type: "string", Enum: enum(labels)}
 	}
-	return &Schema{Type: "object", Required: []string{"status_code", "message"}, Description: description,
+	return &Schema{AllOf: []*Schema{ref(schemaError)}, Description: description,
 		Properties: map[string]*Schema{"status_code": {Type: "integer", Const: status}, "message": msg}}
 }
 
@@ -253,11 +253,18 @@ func (b *builder) notificationStateSchema(st firmakit.State) *Schema {
 		Description: fmt.Sprintf("A notification that the contract is %s (sent in demo mode for a title starting %s).", st, st.DemoPrefix()),
 		Requirement: b.tags(itemState(string(st)))}
 	if len(absent) > 0 {
+		// Each key defined in the subschema that requires it, and anyOf
+		// only for two or more: what linters ask (Redocly's
+		// no-required-schema-properties-undefined and
+		// no-illogical-composition-keywords).
 		var never []*Schema
 		for _, k := range absent {
-			never = append(never, &Schema{Required: []string{k}})
+			never = append(never, &Schema{Required: []string{k}, Properties: map[string]*Schema{k: {}}})
 		}
-		s.Not = &Schema{AnyOf: never}
+		s.Not = never[0]
+		if len(never) > 1 {
+			s.Not = &Schema{AnyOf: never}
+		}
 		s.Description += " It never carries " + strings.Join(quoteAll(absent), " nor ") + "."
 	}
 	return s

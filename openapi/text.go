@@ -104,6 +104,9 @@ func (b *builder) securitySchemes() map[string]*SecurityScheme {
 			Description: fmt.Sprintf("%s of HMAC-%s(credential secret, string to sign). %s Not decodable, or not the expected MAC: 401 `Invalid signature`.%s "+
 				"OpenAPI cannot express this: see [Signing a request](%ssigning.md).\n\n%s",
 				capitalize(encodingText(r.Encoding)), strings.ToUpper(r.Hash), b.stringToSignText(), missing, DocsURL, b.vectorText())},
+		schemeNotification: {Type: "apiKey", In: "header", Name: b.p.Webhook.SignatureHeader,
+			Description: "The service signs every notification it sends to the merchant's `signature_webhook`; the merchant's endpoint verifies it " +
+				"before it answers 2xx. " + b.webhookSignatureText()},
 	}
 }
 
