@@ -55,6 +55,10 @@ func TestRecordsJustAcknowledgedOutliveTheirRetention(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		st, out := post(t, rv, "merchant_demo", big, "")
 		require.Equal(t, 200, st, out)
+		// A pass of its own, as the ticker may run one on a busy
+		// machine before the record is read back: it too keeps the
+		// newest record.
+		receiver.RetentionPass(rv)
 		require.Equal(t, 200, getJSON(t, fmt.Sprintf("%s/api/events/%v", rv.URL(), out["received"]), nil), "record %v answered and kept", out["received"])
 	}
 }

@@ -522,7 +522,8 @@ func (p *pgStore) retain(ctx context.Context, conn *pgxpool.Conn) (int64, error)
 			if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 				return dropped, err
 			}
-			if cut > 0 {
+			// The newest record stays, whatever its size, as in SQLite.
+			if cut = min(cut, p.last()-1); cut > 0 {
 				if err := upTo(cut); err != nil {
 					return dropped, err
 				}

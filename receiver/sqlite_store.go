@@ -384,7 +384,10 @@ func (s *sqliteStore) retain(ctx context.Context, db sqlDB, last, keepFrom int64
 			if err != nil || upTo == 0 {
 				return dropped, err
 			}
-			if upTo = min(upTo, keepFrom-1); upTo < 1 {
+			// The newest record stays, whatever its size: a pass between
+			// its answer and the next insert must not take a record
+			// the sender was just told was kept.
+			if upTo = min(upTo, keepFrom-1, last-1); upTo < 1 {
 				break
 			}
 			if err := del(`DELETE FROM records WHERE id <= ?`, upTo); err != nil {
