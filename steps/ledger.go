@@ -133,6 +133,16 @@ func (l *Ledger) Check(ctx context.Context, t *Target, lag *LagMonitor, strays b
 	for _, id := range res.SignatureIDs {
 		l.judgeContract(&f, t, lag, id, byContract[id])
 	}
+	switch n := len(f.againAfter2xx); {
+	case n >= 2:
+		for _, a := range f.againAfter2xx {
+			f.problem(refDelivery, "%s", a)
+		}
+	case n == 1 && len(f.problems) == 0:
+		res.Status = reports.Inconclusive
+		res.Error = fmt.Sprintf("%d contract(s), %d notification(s) received: %s, once in the run: the sender may have read the 2xx late or not at all (a loaded machine, an answer lost on the way), "+
+			"which a receiver cannot tell from a sender that delivers again after a 2xx; a service that does, does so again, and fails", len(l.contracts), len(recs), f.againAfter2xx[0])
+	}
 	// A lateness this process's own lag explains is no verdict either way;
 	// the scenario that waited for it judged it (and ran again alone).
 	if len(f.problems) > 0 {
@@ -153,6 +163,11 @@ func (l *Ledger) Check(ctx context.Context, t *Target, lag *LagMonitor, strays b
 // lost answer may have created, are said but not judged.
 type ledgerFindings struct {
 	problems, excusedLate, unknown []string
+	// againAfter2xx are the events delivered again after a 2xx sooner
+	// than the sender's timeout: a verdict when the run saw it twice or
+	// more, since one alone may be a 2xx the sender read late (a loaded
+	// machine, a lost answer), which no receiver can tell from a fault.
+	againAfter2xx []string
 	// breaks is the item of the documents the first problem breaks.
 	breaks string
 	// kinds are the kinds of failure of the problems, one each ("" for
@@ -307,7 +322,7 @@ func (l *Ledger) judgeContract(f *ledgerFindings, t *Target, lag *LagMonitor, id
 					continue
 				}
 			}
-			f.problem(refDelivery, "contract %s %q: event %q delivered again (#%d) after a %d answer (#%d)", clip(id, 100), title, clip(eid, 100), next.ID, prev.Status, prev.ID)
+			f.againAfter2xx = append(f.againAfter2xx, fmt.Sprintf("contract %s %q: event %q delivered again (#%d) after a %d answer (#%d)", clip(id, 100), title, clip(eid, 100), next.ID, prev.Status, prev.ID))
 		}
 		if !t.SharedClock || entry.timed {
 			continue

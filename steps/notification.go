@@ -426,6 +426,11 @@ func (s *Steps) awaitRetry(ctx context.Context, sc *scenario) error {
 	wait := delay + missingAfter
 	if delay != retries[k] {
 		wait += retries[k]
+	} else if timeout := s.T.Profile.Webhook.Timeout; timeout > 0 {
+		// The sender starts its retry delay when it has read the answer,
+		// which may be as late as its timeout after it sent: a loaded
+		// sender, or a slow way back, is no missing retry.
+		wait += timeout
 	}
 	wctx, cancel := context.WithDeadline(ctx, prevAt.Add(wait))
 	defer cancel()

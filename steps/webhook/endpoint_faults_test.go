@@ -550,6 +550,23 @@ func endpointFaults() []endpointFault {
 					return 0
 				}
 			}, "drops duplicates by contract and state"},
+		{"refuses-a-state-going-back", "refuses with 409 a CREATED event of a contract it already saw in a later state",
+			func(s *shop) {
+				var mu sync.Mutex
+				later := map[any]bool{} // contracts seen in a state after CREATED
+				s.accept = func(n map[string]any) int {
+					mu.Lock()
+					defer mu.Unlock()
+					if n["status"] != "CREATED" {
+						later[n["signature_id"]] = true
+						return 0
+					}
+					if later[n["signature_id"]] {
+						return http.StatusConflict
+					}
+					return 0
+				}
+			}, "arrived out of order"},
 	}
 }
 

@@ -199,6 +199,9 @@ func webhookHints(e *Endpoint, results []reports.ScenarioResult, observed []obse
 		if len(f.failedRows("WH-EVENTS-OVER-TIME")) > 0 && f.passed("WH-SAME-CONTRACT") {
 			hint("same-state-refused")
 		}
+		if len(f.failedRows("WH-OUT-OF-ORDER")) > 0 && f.passed("WH-SAME-CONTRACT") {
+			hint("out-of-order-refused")
+		}
 		switch rows := f.failedRows("WH-TIME-WINDOW"); {
 		case len(rows) == 0:
 		case !slices.ContainsFunc(rows, func(r string) bool { return strings.Contains(r, "-") }):

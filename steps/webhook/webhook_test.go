@@ -27,7 +27,7 @@ const shopSecret = "whsec_shop_42"
 // The webhook set's requirements, by what they want of the endpoint.
 var (
 	acceptReqs = []string{"WH-BODY-TEXT", "WH-BOUNDARY-BYTES", "WH-DUPLICATE", "WH-DUPLICATE-EXACT", "WH-EVENTS-OVER-TIME", "WH-HEADER-NEIGHBOURS",
-		"WH-HTTP-FORM", "WH-RAW-BYTES", "WH-REAL-CONTRACT", "WH-RETRY-AFTER-FAILURE", "WH-ROTATION", "WH-SAME-CONTRACT", "WH-STATE", "WH-TIME-WINDOW"}
+		"WH-HTTP-FORM", "WH-OUT-OF-ORDER", "WH-RAW-BYTES", "WH-REAL-CONTRACT", "WH-RETRY-AFTER-FAILURE", "WH-ROTATION", "WH-SAME-CONTRACT", "WH-STATE", "WH-TIME-WINDOW"}
 	refuseReqs = []string{"WH-BODY-CHANGED", "WH-FORGERY-PATHS", "WH-HEADER-FORGED", "WH-HEADER-MALFORMED", "WH-HEADER-MISSING", "WH-SIGNATURE-FORM",
 		"WH-TIMESTAMP-AHEAD", "WH-TIMESTAMP-CHANGED", "WH-TIMESTAMP-FORM-OLD", "WH-TIMESTAMP-OLD", "WH-WRONG-SECRET"}
 )
@@ -77,7 +77,7 @@ func TestWebhookSuiteAgainstTheStrictReceiver(t *testing.T) {
 	require.Equal(t, reports.Passed, s.Verdict(), "%v", s.Results())
 	selected, err := webhook.Select("all", "")
 	require.NoError(t, err)
-	assert.Equal(t, 150, selected, "20 scenarios, 59 rows, two languages")
+	assert.Equal(t, 154, selected, "21 scenarios, 61 rows, two languages")
 	require.Len(t, s.Results(), selected)
 	assert.Equal(t, selected, s.Count(reports.Passed))
 	assert.Empty(t, s.Hints())
@@ -91,14 +91,15 @@ func TestWebhookSuiteAgainstTheStrictReceiver(t *testing.T) {
 	recs, err := rv.List(context.Background(), receiver.Filter{Channel: "shop", Limit: 1000})
 	require.NoError(t, err)
 	// Per language, the listed rows (16 fewer than the selection: the
-	// generated scenarios' rows) and their extra deliveries, then what the
+	// generated scenarios' rows) and their extra deliveries (the CREATED
+	// after each of the 2 out-of-order rows among them), then what the
 	// generated rows send: 9 valid header neighbours, 13 boundary bodies,
 	// 4 failed first deliveries (one cut short, so never received) and
 	// their 4 retries, 6 states in turn, 84 forged header neighbours, 50
 	// forgeries for each of 5 states.
 	listed := selected - 2*16
-	assert.Len(t, recs, 1+listed+2+2+4+2*(9+13+3+4+6+84+5*50),
-		"the contract probe, one delivery per listed row, two for each duplicate, three for each contract of several events, and the generated deliveries")
+	assert.Len(t, recs, 1+listed+2+2+4+2*2+2*(9+13+3+4+6+84+5*50),
+		"the contract probe, one delivery per listed row, two for each duplicate, three for each contract of several events, two for each out-of-order row, and the generated deliveries")
 	valid, dup := 0, 0
 	for _, r := range recs {
 		if r.Check == receiver.CheckValid {
@@ -113,8 +114,8 @@ func TestWebhookSuiteAgainstTheStrictReceiver(t *testing.T) {
 			dup++
 		}
 	}
-	assert.Equal(t, 1+2*(5+2+2+5+4+4+2+2+3+2+9+13+4+6), valid,
-		"the probe; states, rotation, both deliveries of the duplicate, raw-bytes layouts, free texts, time window, HTTP forms, real contracts, one contract's events, both exact deliveries, "+
+	assert.Equal(t, 1+2*(5+2+2+5+4+4+2+2+3+2*2+2+9+13+4+6), valid,
+		"the probe; states, rotation, both deliveries of the duplicate, raw-bytes layouts, free texts, time window, HTTP forms, real contracts, one contract's events, both events of each out-of-order row, both exact deliveries, "+
 			"the valid header neighbours, the boundary bodies, the retries, the states in turn")
 	assert.Equal(t, 4, dup, "the retry of each language's duplicate, and the exact repeat")
 }
@@ -255,7 +256,7 @@ func TestSelectWebhook(t *testing.T) {
 	assert.Equal(t, 7, n)
 	n, err = webhook.Select("all", "~@spec")
 	require.NoError(t, err)
-	assert.Equal(t, 2*68, n)
+	assert.Equal(t, 2*70, n)
 	_, err = webhook.Select("en", "@AUTH-OK")
 	var se *steps.SelectionError
 	require.ErrorAs(t, err, &se)

@@ -124,6 +124,19 @@ Feature: A merchant's endpoint accepts the service's notifications
     And a "CANCELED" notification of the same contract is posted to the endpoint
     Then the endpoint answers 2xx within the delivery timeout
 
+  @WH-OUT-OF-ORDER @profile
+  Scenario Outline: events of one contract that arrive out of order, as retries after a failure deliver them, are each accepted
+    Given a "<later>" notification
+    And it is signed with the webhook secret
+    When it is posted to the endpoint
+    And a "CREATED" notification of the same contract is posted to the endpoint
+    Then the endpoint answers 2xx within the delivery timeout
+
+    Examples:
+      | later    |
+      | SIGNED   |
+      | CANCELED |
+
   @WH-DUPLICATE-EXACT @profile
   Scenario: a retry with the same bytes and the same signature header is accepted both times
     Given a "SIGNED" notification

@@ -125,6 +125,19 @@ Característica: El endpoint del comercio acepta las notificaciones del servicio
     Y una notificación "CANCELED" del mismo contrato se envía al endpoint
     Entonces el endpoint responde 2xx dentro del plazo de entrega
 
+  @WH-OUT-OF-ORDER @profile
+  Esquema del escenario: se acepta cada evento de un contrato que llega fuera de orden, como lo entregan los reintentos tras un fallo
+    Dada una notificación "<later>"
+    Y se firma con el secreto del webhook
+    Cuando se envía al endpoint
+    Y una notificación "CREATED" del mismo contrato se envía al endpoint
+    Entonces el endpoint responde 2xx dentro del plazo de entrega
+
+    Ejemplos:
+      | later    |
+      | SIGNED   |
+      | CANCELED |
+
   @WH-DUPLICATE-EXACT @profile
   Escenario: se acepta las dos veces un reintento con los mismos bytes y la misma cabecera de firma
     Dada una notificación "SIGNED"
