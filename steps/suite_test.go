@@ -84,7 +84,7 @@ func TestConformanceSuite(t *testing.T) {
 	assert.Greater(t, selected, 175*languages(lang), "every example row of each language")
 	assert.Equal(t, selected+1, len(s.Results()), "every selected row, and the run's ledger")
 	assert.Equal(t, len(s.Results()), s.Count(reports.Passed)+late)
-	assert.True(t, hasLedger(s, reports.Passed), "the run's ledger was checked and passed")
+	assert.True(t, hasLedger(s, reports.Passed) || (late > 0 && hasLedger(s, reports.Inconclusive)), "the run's ledger was checked and passed (or, on a loaded machine, was left inconclusive by lateness)")
 }
 
 // underRaceWithoutOperatorRows is tags, and under the race detector
