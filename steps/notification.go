@@ -460,7 +460,10 @@ func (s *Steps) awaitRetry(ctx context.Context, sc *scenario) error {
 	// Both deliveries are measured the same way, so their gap is the
 	// retry's wait give or take how much later the first one reached the
 	// receiver than the second: at most what this process's lag explains.
-	lag := s.Lag.Max(sc.sentAt, at)
+	// Only lateness around the two arrivals can bend their gap: a stall
+	// that held back the first one's record woke at or after it. The
+	// lateness since the create (a loaded run's start) bends nothing here.
+	lag := s.Lag.Max(prevAt.Add(-time.Second), at)
 	switch {
 	case !s.excused(lag, delay-gap-retrySlack) && gap < delay-retrySlack:
 		return breaks(refDelivery, "expected the delivery again after %s following the one answered %s; it came after %s ms: too early (this process ran at most %s ms late meanwhile)",

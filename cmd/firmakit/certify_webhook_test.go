@@ -55,7 +55,7 @@ func TestCertifyWebhookPassesTheStrictReceiver(t *testing.T) {
 	code, out, errOut := run(t, map[string]string{"FIRMAKIT_WEBHOOK_SECRET": "whsec_shop"},
 		"certify-webhook", "--endpoint", rv.HookURL("shop"), "--merchant", "shop", "--report", dir)
 	require.Equal(t, ExitOK, code, out+errOut)
-	assert.Equal(t, []string{"verdict: passed: every selected scenario passed, 150 of 150", "firmakit: 150 scenarios: 150 passed, 0 failed, 0 not run"},
+	assert.Equal(t, []string{"verdict: passed: every selected scenario passed, 154 of 154", "firmakit: 154 scenarios: 154 passed, 0 failed, 0 not run"},
 		lastLines(out, 2))
 	assert.NotContains(t, out, "hint:")
 	assert.Contains(t, out, "firmakit certify-webhook: playing the service for the endpoint "+rv.HookURL("shop"))
@@ -69,12 +69,12 @@ func TestCertifyWebhookPassesTheStrictReceiver(t *testing.T) {
 	assert.Equal(t, "merchant webhook endpoint", c.Target.Label)
 	assert.Equal(t, "shop", c.Target.MerchantID)
 	assert.Equal(t, "webhook", c.Suite.Set)
-	assert.Len(t, c.Requirements, 26)
+	assert.Len(t, c.Requirements, 27)
 	for _, r := range c.Requirements {
 		assert.Contains(t, r.Exchange, "sent: POST "+rv.HookURL("shop"), r.Tag)
 	}
 	doc := readJUnit(t, filepath.Join(dir, "junit.xml"))
-	assert.Equal(t, 150, doc.Tests)
+	assert.Equal(t, 154, doc.Tests)
 	assert.Len(t, doc.Suites, 4, "a testsuite per feature file")
 }
 
@@ -108,7 +108,7 @@ func TestCertifyWebhookFailsWrongEndpoints(t *testing.T) {
 			"WH-SIGNATURE-FORM", "WH-TIMESTAMP-AHEAD", "WH-TIMESTAMP-CHANGED", "WH-TIMESTAMP-FORM-OLD", "WH-TIMESTAMP-OLD", "WH-WRONG-SECRET"},
 			"hint: Everything was accepted, the forged notifications too"},
 		{"verifies a re-serialised body", reserialising.URL, []string{"WH-BODY-TEXT", "WH-BOUNDARY-BYTES", "WH-DUPLICATE", "WH-DUPLICATE-EXACT",
-			"WH-EVENTS-OVER-TIME", "WH-HEADER-NEIGHBOURS", "WH-HTTP-FORM", "WH-RAW-BYTES", "WH-REAL-CONTRACT", "WH-RETRY-AFTER-FAILURE", "WH-ROTATION",
+			"WH-EVENTS-OVER-TIME", "WH-HEADER-NEIGHBOURS", "WH-HTTP-FORM", "WH-OUT-OF-ORDER", "WH-RAW-BYTES", "WH-REAL-CONTRACT", "WH-RETRY-AFTER-FAILURE", "WH-ROTATION",
 			"WH-SAME-CONTRACT", "WH-STATE", "WH-TIME-WINDOW"},
 			"hint: Everything was refused, the valid notifications too (answered 401)"},
 	} {
@@ -119,7 +119,7 @@ func TestCertifyWebhookFailsWrongEndpoints(t *testing.T) {
 			got := failedTags(out)
 			assert.ElementsMatch(t, tc.failed, got)
 			last := lastLines(out, 2)
-			assert.Regexp(t, `^verdict: failed: \d+ of 75 scenarios failed \(@WH-`, last[0])
+			assert.Regexp(t, `^verdict: failed: \d+ of 77 scenarios failed \(@WH-`, last[0])
 			for _, tag := range tc.failed {
 				assert.Contains(t, last[0], "@"+tag, "the verdict names each failed requirement")
 			}
@@ -308,7 +308,7 @@ func TestVectorsCommand(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "vectors.json")
 	code, out, errOut := run(t, nil, "vectors", "--webhook-secret", "whsec_shop", "--at", "1795000000", "--out", file)
 	require.Equal(t, ExitOK, code, out+errOut)
-	assert.Contains(t, out, "firmakit vectors: 382 cases (profile \"bundled\", reference time 1795000000) written to "+file)
+	assert.Contains(t, out, "firmakit vectors: 386 cases (profile \"bundled\", reference time 1795000000) written to "+file)
 	b, err := os.ReadFile(file)
 	require.NoError(t, err)
 	var v struct {
