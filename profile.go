@@ -81,12 +81,16 @@ type WebhookProfile struct {
 	// (id, timestamp, body), joined by payload_separator.
 	SignedContent    []string `yaml:"signed_content" json:"signed_content"`
 	PayloadSeparator string   `yaml:"payload_separator" json:"payload_separator"`
-	// SecretEncoding is "raw" (the secret's bytes are the key) or
-	// "whsec-base64" (base64 after an optional "whsec_" prefix).
-	SecretEncoding string        `yaml:"secret_encoding" json:"secret_encoding"`
-	Hash           string        `yaml:"hash" json:"hash"`
-	Encoding       string        `yaml:"encoding" json:"encoding"`
-	Tolerance      time.Duration `yaml:"tolerance" json:"tolerance"`
+	// SecretEncoding is "raw" (the secret's bytes are the key),
+	// "whsec-base64" (base64 after an optional "whsec_" prefix) or
+	// "ed25519" (with hash ed25519: whsk_/whpk_ keys or PEM, see
+	// ParseEd25519Key).
+	SecretEncoding string `yaml:"secret_encoding" json:"secret_encoding"`
+	// Hash is the HMAC's hash (sha256, sha512), or ed25519: an Ed25519
+	// signature, made with a private key and verified with the public one.
+	Hash      string        `yaml:"hash" json:"hash"`
+	Encoding  string        `yaml:"encoding" json:"encoding"`
+	Tolerance time.Duration `yaml:"tolerance" json:"tolerance"`
 	// Retries is the wait before each retry of a notification that was not
 	// answered 2xx within Timeout: the service's schedule, which a receiver
 	// and the conformance suite expect.
@@ -196,10 +200,11 @@ func (p *Profile) Validate() error {
 			return fmt.Errorf("invalid profile: unknown part %q in request.string_to_sign (want timestamp, method, target, path, key or body)", part)
 		}
 	}
-	for _, h := range []struct{ name, v string }{{"request.hash", r.Hash}, {"webhook.hash", p.Webhook.Hash}} {
-		if _, err := hashFunc(h.v); err != nil {
-			return fmt.Errorf("invalid profile: %s: %w", h.name, err)
-		}
+	if _, err := hashFunc(r.Hash); err != nil {
+		return fmt.Errorf("invalid profile: request.hash: %w", err)
+	}
+	if _, err := hashFunc(p.Webhook.Hash); err != nil && !p.Webhook.Asymmetric() {
+		return fmt.Errorf("invalid profile: webhook.hash: %w (or ed25519, to sign with a private key)", err)
 	}
 	for _, e := range []struct{ name, v string }{{"request.encoding", r.Encoding}, {"webhook.encoding", p.Webhook.Encoding}} {
 		if _, err := encodingOf(e.v); err != nil {
@@ -222,6 +227,9 @@ func (p *Profile) Validate() error {
 	}
 	return nil
 }
+
+// SecretEd25519 is the webhook.secret_encoding of an Ed25519 scheme.
+const SecretEd25519 = "ed25519"
 
 // Webhook parts a profile may name in webhook.signed_content.
 const (
@@ -295,8 +303,15 @@ func (w *WebhookProfile) validateScheme() error {
 	}
 	switch w.SecretEncoding {
 	case "raw", "whsec-base64":
+		if w.Asymmetric() {
+			return fmt.Errorf("webhook.hash is ed25519, so webhook.secret_encoding is %s: keys are whsk_/whpk_ or PEM, not %s secrets", SecretEd25519, w.SecretEncoding)
+		}
+	case SecretEd25519:
+		if !w.Asymmetric() {
+			return fmt.Errorf("webhook.secret_encoding %s is for webhook.hash ed25519", SecretEd25519)
+		}
 	default:
-		return fmt.Errorf("webhook.secret_encoding: unknown encoding %q (want raw or whsec-base64)", w.SecretEncoding)
+		return fmt.Errorf("webhook.secret_encoding: unknown encoding %q (want raw, whsec-base64 or %s)", w.SecretEncoding, SecretEd25519)
 	}
 	return nil
 }

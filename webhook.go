@@ -1,7 +1,10 @@
 package firmakit
 
 import (
+	"crypto/ed25519"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -24,36 +27,77 @@ func (p *Profile) WebhookSignatureAt(secrets []string, ts string, body []byte) s
 }
 
 // webhookSignatureValue writes the signature header's value for the
-// scheme: key=value fields, or prefixed entries.
+// scheme: key=value fields, or prefixed entries. Under an asymmetric
+// scheme a key that cannot sign (a public key) adds no entry.
 func (p *Profile) webhookSignatureValue(secrets []string, id, ts string, body []byte) string {
 	w := p.Webhook
-	m := cachedMAC(w.Hash, w.Encoding)
+	enc := w.encoding()
+	var sigs []string
+	for _, s := range secrets {
+		if sig := p.webhookSig(s, id, ts, body); sig != nil {
+			sigs = append(sigs, enc.encode(sig))
+		}
+	}
 	var b strings.Builder
 	if w.SignatureFormat == "entries" {
-		if w.SignatureSeparator == "" && len(secrets) > 1 {
+		if w.SignatureSeparator == "" && len(sigs) > 1 {
 			// One entry only: the scheme has no room for a second secret.
-			secrets = secrets[:1]
+			sigs = sigs[:1]
 		}
-		for i, s := range secrets {
+		for i, s := range sigs {
 			if i > 0 {
 				b.WriteString(w.SignatureSeparator)
 			}
 			b.WriteString(w.SignaturePrefix)
-			b.WriteString(m.enc.encode(p.webhookMAC(m, w.keyOrRaw(s), id, ts, body)))
+			b.WriteString(s)
 		}
 		return b.String()
 	}
 	if w.TimestampFrom == "field" {
 		b.WriteString(w.TimestampKey + "=" + ts)
 	}
-	for i, s := range secrets {
+	for i, s := range sigs {
 		if i > 0 || w.TimestampFrom == "field" {
 			b.WriteString(",")
 		}
 		b.WriteString(w.SignatureKey + "=")
-		b.WriteString(m.enc.encode(p.webhookMAC(m, w.keyOrRaw(s), id, ts, body)))
+		b.WriteString(s)
 	}
 	return b.String()
+}
+
+// Asymmetric reports whether the scheme signs with a private key and
+// verifies with the public one (hash ed25519: Standard Webhooks' v1a), so
+// that a receiver holds nothing that can sign.
+func (w *WebhookProfile) Asymmetric() bool { return strings.EqualFold(w.Hash, HashEd25519) }
+
+// HashEd25519 is the webhook.hash of an asymmetric scheme: an Ed25519
+// signature over the signed content instead of an HMAC.
+const HashEd25519 = "ed25519"
+
+// encoding is how the scheme writes a signature's bytes.
+func (w *WebhookProfile) encoding() encoding {
+	e, err := encodingOf(w.Encoding)
+	if err != nil {
+		// Profiles are validated when loaded; reaching this is a programming error.
+		panic("firmakit: " + err.Error())
+	}
+	return e
+}
+
+// webhookSig is one signature's bytes under the scheme with one key: the
+// HMAC under the secret, or the Ed25519 signature with the private key.
+// It is nil when the key cannot sign (a public key).
+func (p *Profile) webhookSig(secret, id, ts string, body []byte) []byte {
+	w := p.Webhook
+	if w.Asymmetric() {
+		priv, _ := ed25519KeyOrDerived(secret)
+		if priv == nil {
+			return nil
+		}
+		return ed25519.Sign(priv, p.webhookContent(id, ts, body))
+	}
+	return p.webhookMAC(cachedMAC(w.Hash, w.Encoding), w.keyOrRaw(secret), id, ts, body)
 }
 
 // webhookMAC takes the MAC over the scheme's signed content.
@@ -77,14 +121,38 @@ func (p *Profile) webhookMAC(m mac, key []byte, id, ts string, body []byte) []by
 	return m.sum(key, p.Webhook.PayloadSeparator, parts[:n]...)
 }
 
+// webhookContent is the signed content's bytes: its parts joined by the
+// payload separator.
+func (p *Profile) webhookContent(id, ts string, body []byte) []byte {
+	var b []byte
+	for i, part := range p.Webhook.SignedContent {
+		if i > 0 {
+			b = append(b, p.Webhook.PayloadSeparator...)
+		}
+		switch part {
+		case WebhookPartID:
+			b = append(b, id...)
+		case WebhookPartTimestamp:
+			b = append(b, ts...)
+		default:
+			b = append(b, body...)
+		}
+	}
+	return b
+}
+
 // WebhookMACText is one signature as the scheme writes it (hex or base64),
 // without its key or prefix: the MAC under secret over the scheme's signed
 // content of id, ts and body. It is for writing notifications signed
 // otherwise than the scheme says, which a receiver must refuse.
+// Under an asymmetric scheme it is the Ed25519 signature with the key's
+// private half, and "" for a public key, which cannot sign.
 func (p *Profile) WebhookMACText(secret, id, ts string, body []byte) string {
-	w := p.Webhook
-	m := cachedMAC(w.Hash, w.Encoding)
-	return m.enc.encode(p.webhookMAC(m, w.keyOrRaw(secret), id, ts, body))
+	sig := p.webhookSig(secret, id, ts, body)
+	if sig == nil {
+		return ""
+	}
+	return p.Webhook.encoding().encode(sig)
 }
 
 // WebhookSignedText is the text a signature covers under the scheme: its
@@ -174,41 +242,49 @@ func (p *Profile) WebhookSignatureHeaders() []string {
 // or ErrInvalidSignature. A scheme without a timestamp cannot refuse a
 // replay: HasTimestamp says so.
 func (p *Profile) VerifyWebhookHeaders(h http.Header, body []byte, secrets []string, now time.Time) error {
+	_, err := p.VerifyWebhookKey(h, body, secrets, now)
+	return err
+}
+
+// VerifyWebhookKey is VerifyWebhookHeaders that also says which key
+// verified the notification: its index in secrets (-1 with an error).
+// KeyName names that key without giving it away.
+func (p *Profile) VerifyWebhookKey(h http.Header, body []byte, secrets []string, now time.Time) (int, error) {
 	w := p.Webhook
 	sig := h.Get(w.SignatureHeader)
 	if strings.TrimSpace(sig) == "" {
-		return fmt.Errorf("%w: no %s header", ErrMissingHeaders, w.SignatureHeader)
+		return -1, fmt.Errorf("%w: no %s header", ErrMissingHeaders, w.SignatureHeader)
 	}
 	if w.SignatureFormat == "fields" && w.TimestampFrom == "field" && !w.HasID() {
-		return p.VerifyWebhook(sig, body, secrets, now)
+		return p.verifyWebhook(sig, body, secrets, now)
 	}
 	var id, ts string
 	if w.HasID() {
 		if id = h.Get(w.IDHeader); id == "" {
-			return fmt.Errorf("%w: no %s header", ErrMissingHeaders, w.IDHeader)
+			return -1, fmt.Errorf("%w: no %s header", ErrMissingHeaders, w.IDHeader)
 		}
 	}
 	var sigs []string
 	if w.SignatureFormat == "fields" {
 		parsed, err := p.ParseWebhookHeader(sig)
 		if err != nil {
-			return err
+			return -1, err
 		}
 		sigs, ts = parsed.Signatures, parsed.Timestamp
 	} else {
 		var err error
 		if sigs, err = p.parseWebhookEntries(sig); err != nil {
-			return err
+			return -1, err
 		}
 	}
 	if w.TimestampFrom == "header" {
 		if ts = h.Get(w.TimestampHeader); ts == "" {
-			return fmt.Errorf("%w: no %s header", ErrMissingHeaders, w.TimestampHeader)
+			return -1, fmt.Errorf("%w: no %s header", ErrMissingHeaders, w.TimestampHeader)
 		}
 	}
 	if w.HasTimestamp() {
 		if err := checkTimestamp(ts, now, w.Tolerance); err != nil {
-			return err
+			return -1, err
 		}
 	}
 	return p.matchWebhook(sigs, id, ts, body, secrets)
@@ -239,14 +315,30 @@ func (p *Profile) parseWebhookEntries(v string) ([]string, error) {
 	return sigs, nil
 }
 
-func (p *Profile) matchWebhook(sigs []string, id, ts string, body []byte, secrets []string) error {
+// matchWebhook returns the index in secrets of the key that verifies one
+// of sigs: the HMAC under it equals the signature, or, under an
+// asymmetric scheme, the Ed25519 signature verifies with its public half.
+func (p *Profile) matchWebhook(sigs []string, id, ts string, body []byte, secrets []string) (int, error) {
 	w := p.Webhook
-	m := cachedMAC(w.Hash, w.Encoding)
-	for _, s := range secrets {
-		want := p.webhookMAC(m, w.keyOrRaw(s), id, ts, body)
-		for _, sig := range sigs {
-			if m.equal(want, sig) {
-				return nil
+	if w.Asymmetric() {
+		content := p.webhookContent(id, ts, body)
+		enc := w.encoding()
+		for i, s := range secrets {
+			_, pub := ed25519KeyOrDerived(s)
+			for _, sig := range sigs {
+				if b, err := enc.decode(sig); err == nil && len(b) == ed25519.SignatureSize && ed25519.Verify(pub, content, b) {
+					return i, nil
+				}
+			}
+		}
+	} else {
+		m := cachedMAC(w.Hash, w.Encoding)
+		for i, s := range secrets {
+			want := p.webhookMAC(m, w.keyOrRaw(s), id, ts, body)
+			for _, sig := range sigs {
+				if m.equal(want, sig) {
+					return i, nil
+				}
 			}
 		}
 	}
@@ -254,7 +346,7 @@ func (p *Profile) matchWebhook(sigs []string, id, ts string, body []byte, secret
 	if w.SignatureFormat == "entries" && w.SignaturePrefix != "" {
 		what = w.SignaturePrefix + " signature(s) in " + w.SignatureHeader
 	}
-	return fmt.Errorf("%w: none of %d %s matches", ErrInvalidSignature, len(sigs), what)
+	return -1, fmt.Errorf("%w: none of %d %s matches", ErrInvalidSignature, len(sigs), what)
 }
 
 // WebhookHeader is a parsed webhook signature header.
@@ -312,15 +404,20 @@ func (p *Profile) ParseWebhookHeader(v string) (WebhookHeader, error) {
 // for the fields schemes (bundled, stripe); VerifyWebhookHeaders takes
 // any scheme.
 func (p *Profile) VerifyWebhook(header string, body []byte, secrets []string, now time.Time) error {
+	_, err := p.verifyWebhook(header, body, secrets, now)
+	return err
+}
+
+func (p *Profile) verifyWebhook(header string, body []byte, secrets []string, now time.Time) (int, error) {
 	if strings.TrimSpace(header) == "" {
-		return fmt.Errorf("%w: no %s header", ErrMissingHeaders, p.Webhook.SignatureHeader)
+		return -1, fmt.Errorf("%w: no %s header", ErrMissingHeaders, p.Webhook.SignatureHeader)
 	}
 	h, err := p.ParseWebhookHeader(header)
 	if err != nil {
-		return err
+		return -1, err
 	}
 	if err := checkTimestamp(h.Timestamp, now, p.Webhook.Tolerance); err != nil {
-		return err
+		return -1, err
 	}
 	return p.matchWebhook(h.Signatures, "", h.Timestamp, body, secrets)
 }
@@ -330,17 +427,44 @@ func (p *Profile) VerifyWebhook(header string, body []byte, secrets []string, no
 // the hash. It does not check the value.
 func (p *Profile) CheckWebhookSignatureForm(sig string) error {
 	w := p.Webhook
-	m := cachedMAC(w.Hash, w.Encoding)
-	want := m.size
 	if strings.EqualFold(w.Encoding, "hex") && sig != strings.ToLower(sig) {
 		return fmt.Errorf("to be lower-case hex")
 	}
-	b, err := m.enc.decode(sig)
+	b, err := w.encoding().decode(sig)
 	if err != nil {
 		return fmt.Errorf("to be %s", w.Encoding)
+	}
+	want := ed25519.SignatureSize
+	if !w.Asymmetric() {
+		want = cachedMAC(w.Hash, w.Encoding).size
 	}
 	if len(b) != want {
 		return fmt.Errorf("to be a %s of %d bytes, it has %d", w.Hash, want, len(b))
 	}
 	return nil
+}
+
+// LengthenSignature is a signature as the scheme writes it with one byte
+// more: the valid bytes and their first again, encoded. A receiver that
+// decodes leniently still sees a value longer than the algorithm gives.
+func (w *WebhookProfile) LengthenSignature(sig string) string {
+	enc := w.encoding()
+	b, err := enc.decode(sig)
+	if err != nil || len(b) == 0 {
+		return sig + sig[:min(2, len(sig))]
+	}
+	return enc.encode(append(b, b[0]))
+}
+
+// KeyName names one of a scheme's keys without giving it away, for a
+// record to say which key verified it: an Ed25519 key by its public key
+// (whpk_…, which is public), an HMAC secret by the first 8 hex digits of
+// the SHA-256 of its key ("secret 1a2b3c4d").
+func (p *Profile) KeyName(secret string) string {
+	if p.Webhook.Asymmetric() {
+		_, pub := ed25519KeyOrDerived(secret)
+		return Ed25519PublicPrefix + base64.StdEncoding.EncodeToString(pub)
+	}
+	sum := sha256.Sum256(p.Webhook.keyOrRaw(secret))
+	return "secret " + hex.EncodeToString(sum[:4])
 }

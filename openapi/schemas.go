@@ -301,8 +301,8 @@ func (b *builder) signaturePattern() string {
 // macPattern is the pattern of one MAC written in an encoding.
 func macPattern(hash, encoding string) string {
 	n := 32
-	if strings.Contains(strings.ToLower(hash), "512") {
-		n = 64
+	if strings.Contains(strings.ToLower(hash), "512") || strings.EqualFold(hash, firmakit.HashEd25519) {
+		n = 64 // SHA-512, or an Ed25519 signature
 	}
 	alphabet := "A-Za-z0-9+/"
 	switch strings.ToLower(encoding) {

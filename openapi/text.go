@@ -135,6 +135,9 @@ func (b *builder) webhookSignatureText() string {
 		key = "the webhook secret, base64 after `whsec_`"
 	}
 	mac := fmt.Sprintf("the %s HMAC-%s under %s over %s", encodingText(w.Encoding), strings.ToUpper(w.Hash), key, over)
+	if w.Asymmetric() {
+		mac = fmt.Sprintf("the %s Ed25519 signature with the service's secret key over %s, which a receiver verifies with the public key (`whpk_<base64>`; it cannot sign)", encodingText(w.Encoding), over)
+	}
 	var form string
 	if w.SignatureFormat == "fields" {
 		form = fmt.Sprintf("`%s=<mac>`, one per active webhook secret (rotation), comma-separated", w.SignatureKey)

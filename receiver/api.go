@@ -507,6 +507,11 @@ func (rv *Receiver) handleReplay(c echo.Context) error {
 			req.Header[k] = vs
 		}
 	}
+	for _, sec := range in.Secrets {
+		if err := rv.profileFor(r.Channel).Webhook.CheckWebhookKey(sec, true); err != nil {
+			return apiError(http.StatusBadRequest, "secrets: "+err.Error())
+		}
+	}
 	if len(in.Secrets) > 0 {
 		rv.profileFor(r.Channel).SignWebhook(req.Header, r.EventID, in.Secrets, rv.Now(), r.Body)
 	}

@@ -397,14 +397,15 @@ var behaviours = []struct {
 		post(t, rv, "other", []byte("plain"), "")
 		require.NoError(t, rv.Close())
 		// Back to the schema the previous version wrote.
-		version := "3"
+		version := "4"
 		if receiver.IsPostgres(db) {
-			version = "2"
+			version = "3"
 			execSQL(t, db, `ALTER TABLE records RENAME COLUMN "check" TO verdict; ALTER INDEX records_check RENAME TO records_verdict;
-				UPDATE meta SET value = 1 WHERE key = 'schema_version'`)
+				ALTER TABLE records DROP COLUMN verified_by; UPDATE meta SET value = 1 WHERE key = 'schema_version'`)
 		} else {
 			mustExec(t, db, `ALTER TABLE records RENAME COLUMN "check" TO verdict; DROP INDEX records_check;
-				CREATE INDEX records_verdict ON records(verdict, id); UPDATE meta SET value = 2 WHERE key = 'schema_version'`)
+				CREATE INDEX records_verdict ON records(verdict, id); ALTER TABLE records DROP COLUMN verified_by;
+				UPDATE meta SET value = 2 WHERE key = 'schema_version'`)
 		}
 		cols, indexes, _ := schemaOf(t, db)
 		require.Contains(t, cols, "verdict")
@@ -422,6 +423,33 @@ var behaviours = []struct {
 		assert.NotContains(t, cols, "verdict")
 		assert.Contains(t, indexes, "records_check")
 		assert.NotContains(t, indexes, "records_verdict")
+		assert.Equal(t, version, v, "the schema version now")
+	}},
+	{"a database from before verified_by gains the column, its records kept, and names the key of a new one", func(t *testing.T, db string) {
+		rv := openOn(t, db, nil)
+		mustSend(t, rv, "merchant_demo", notification(firmakit.StateSigned, "e1", "s1"))
+		require.NoError(t, rv.Close())
+		version := "4"
+		if receiver.IsPostgres(db) {
+			version = "3"
+			execSQL(t, db, `ALTER TABLE records DROP COLUMN verified_by; UPDATE meta SET value = 2 WHERE key = 'schema_version'`)
+		} else {
+			mustExec(t, db, `ALTER TABLE records DROP COLUMN verified_by; UPDATE meta SET value = 3 WHERE key = 'schema_version'`)
+		}
+		cols, _, _ := schemaOf(t, db)
+		require.NotContains(t, cols, "verified_by")
+
+		again := openOn(t, db, nil)
+		var rec receiver.Record
+		getJSON(t, again.URL()+"/api/events/1", &rec)
+		assert.Equal(t, receiver.CheckValid, rec.Check)
+		assert.Empty(t, rec.VerifiedBy, "a record of before names no key")
+		assert.Equal(t, int64(2), mustSend(t, again, "merchant_demo", notification(firmakit.StateSigned, "e2", "s2")))
+		getJSON(t, again.URL()+"/api/events/2", &rec)
+		assert.Equal(t, firmakit.BundledProfile().KeyName(firmakit.Demo().WebhookSecrets[0]), rec.VerifiedBy)
+		require.NoError(t, again.Close())
+		cols, _, v := schemaOf(t, db)
+		assert.Contains(t, cols, "verified_by")
 		assert.Equal(t, version, v, "the schema version now")
 	}},
 	{"called directly: each filter lists and counts what Filter.Match picks", func(t *testing.T, db string) {

@@ -317,7 +317,7 @@ func TestSchemaVersion1IsMigrated(t *testing.T) {
 	var version int
 	require.NoError(t, db.QueryRow(`SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&version))
 	require.NoError(t, db.Close())
-	assert.Equal(t, 3, version)
+	assert.Equal(t, 4, version)
 
 	rv2 := MustOpenReceiver(t, func(r *receiver.Receiver) { r.DB = file })
 	rec := lastRecord(t, rv2)

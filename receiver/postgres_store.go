@@ -36,9 +36,9 @@ func RedactDB(db string) string {
 
 // pgSchemaVersion is the receiver's PostgreSQL schema, kept in its meta
 // table; a database with a greater one was written by a newer firmakit.
-// Version 2 renamed verdict to check; a version 1 database is migrated
-// when opened.
-const pgSchemaVersion = 2
+// Version 2 renamed verdict to check, version 3 added verified_by; a
+// database of an earlier version is migrated when opened.
+const pgSchemaVersion = 3
 
 // Text that comes from a request (channel, path, query, the reason that
 // may quote a header, ids read from the body) is kept as bytea: a
@@ -69,7 +69,8 @@ CREATE TABLE IF NOT EXISTS records (
 	created_at   BYTEA NOT NULL,
 	duplicate    BOOLEAN NOT NULL DEFAULT false,
 	status       INTEGER NOT NULL DEFAULT 0,
-	forward      TEXT NOT NULL DEFAULT ''
+	forward      TEXT NOT NULL DEFAULT '',
+	verified_by  TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS contracts (
 	signature_id BYTEA PRIMARY KEY,
@@ -86,7 +87,7 @@ CREATE TABLE IF NOT EXISTS answer_rules (
 	remaining    INTEGER,
 	PRIMARY KEY (channel, signature_id)
 );
-INSERT INTO meta (key, value) VALUES ('schema_version', 2) ON CONFLICT (key) DO NOTHING;
+INSERT INTO meta (key, value) VALUES ('schema_version', 3) ON CONFLICT (key) DO NOTHING;
 `
 
 // pgTables are the columns of each table of the PostgreSQL schema, for
@@ -255,7 +256,7 @@ func (p *pgStore) migrate(ctx context.Context) error {
 		return fmt.Errorf("database %s: %w", name, err)
 	}
 	for _, t := range names {
-		if cols := got[t]; len(cols) > 0 && !sameSet(cols, pgTables[t]) && !(t == "records" && sameSet(cols, verdictColumns)) {
+		if cols := got[t]; len(cols) > 0 && !sameSet(cols, pgTables[t]) && !(t == "records" && (sameSet(cols, verdictColumns) || sameSet(cols, keylessColumns))) {
 			return fmt.Errorf("%w: in the PostgreSQL database %s, table %s has the columns (%s), not the receiver's (%s); give the receiver a database of its own (CREATE DATABASE firmakit)",
 				ErrIncompatibleDatabase, name, t, strings.Join(cols, ", "), strings.Join(pgTables[t], ", "))
 		}
@@ -274,6 +275,11 @@ func (p *pgStore) migrate(ctx context.Context) error {
 	if slices.Contains(got["records"], "verdict") {
 		if _, err := tx.Exec(ctx, renameVerdict+`; ALTER INDEX IF EXISTS records_verdict RENAME TO records_check`); err != nil {
 			return fmt.Errorf("database %s: migrating to schema version 2: %w", name, err)
+		}
+	}
+	if len(got["records"]) > 0 && !slices.Contains(got["records"], "verified_by") {
+		if _, err := tx.Exec(ctx, addVerifiedBy); err != nil {
+			return fmt.Errorf("database %s: migrating to schema version 3: %w", name, err)
 		}
 	}
 	if _, err := tx.Exec(ctx, pgSchema+recordIndexes); err != nil {

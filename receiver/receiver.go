@@ -457,40 +457,45 @@ func (rv *Receiver) profileFor(channel string) *firmakit.Profile {
 // checkSignature checks a notification's signature under the channel's profile.
 // When that is not the receiver's own profile, the reason starts with the
 // scheme's name, so a record says which scheme judged it.
-func (rv *Receiver) checkSignature(channel string, h http.Header, body []byte) (string, string) {
+// It also names the key that verified a valid one.
+func (rv *Receiver) checkSignature(channel string, h http.Header, body []byte) (string, string, string) {
 	p := rv.profileFor(channel)
-	v, why := rv.checkSignatureUnder(p, channel, h, body)
+	secrets := rv.secretsFor(channel)
+	v, why, key := rv.checkSignatureUnder(p, channel, h, body, secrets)
 	if p != rv.Profile && why != "" {
 		why = p.Name + ": " + why
 	}
-	return v, why
+	by := ""
+	if key >= 0 {
+		by = p.KeyName(secrets[key])
+	}
+	return v, why, by
 }
 
-func (rv *Receiver) checkSignatureUnder(p *firmakit.Profile, channel string, h http.Header, body []byte) (string, string) {
+func (rv *Receiver) checkSignatureUnder(p *firmakit.Profile, channel string, h http.Header, body []byte, secrets []string) (string, string, int) {
 	w := p.Webhook
 	if strings.TrimSpace(h.Get(w.SignatureHeader)) == "" {
-		return CheckMissing, "no " + w.SignatureHeader + " header"
+		return CheckMissing, "no " + w.SignatureHeader + " header", -1
 	}
-	secrets := rv.secretsFor(channel)
 	if len(secrets) == 0 {
-		return CheckUnverified, "no webhook secret is known for channel " + channel
+		return CheckUnverified, "no webhook secret is known for channel " + channel, -1
 	}
-	err := p.VerifyWebhookHeaders(h, body, secrets, rv.Now())
+	key, err := p.VerifyWebhookKey(h, body, secrets, rv.Now())
 	switch {
 	case err == nil && !w.HasTimestamp():
-		return CheckValid, "replay cannot be judged: " + p.Name + " signs no timestamp"
+		return CheckValid, "replay cannot be judged: " + p.Name + " signs no timestamp", key
 	case err == nil:
-		return CheckValid, ""
+		return CheckValid, "", key
 	case errors.Is(err, firmakit.ErrMalformedHeader), errors.Is(err, firmakit.ErrMissingHeaders):
-		return CheckInvalid, err.Error()
+		return CheckInvalid, err.Error(), -1
 	case errors.Is(err, firmakit.ErrTooNew):
-		return CheckInvalid, "future timestamp: " + strings.TrimPrefix(err.Error(), firmakit.ErrExpired.Error()+": ")
+		return CheckInvalid, "future timestamp: " + strings.TrimPrefix(err.Error(), firmakit.ErrExpired.Error()+": "), -1
 	case errors.Is(err, firmakit.ErrMalformedTimestamp):
-		return CheckInvalid, "malformed header: " + strings.TrimPrefix(err.Error(), firmakit.ErrExpired.Error()+": ")
+		return CheckInvalid, "malformed header: " + strings.TrimPrefix(err.Error(), firmakit.ErrExpired.Error()+": "), -1
 	case errors.Is(err, firmakit.ErrTooOld):
-		return CheckInvalid, "stale timestamp: " + strings.TrimPrefix(err.Error(), firmakit.ErrExpired.Error()+": ")
+		return CheckInvalid, "stale timestamp: " + strings.TrimPrefix(err.Error(), firmakit.ErrExpired.Error()+": "), -1
 	default:
-		return CheckInvalid, "no matching signature: " + strings.TrimPrefix(err.Error(), firmakit.ErrInvalidSignature.Error()+": ")
+		return CheckInvalid, "no matching signature: " + strings.TrimPrefix(err.Error(), firmakit.ErrInvalidSignature.Error()+": "), -1
 	}
 }
 
@@ -646,7 +651,7 @@ func (rv *Receiver) readHook(req *http.Request, channel string) (*Record, hookAn
 		return nil, a, apiError(http.StatusBadRequest, msgBodyUnreadable+err.Error())
 	default:
 		rec.Body, rec.Size = body, int64(len(body))
-		rec.Check, rec.Reason = rv.checkSignature(channel, req.Header, body)
+		rec.Check, rec.Reason, rec.VerifiedBy = rv.checkSignature(channel, req.Header, body)
 		if n, _, derr := rv.Profile.DecodeNotification(body); derr == nil {
 			rec.EventID, rec.SignatureID, rec.State, rec.CreatedAt = indexed(n.EventID), indexed(n.SignatureID), indexed(string(n.Status)), indexed(n.CreatedAt)
 		}

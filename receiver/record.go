@@ -51,6 +51,11 @@ type Record struct {
 	RemoteAddr  string      `json:"remote_addr"`
 	Check       string      `json:"check"`
 	Reason      string      `json:"reason,omitempty"`
+	// VerifiedBy names the key that verified a valid record, without
+	// giving it away (firmakit.Profile.KeyName): an Ed25519 public key,
+	// whpk_…, or "secret" and a fingerprint of an HMAC secret. With several
+	// keys (rotation) it says which one the sender used.
+	VerifiedBy string `json:"verified_by,omitempty"`
 	// Extracted from the body when it is a notification.
 	EventID     string `json:"event_id,omitempty"`
 	SignatureID string `json:"signature_id,omitempty"`

@@ -74,6 +74,50 @@ func TestChannelSchemes(t *testing.T) {
 	}
 }
 
+// A receiver holding two Ed25519 public keys of a channel (rotation)
+// verifies notifications signed with either secret key, and each record
+// names the public key that verified it; another key pair's signature is
+// refused. The receiver holds nothing that can sign.
+func TestEd25519RotationNamesTheKey(t *testing.T) {
+	ed, err := firmakit.Preset("standard-webhooks-ed25519")
+	require.NoError(t, err)
+	const (
+		secret1 = "whsk_Sg36gITFIcSJEudY+Z/tRi01Mm6rI6gosz1w47Fpim4="
+		public1 = "whpk_6+vT5lZZhcUZgkNS/dGInN8eZoX+vH99TOTOGJFSBOU="
+		secret2 = "whsk_TIScWFxmqIgs9J5VW0N0Lv4GiNwdS4b/nVdMmM3v+T8="
+		public2 = "whpk_8LN1phIj+0fZXoP4H55kyfyLYZaRhckihpLz67EgRJM="
+		other   = "whsk_NzPT3jkm105pDkTHjyeQxMNsjwHFu/Yfy2FGqOADaDA="
+	)
+	rv := MustOpenReceiver(t, func(rv *receiver.Receiver) {
+		rv.ChannelProfiles = map[string]*firmakit.Profile{"ed": ed}
+		rv.Secrets = map[string][]string{"ed": {public1, public2}}
+	})
+	body := notification(firmakit.StateSigned, "evt_ed", "sig_ed")
+	for _, tc := range []struct {
+		secret, check, by string
+	}{
+		{secret1, receiver.CheckValid, public1},
+		{secret2, receiver.CheckValid, public2},
+		{other, receiver.CheckInvalid, ""},
+	} {
+		h := http.Header{}
+		ed.SignWebhook(h, "msg_ed", []string{tc.secret}, time.Now(), body)
+		req, err := http.NewRequest("POST", rv.URL()+"/hooks/ed", bytes.NewReader(body))
+		require.NoError(t, err)
+		for k, v := range h {
+			req.Header[k] = v
+		}
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		var out map[string]any
+		require.NoError(t, decodeJSON(resp, &out))
+		var rec receiver.Record
+		getJSON(t, fmt.Sprintf("%s/api/events/%v", rv.URL(), out["received"]), &rec)
+		assert.Equal(t, tc.check, rec.Check, rec.Reason)
+		assert.Equal(t, tc.by, rec.VerifiedBy)
+	}
+}
+
 func decodeJSON(resp *http.Response, out any) error {
 	defer resp.Body.Close()
 	return json.NewDecoder(resp.Body).Decode(out)

@@ -18,9 +18,9 @@ import (
 
 // schemaVersion is the receiver's schema, kept in the meta table; a file
 // with a greater one was written by a newer firmakit. Version 2 added the
-// forward column, version 3 renamed verdict to check; a file of an
-// earlier version is migrated when opened.
-const schemaVersion = 3
+// forward column, version 3 renamed verdict to check, version 4 added
+// verified_by; a file of an earlier version is migrated when opened.
+const schemaVersion = 4
 
 const schema = `
 CREATE TABLE IF NOT EXISTS records (
@@ -43,7 +43,8 @@ CREATE TABLE IF NOT EXISTS records (
 	created_at   TEXT NOT NULL DEFAULT '',
 	duplicate    INTEGER NOT NULL DEFAULT 0,
 	status       INTEGER NOT NULL DEFAULT 0,
-	forward      TEXT NOT NULL DEFAULT ''
+	forward      TEXT NOT NULL DEFAULT '',
+	verified_by  TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS contracts (
 	signature_id TEXT PRIMARY KEY,
@@ -53,7 +54,7 @@ CREATE TABLE IF NOT EXISTS meta (
 	key   TEXT PRIMARY KEY,
 	value INTEGER NOT NULL
 );
-INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', 3), ('last_id', 0);
+INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', 4), ('last_id', 0);
 `
 
 // v1Records are the records columns of schema version 1: verdict, and no
@@ -213,7 +214,7 @@ func checkSchema(db *sql.DB, path string) error {
 			return fmt.Errorf("open database %s: %w", path, err)
 		}
 		want := tables[table]
-		if len(got) > 0 && !sameSet(got, want) && !(table == "records" && (sameSet(got, v1Records) || sameSet(got, verdictColumns))) {
+		if len(got) > 0 && !sameSet(got, want) && !(table == "records" && (sameSet(got, v1Records) || sameSet(got, verdictColumns) || sameSet(got, keylessColumns))) {
 			return fmt.Errorf("%w: in %s, table %s has the columns (%s), not the receiver's (%s)",
 				ErrIncompatibleDatabase, path, table, strings.Join(got, ", "), strings.Join(want, ", "))
 		}
@@ -229,7 +230,8 @@ func checkSchema(db *sql.DB, path string) error {
 
 // migrate creates the schema, or brings a database of an earlier version
 // (checkSchema let it through) to schemaVersion, in one transaction:
-// version 2 added the forward column, version 3 renamed verdict to check.
+// version 2 added the forward column, version 3 renamed verdict to check,
+// version 4 added verified_by.
 func migrate(db *sql.DB) error {
 	tx, err := db.Begin()
 	if err != nil {
@@ -239,9 +241,9 @@ func migrate(db *sql.DB) error {
 	if _, err := tx.Exec(schema); err != nil {
 		return err
 	}
-	var forward, verdict int
-	if err := tx.QueryRow(`SELECT COUNT(*) FILTER (WHERE name = 'forward'), COUNT(*) FILTER (WHERE name = 'verdict')
-		FROM pragma_table_info('records')`).Scan(&forward, &verdict); err != nil {
+	var forward, verdict, verifiedBy int
+	if err := tx.QueryRow(`SELECT COUNT(*) FILTER (WHERE name = 'forward'), COUNT(*) FILTER (WHERE name = 'verdict'),
+		COUNT(*) FILTER (WHERE name = 'verified_by') FROM pragma_table_info('records')`).Scan(&forward, &verdict, &verifiedBy); err != nil {
 		return err
 	}
 	if forward == 0 {
@@ -252,6 +254,11 @@ func migrate(db *sql.DB) error {
 	if verdict > 0 {
 		if _, err := tx.Exec(renameVerdict + `; DROP INDEX IF EXISTS records_verdict`); err != nil {
 			return fmt.Errorf("migrating to schema version 3: %w", err)
+		}
+	}
+	if verifiedBy == 0 {
+		if _, err := tx.Exec(addVerifiedBy); err != nil {
+			return fmt.Errorf("migrating to schema version 4: %w", err)
 		}
 	}
 	if _, err := tx.Exec(recordIndexes); err != nil {

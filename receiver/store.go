@@ -137,9 +137,17 @@ func (d *dialect) bind(q string, args ...any) (string, []any) {
 
 // recordColumns are the records table's columns, in the order of values
 // and scanRecord.
-var recordColumns = []string{"id", "channel", "method", "path", "query", "headers", "body", "size", "body_dropped",
+var recordColumns = append(slices.Clone(keylessColumns), "verified_by")
+
+// keylessColumns are the records columns before verified_by (SQLite's
+// schema version 3, PostgreSQL's 2): a database of then gains the column
+// when opened.
+var keylessColumns = []string{"id", "channel", "method", "path", "query", "headers", "body", "size", "body_dropped",
 	"received_at", "remote_addr", "check", "reason", "event_id", "signature_id", "state", "created_at", "duplicate",
 	"status", "forward"}
+
+// addVerifiedBy is the migration that adds the verified_by column.
+const addVerifiedBy = `ALTER TABLE records ADD COLUMN verified_by TEXT NOT NULL DEFAULT ''`
 
 // recordIndexes are the records table's indexes, alike on both databases.
 const recordIndexes = `
@@ -155,7 +163,7 @@ CREATE INDEX IF NOT EXISTS records_check ON records("check", id);
 // (SQLite's schema version 2, PostgreSQL's 1): a database of then is
 // migrated with renameVerdict when opened.
 var verdictColumns = func() []string {
-	cols := slices.Clone(recordColumns)
+	cols := slices.Clone(keylessColumns)
 	cols[slices.Index(cols, "check")] = "verdict"
 	return cols
 }()
@@ -194,7 +202,7 @@ func (d *dialect) values(r *Record) []any {
 	}
 	return []any{r.ID, d.text(r.Channel), r.Method, d.text(r.Path), d.text(r.Query), string(h), body, r.Size,
 		r.BodyDropped, r.ReceivedAt.UnixMicro(), r.RemoteAddr, r.Check, d.text(r.Reason), d.text(r.EventID),
-		d.text(r.SignatureID), d.text(r.State), d.text(r.CreatedAt), r.Duplicate, int32(r.Status), fwd}
+		d.text(r.SignatureID), d.text(r.State), d.text(r.CreatedAt), r.Duplicate, int32(r.Status), fwd, r.VerifiedBy}
 }
 
 // scanRecord reads a row of recordSelect. Request text is read as bytes,
@@ -207,7 +215,7 @@ func scanRecord(row scanner) (*Record, error) {
 	var status int32
 	if err := row.Scan(&r.ID, &channel, &r.Method, &path, &query, &headers, &r.Body, &r.Size, &r.BodyDropped,
 		&micros, &r.RemoteAddr, &r.Check, &reason, &event, &sig, &state, &created,
-		&r.Duplicate, &status, &fwd, &r.ContractCreatedAt); err != nil {
+		&r.Duplicate, &status, &fwd, &r.VerifiedBy, &r.ContractCreatedAt); err != nil {
 		return nil, err
 	}
 	r.Channel, r.Path, r.Query, r.Reason = string(channel), string(path), string(query), string(reason)

@@ -153,6 +153,13 @@ func (s *Server) Open() error {
 	if s.Config == nil {
 		s.Config = DemoConfig()
 	}
+	for _, m := range s.Config.Merchants {
+		for _, sec := range m.WebhookSecrets {
+			if err := s.Profile.Webhook.CheckWebhookKey(sec, true); err != nil {
+				return fmt.Errorf("merchant %s: webhook_secrets: %w", m.ID, err)
+			}
+		}
+	}
 	if s.Logger == nil {
 		s.Logger = slog.New(slog.DiscardHandler)
 	}

@@ -67,7 +67,7 @@ func bindWebhookFlags(fs *flag.FlagSet) *webhookFlags {
 	f := &webhookFlags{runFlags: bindRunFlags(fs, webhook.DefaultConcurrency, "godog tag expression, e.g. '@WH-STATE,@WH-ROTATION'; default: all",
 		DefaultMaxDuration, "; 0: none")}
 	fs.StringVar(&f.endpoint, "endpoint", "", "URL of the merchant's webhook endpoint (its signature_webhook), where notifications are posted")
-	fs.StringVar(&f.secret, "webhook-secret", "", "the webhook secret the endpoint verifies notifications with")
+	fs.StringVar(&f.secret, "webhook-secret", "", "the webhook secret the endpoint verifies notifications with; under an Ed25519 scheme, the secret key (whsk_…) whose public key the endpoint holds")
 	fs.StringVar(&f.merchant, "merchant", firmakit.Demo().MerchantID, "merchant id written in the notifications")
 	fs.Var((*listFlag)(&f.ids), "signature-id", "a contract the merchant's system knows, used as the notifications' signature_id (repeatable); without any, firmakit makes ids up, which an endpoint that looks contracts up answers 404")
 	fs.StringVar(&f.idsFile, "signature-ids", "", "a file of contract ids the merchant's system knows, one a line ('#' starts a comment)")
@@ -96,6 +96,11 @@ func (f *webhookFlags) check() (*webhookPlan, error) {
 	}
 	if f.secret == "" {
 		return nil, usageError("--webhook-secret is required: the secret the endpoint verifies notifications with")
+	}
+	if err := p.Webhook.CheckWebhookKey(f.secret, true); err != nil {
+		// Playing the service, the suite signs: it needs the secret key
+		// whose public key the endpoint holds.
+		return nil, usageError("--webhook-secret: %v", err)
 	}
 	if f.maxInFlight < 1 {
 		return nil, usageError("--max-in-flight must be at least 1")

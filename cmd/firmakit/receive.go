@@ -53,6 +53,17 @@ func (m *Main) receiverFlags(fs *flag.FlagSet, defaultAddr, defaultDB, publicURL
 		if err != nil {
 			return nil, err
 		}
+		for ch, list := range sec {
+			q := p
+			if cp := chp[ch]; cp != nil {
+				q = cp
+			}
+			for _, s := range list {
+				if err := q.Webhook.CheckWebhookKey(s, false); err != nil {
+					return nil, usageError("--secret %s=…: %v", ch, err)
+				}
+			}
+		}
 		if *maxBody <= 0 || *maxEvents < 0 || *maxAge < 0 || *maxBytes < 0 || *maxConns < 1 {
 			return nil, usageError("--max-body and --max-conns must be positive, --max-events, --max-age and --max-bytes not negative")
 		}

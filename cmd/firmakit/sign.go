@@ -98,6 +98,9 @@ func (m *Main) signCommand() command {
 				var h http.Header
 				var parts firmakit.RequestParts
 				if *webhookSecret != "" {
+					if err := p.Webhook.CheckWebhookKey(*webhookSecret, true); err != nil {
+						return usageError("--webhook-secret: %v", err)
+					}
 					id := *webhookID
 					if id == "" {
 						id = "msg_" + uuid.NewString()

@@ -73,9 +73,13 @@ func (m *Main) profileCommand() command {
 					_, err := m.Stdout.Write(firmakit.BundledProfileYAML())
 					return err
 				case args[0] == "list" && len(args) == 1:
+					width := 0
+					for _, name := range firmakit.Presets() {
+						width = max(width, len(name))
+					}
 					for _, name := range firmakit.Presets() {
 						p, _ := firmakit.Preset(name)
-						fmt.Fprintf(m.Stdout, "%-18s %s\n", name, schemeSummary(p))
+						fmt.Fprintf(m.Stdout, "%-*s %s\n", width, name, schemeSummary(p))
 					}
 					return nil
 				case args[0] == "show" && len(args) == 2:
@@ -101,6 +105,9 @@ func schemeSummary(p *firmakit.Profile) string {
 		s += w.SignaturePrefix + "<" + w.Encoding + ">"
 	}
 	s += " over " + strings.Join(w.SignedContent, w.PayloadSeparator)
+	if w.Asymmetric() {
+		s += ", Ed25519 (signed with whsk_, verified with whpk_)"
+	}
 	if !w.HasTimestamp() {
 		s += "; no timestamp, replay cannot be judged"
 	} else {

@@ -38,6 +38,9 @@ func (m *Main) vectorsCommand() command {
 				if err != nil {
 					return err
 				}
+				if err := p.Webhook.CheckWebhookKey(*secret, true); err != nil {
+					return usageError("--webhook-secret: %v", err)
+				}
 				v, err := webhook.MakeVectors(p, *secret, *merchant, time.Unix(*at, 0))
 				if err != nil {
 					return err

@@ -21,8 +21,8 @@ import (
 // verification (js/endpoint.mjs) and returns its URL.
 func startEndpoint(t *testing.T, l lib) string {
 	t.Helper()
-	node(t, request{Op: "verify", Lib: l.name, Secret: l.secret, Body: "{}"}) // fails with the install hint when node or the packages are missing
-	cmd := exec.Command("node", "endpoint.mjs", l.name, l.secret)
+	node(t, request{Op: "verify", Lib: l.name, Secret: l.verifier(), Body: "{}"}) // fails with the install hint when node or the packages are missing
+	cmd := exec.Command("node", "endpoint.mjs", l.name, l.verifier())
 	cmd.Dir = "js"
 	out, err := cmd.StdoutPipe()
 	require.NoError(t, err)
@@ -85,6 +85,21 @@ func TestCertifyWebhookPassesTheStandardWebhooksLibrary(t *testing.T) {
 			assert.Empty(t, got, "an endpoint verifying with %s should pass the whole set, with warnings at most", l.name)
 		})
 	}
+}
+
+// An endpoint that verifies Standard Webhooks' v1a (Ed25519) with the
+// public key alone passes certify-webhook under the
+// standard-webhooks-ed25519 preset, which signs with the secret key:
+// every scenario of the set, forgeries (another key pair) included.
+func TestCertifyWebhookPassesAnEd25519Endpoint(t *testing.T) {
+	l := libs[4]
+	require.Equal(t, "node-ed25519", l.name)
+	got := certifyEndpoint(t, startEndpoint(t, l), l.preset, l.secret)
+	for _, w := range got[warned] {
+		t.Logf("passed with a warning: %s", w)
+	}
+	delete(got, warned)
+	assert.Empty(t, got, "an endpoint verifying v1a with the public key should pass the whole set, with warnings at most")
 }
 
 // Stripe's library refuses a t too old, but takes one from the future:

@@ -25,16 +25,28 @@ import (
 	"github.com/firmakit/firmakit/reference"
 )
 
-// lib is one scheme's library and the preset that speaks its scheme.
+// lib is one scheme's library and the preset that speaks its scheme:
+// secret signs; public, for an asymmetric scheme, verifies (else secret).
 type lib struct {
-	name, preset, secret string
+	name, preset, secret, public string
+}
+
+// verifier is the key a receiver of the scheme holds.
+func (l lib) verifier() string {
+	if l.public != "" {
+		return l.public
+	}
+	return l.secret
 }
 
 var libs = []lib{
-	{"standardwebhooks", "standard-webhooks", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"},
-	{"svix", "standard-webhooks", "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD"},
-	{"octokit", "github", "It's a Secret to Everybody"},
-	{"stripe", "stripe", "whsec_test_interop"},
+	{"standardwebhooks", "standard-webhooks", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", ""},
+	{"svix", "standard-webhooks", "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD", ""},
+	{"octokit", "github", "It's a Secret to Everybody", ""},
+	{"stripe", "stripe", "whsec_test_interop", ""},
+	// v1a: no npm library of the scheme signs it; Node's crypto, following
+	// the specification's text, does (js/interop.mjs).
+	{"node-ed25519", "standard-webhooks-ed25519", "whsk_Sg36gITFIcSJEudY+Z/tRi01Mm6rI6gosz1w47Fpim4=", "whpk_6+vT5lZZhcUZgkNS/dGInN8eZoX+vH99TOTOGJFSBOU="},
 }
 
 type request struct {
@@ -114,11 +126,11 @@ func TestTheirSignaturesVerify(t *testing.T) {
 				t.Fatalf("%s signed nothing: %+v", l.name, a)
 			}
 			h := header(a.Headers)
-			if err := p.VerifyWebhookHeaders(h, []byte(body), []string{l.secret}, now); err != nil {
+			if err := p.VerifyWebhookHeaders(h, []byte(body), []string{l.verifier()}, now); err != nil {
 				t.Fatalf("firmakit (%s) refused %s's signature %v: %v", l.preset, l.name, a.Headers, err)
 			}
 			forged := strings.Replace(body, "signed", "rejected", 1)
-			if err := p.VerifyWebhookHeaders(h, []byte(forged), []string{l.secret}, now); !errors.Is(err, firmakit.ErrInvalidSignature) {
+			if err := p.VerifyWebhookHeaders(h, []byte(forged), []string{l.verifier()}, now); !errors.Is(err, firmakit.ErrInvalidSignature) {
 				t.Fatalf("firmakit took a forged body under %s's signature: %v", l.name, err)
 			}
 		})
@@ -134,12 +146,12 @@ func TestOurSignaturesVerify(t *testing.T) {
 			p, _ := firmakit.Preset(l.preset)
 			h := http.Header{}
 			p.SignWebhook(h, "msg_interop", []string{l.secret}, now, []byte(body))
-			a := node(t, request{Op: "verify", Lib: l.name, Secret: l.secret, Body: body, Headers: flat(h)})
+			a := node(t, request{Op: "verify", Lib: l.name, Secret: l.verifier(), Body: body, Headers: flat(h)})
 			if !a.OK {
 				t.Fatalf("%s refused firmakit's %s signature %v: %s", l.name, l.preset, flat(h), a.Error)
 			}
 			forged := strings.Replace(body, "signed", "rejected", 1)
-			a = node(t, request{Op: "verify", Lib: l.name, Secret: l.secret, Body: forged, Headers: flat(h)})
+			a = node(t, request{Op: "verify", Lib: l.name, Secret: l.verifier(), Body: forged, Headers: flat(h)})
 			if a.OK {
 				t.Fatalf("%s took a forged body under firmakit's signature", l.name)
 			}
@@ -155,7 +167,7 @@ func TestReceiverVerifiesTheirSignatures(t *testing.T) {
 	for _, l := range libs {
 		p, _ := firmakit.Preset(l.preset)
 		profiles[l.name] = p
-		secrets[l.name] = []string{l.secret}
+		secrets[l.name] = []string{l.verifier()}
 	}
 	rv := &receiver.Receiver{Addr: "127.0.0.1:0", DB: ":memory:", ChannelProfiles: profiles, Secrets: secrets}
 	if err := rv.Open(); err != nil {
@@ -243,11 +255,11 @@ func TestReferenceNotificationsVerify(t *testing.T) {
 			case <-ctx.Done():
 				t.Fatal("the reference sent no notification")
 			}
-			a := node(t, request{Op: "verify", Lib: l.name, Secret: l.secret, Body: b, Headers: flat(r.Header)})
+			a := node(t, request{Op: "verify", Lib: l.name, Secret: l.verifier(), Body: b, Headers: flat(r.Header)})
 			if !a.OK {
 				t.Fatalf("%s refused the reference's notification under %s (%v): %s", l.name, l.preset, flat(r.Header), a.Error)
 			}
-			a = node(t, request{Op: "verify", Lib: l.name, Secret: l.secret, Body: b + " ", Headers: flat(r.Header)})
+			a = node(t, request{Op: "verify", Lib: l.name, Secret: l.verifier(), Body: b + " ", Headers: flat(r.Header)})
 			if a.OK {
 				t.Fatalf("%s took a changed body under the reference's signature", l.name)
 			}

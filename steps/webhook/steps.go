@@ -373,7 +373,7 @@ var forgedWhy = map[string]string{
 	"v2-only":        "its only signature was under the key v2, not v1",
 	"v1-empty":       "its only v1 entry was empty",
 	"v1-shortened":   "its v1 signature was cut to half its length",
-	"v1-lengthened":  "its v1 signature had two more hex digits than the hash gives",
+	"v1-lengthened":  "its v1 signature was one byte longer than the hash gives (the valid one and a byte more)",
 	"body-only":      "its signature covered the body alone, not \"<t>.\" + body",
 	"no-dot":         "its signature covered t + body without the separator",
 	"body-then-t":    "its signature covered body + \".\" + t, not \"<t>.\" + body",
@@ -564,7 +564,7 @@ func (w *webhookSteps) headers(ws *webhookScenario, id string, body []byte, t in
 	case "v1-shortened":
 		entries = []string{entry(label, valid[:len(valid)/2])}
 	case "v1-lengthened":
-		entries = []string{entry(label, valid+valid[:2])}
+		entries = []string{entry(label, wp.LengthenSignature(valid))}
 	case "body-only":
 		entries = []string{entry(label, otherwise(func(q *firmakit.Profile) { q.Webhook.SignedContent = []string{firmakit.WebhookPartBody} }))}
 	case "no-dot":

@@ -29,6 +29,10 @@ type Vectors struct {
 	PayloadSeparator string `json:"payload_separator"`
 	ToleranceS       int64  `json:"tolerance_s"`
 	Secret           string `json:"secret"`
+	// PublicKey, under an Ed25519 scheme, is the public key (whpk_…) of
+	// Secret, the secret key the cases are signed with: a verifier holds
+	// only it.
+	PublicKey string `json:"public_key,omitempty"`
 	// ReferenceTime is the verifier's clock, Unix seconds.
 	ReferenceTime int64    `json:"reference_time"`
 	Cases         []Vector `json:"cases"`
@@ -91,6 +95,9 @@ func MakeVectors(p *firmakit.Profile, secret, merchantID string, at time.Time) (
 	v := &Vectors{Version: VectorsVersion, Profile: p.Name, SignatureHeader: p.Webhook.SignatureHeader,
 		PayloadSeparator: p.Webhook.PayloadSeparator, ToleranceS: int64(p.Webhook.Tolerance / time.Second),
 		Secret: secret, ReferenceTime: at.Unix()}
+	if p.Webhook.Asymmetric() {
+		v.PublicKey = p.KeyName(secret)
+	}
 	results, observed := s.facts()
 	for i, r := range results {
 		o := observed[i]

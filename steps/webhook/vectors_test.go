@@ -81,3 +81,32 @@ func TestWebhookVectors(t *testing.T) {
 	require.NoError(t, err, string(out))
 	assert.Contains(t, string(out), "cases agree")
 }
+
+// Under the Ed25519 preset the vectors name the public key, and a
+// verifier holding only it accepts exactly the cases marked accept
+// (a lenient case may go either way).
+func TestWebhookVectorsEd25519(t *testing.T) {
+	p, err := firmakit.Preset("standard-webhooks-ed25519")
+	require.NoError(t, err)
+	const secret = "whsk_Sg36gITFIcSJEudY+Z/tRi01Mm6rI6gosz1w47Fpim4="
+	at := time.Unix(1795000000, 0)
+	v, err := webhook.MakeVectors(p, secret, "shop", at)
+	require.NoError(t, err)
+	require.Equal(t, "whpk_6+vT5lZZhcUZgkNS/dGInN8eZoX+vH99TOTOGJFSBOU=", v.PublicKey)
+	accepted := 0
+	for _, c := range v.Cases {
+		h := http.Header{}
+		for k, val := range c.Headers {
+			h.Add(k, val)
+		}
+		verr := p.VerifyWebhookHeaders(h, []byte(c.Body), []string{v.PublicKey}, at)
+		if c.Lenient {
+			continue
+		}
+		assert.Equal(t, c.Expect == "accept", verr == nil, "%s: %v", c.Code, verr)
+		if verr == nil {
+			accepted++
+		}
+	}
+	assert.Greater(t, accepted, 20, "the valid deliveries verify with the public key")
+}
