@@ -112,6 +112,9 @@ func Ed25519KeyPair(priv ed25519.PrivateKey) (secret, public string) {
 // as one: a typo would otherwise be taken as another key and every
 // signature would fail. An HMAC secret is any text.
 func (w *WebhookProfile) CheckWebhookKey(secret string, sign bool) error {
+	if w.IsRFC9421() {
+		_, secret = splitKeyID(secret)
+	}
 	if !w.Asymmetric() {
 		return nil
 	}

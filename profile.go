@@ -67,9 +67,18 @@ type WebhookProfile struct {
 	// SignatureFormat is "fields" (key=value entries, comma-separated, the
 	// bundled scheme) or "entries" (each "<signature_prefix><mac>",
 	// separated by signature_separator; any entry may match).
+	// Under "rfc9421" (RFC 9421 HTTP Message Signatures) signature_header
+	// is the Signature field, signature_input_header the Signature-Input
+	// field, signature_key the label (sig1), components the covered
+	// components, and timestamp_key created (timestamp_from field).
 	SignatureFormat    string `yaml:"signature_format" json:"signature_format"`
 	SignaturePrefix    string `yaml:"signature_prefix" json:"signature_prefix"`
 	SignatureSeparator string `yaml:"signature_separator" json:"signature_separator"`
+	// SignatureInputHeader and Components are the rfc9421 format's:
+	// the Signature-Input field and the components each signature covers
+	// ("@method", "@path", "@target-uri", "content-digest", …).
+	SignatureInputHeader string   `yaml:"signature_input_header,omitempty" json:"signature_input_header,omitempty"`
+	Components           []string `yaml:"components,omitempty" json:"components,omitempty"`
 	// TimestampFrom is "field" (timestamp_key of the signature header),
 	// "header" (timestamp_header) or "none" (replay cannot be judged).
 	TimestampFrom   string `yaml:"timestamp_from" json:"timestamp_from"`
@@ -137,6 +146,7 @@ func (p *Profile) clone() *Profile {
 	c.Request.StringToSign = append([]string(nil), p.Request.StringToSign...)
 	c.Webhook.Retries = append([]time.Duration(nil), p.Webhook.Retries...)
 	c.Webhook.SignedContent = append([]string(nil), p.Webhook.SignedContent...)
+	c.Webhook.Components = append([]string(nil), p.Webhook.Components...)
 	return &c
 }
 
@@ -241,6 +251,12 @@ const (
 // validateScheme refuses the combinations of the webhook scheme's fields
 // that describe no scheme, naming the field to change.
 func (w *WebhookProfile) validateScheme() error {
+	if w.IsRFC9421() {
+		if err := w.validateRFC9421(); err != nil {
+			return err
+		}
+		return w.validateSecretEncoding()
+	}
 	switch w.SignatureFormat {
 	case "fields":
 		if strings.TrimSpace(w.SignatureKey) == "" {
@@ -257,7 +273,7 @@ func (w *WebhookProfile) validateScheme() error {
 			return fmt.Errorf("webhook.timestamp_from is field, but signature_format entries has no fields (want header or none)")
 		}
 	default:
-		return fmt.Errorf("webhook.signature_format: unknown format %q (want fields or entries)", w.SignatureFormat)
+		return fmt.Errorf("webhook.signature_format: unknown format %q (want fields, entries or %s)", w.SignatureFormat, FormatRFC9421)
 	}
 	switch w.TimestampFrom {
 	case "field":
@@ -301,6 +317,11 @@ func (w *WebhookProfile) validateScheme() error {
 	if bodies != 1 {
 		return fmt.Errorf("webhook.signed_content must name body exactly once, as in [timestamp, body]")
 	}
+	return w.validateSecretEncoding()
+}
+
+// validateSecretEncoding refuses a secret_encoding the hash cannot use.
+func (w *WebhookProfile) validateSecretEncoding() error {
 	switch w.SecretEncoding {
 	case "raw", "whsec-base64":
 		if w.Asymmetric() {

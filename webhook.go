@@ -208,8 +208,15 @@ func (w *WebhookProfile) keyOrRaw(secret string) []byte {
 // profile's scheme: the id and timestamp headers when the scheme has
 // them, and the signature header with one entry per secret (rotation).
 // id is the message id (the event id); schemes without one ignore it.
+//
+// An RFC 9421 signature covers the request too: SignWebhookRequest takes
+// it, and SignWebhook signs as for a POST to "/".
 func (p *Profile) SignWebhook(h http.Header, id string, secrets []string, t time.Time, body []byte) {
 	w := p.Webhook
+	if w.IsRFC9421() {
+		p.signRFC9421(h, http.MethodPost, webhookTarget, secrets, t, body)
+		return
+	}
 	ts := strconv.FormatInt(t.Unix(), 10)
 	if w.HasID() {
 		h.Set(w.IDHeader, id)
@@ -225,6 +232,9 @@ func (p *Profile) SignWebhook(h http.Header, id string, secrets []string, t time
 func (p *Profile) WebhookSignatureHeaders() []string {
 	w := p.Webhook
 	names := []string{w.SignatureHeader}
+	if w.IsRFC9421() {
+		return append(names, w.SignatureInputHeader, "Content-Digest")
+	}
 	if w.TimestampFrom == "header" {
 		names = append(names, w.TimestampHeader)
 	}
@@ -249,8 +259,14 @@ func (p *Profile) VerifyWebhookHeaders(h http.Header, body []byte, secrets []str
 // VerifyWebhookKey is VerifyWebhookHeaders that also says which key
 // verified the notification: its index in secrets (-1 with an error).
 // KeyName names that key without giving it away.
+//
+// An RFC 9421 signature covers the request too: VerifyWebhookRequest
+// takes it, and VerifyWebhookKey checks as for a POST to "/".
 func (p *Profile) VerifyWebhookKey(h http.Header, body []byte, secrets []string, now time.Time) (int, error) {
 	w := p.Webhook
+	if w.IsRFC9421() {
+		return p.verifyRFC9421(h, http.MethodPost, webhookTarget, body, secrets, now)
+	}
 	sig := h.Get(w.SignatureHeader)
 	if strings.TrimSpace(sig) == "" {
 		return -1, fmt.Errorf("%w: no %s header", ErrMissingHeaders, w.SignatureHeader)
@@ -460,7 +476,21 @@ func (w *WebhookProfile) LengthenSignature(sig string) string {
 // record to say which key verified it: an Ed25519 key by its public key
 // (whpk_…, which is public), an HMAC secret by the first 8 hex digits of
 // the SHA-256 of its key ("secret 1a2b3c4d").
+//
+// Under RFC 9421 a key text's own keyid ("ID:KEY") is its name.
 func (p *Profile) KeyName(secret string) string {
+	if p.Webhook.IsRFC9421() {
+		id, material := splitKeyID(secret)
+		if id != "" {
+			return id
+		}
+		secret = material
+	}
+	return p.keyFingerprint(secret)
+}
+
+// keyFingerprint names a key by what it is, as KeyName says.
+func (p *Profile) keyFingerprint(secret string) string {
 	if p.Webhook.Asymmetric() {
 		_, pub := ed25519KeyOrDerived(secret)
 		return Ed25519PublicPrefix + base64.StdEncoding.EncodeToString(pub)

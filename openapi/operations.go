@@ -238,12 +238,19 @@ func (b *builder) notificationOperation() *Operation {
 	}
 	// The headers of the SIGNED example, signed with the demo merchant's
 	// webhook secret at the vectors' time.
-	signed := http.Header{}
-	b.p.SignWebhook(signed, exampleEventID, firmakit.Demo().WebhookSecrets[:1], time.Unix(vectorTime, 0), b.notificationExample(firmakit.StateSigned))
+	signed := b.signedExample(b.notificationExample(firmakit.StateSigned))
 	params := []*Parameter{{Name: w.SignatureHeader, In: "header", Required: true,
 		Description: b.webhookSignatureText(),
 		Schema:      &Schema{Type: "string", Pattern: b.signaturePattern()},
 		Example:     signed.Get(w.SignatureHeader)}}
+	if w.IsRFC9421() {
+		params = append(params, &Parameter{Name: w.SignatureInputHeader, In: "header", Required: true,
+			Description: "The covered components and parameters of each signature (RFC 9421 §4.1), by label.",
+			Schema:      &Schema{Type: "string", MinLength: intp(1)}, Example: signed.Get(w.SignatureInputHeader)},
+			&Parameter{Name: "Content-Digest", In: "header", Required: true,
+				Description: "The digest of the raw body (RFC 9530), which the signatures cover.",
+				Schema:      &Schema{Type: "string", Pattern: `^.*sha-(256|512)=:[A-Za-z0-9+/]+={0,2}:.*$`}, Example: signed.Get("Content-Digest")})
+	}
 	if w.TimestampFrom == "header" {
 		params = append(params, &Parameter{Name: w.TimestampHeader, In: "header", Required: true,
 			Description: "The time of sending, Unix seconds; signed with the body.",

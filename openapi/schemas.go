@@ -282,6 +282,10 @@ func quoteAll(list []string) []string {
 // header as the profile's scheme writes it.
 func (b *builder) signaturePattern() string {
 	w := b.p.Webhook
+	if w.IsRFC9421() {
+		one := `[a-z*][a-z0-9_.*-]*=:[A-Za-z0-9+/]*={0,2}:`
+		return "^" + one + "( *, *" + one + ")*$"
+	}
 	mac := macPattern(w.Hash, w.Encoding)
 	q := regexp.QuoteMeta
 	if w.SignatureFormat == "entries" {

@@ -3,6 +3,7 @@ package openapi
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -115,6 +116,9 @@ func capitalize(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
 // webhookSignatureText says how the scheme writes the signature header.
 func (b *builder) webhookSignatureText() string {
 	w := b.p.Webhook
+	if w.IsRFC9421() {
+		return b.rfc9421Text()
+	}
 	var signed []string
 	for _, part := range w.SignedContent {
 		switch part {
@@ -159,6 +163,34 @@ func (b *builder) webhookSignatureText() string {
 	return text
 }
 
+// rfc9421Text says how an RFC 9421 scheme signs a notification.
+func (b *builder) rfc9421Text() string {
+	w := b.p.Webhook
+	comps := make([]string, len(w.Components))
+	for i, c := range w.Components {
+		comps[i] = strconv.Quote(c)
+	}
+	created := ""
+	if w.HasTimestamp() {
+		created = ";created=<unix seconds>"
+	}
+	alg, sig := "hmac-sha256", "the HMAC-SHA256 under the webhook secret (base64 after an optional `whsec_`)"
+	if w.Asymmetric() {
+		alg, sig = "ed25519", "the Ed25519 signature with the service's secret key, which a receiver verifies with the public key (`whpk_<base64>`; it cannot sign)"
+	}
+	text := fmt.Sprintf("RFC 9421 HTTP Message Signatures: `%s: %s=(%s)%s;keyid=\"<key id>\";alg=\"%s\"` and `%s: %s=:<base64>:`, "+
+		"one signature per active key (rotation: %s, %s-2, …), where `<base64>` is %s of the signature base (RFC 9421 §2.5) of those components; "+
+		"`Content-Digest` is `sha-256=:<base64>:` of the raw body (RFC 9530). A receiver accepts the notification when a signature verifies with a key it holds "+
+		"(the one its keyid names, if it knows that id), covers those components, and the Content-Digest matches the body",
+		w.SignatureInputHeader, w.SignatureKey, strings.Join(comps, " "), created, alg, w.SignatureHeader, w.SignatureKey, w.SignatureKey, w.SignatureKey, sig)
+	if w.HasTimestamp() {
+		text += fmt.Sprintf("; it refuses a created more than %s from its own clock (a replay).", seconds(w.Tolerance))
+	} else {
+		text += "; the scheme signs no time, so a receiver cannot tell a replay."
+	}
+	return text
+}
+
 func (b *builder) retryText() string {
 	var waits []string
 	for _, d := range b.retries() {
@@ -167,11 +199,33 @@ func (b *builder) retryText() string {
 	return "(the same event id) after " + strings.Join(waits, ", ") + ", then records it as failed"
 }
 
+// exampleWebhookURL is where the examples' notifications are posted, for
+// a scheme whose signature covers the request (RFC 9421).
+const exampleWebhookURL = "https://merchant.example/webhooks/signatures"
+
+// signedExample is the headers of a notification of body signed with the
+// demo merchant's webhook secret at the vectors' time, posted to
+// exampleWebhookURL.
+func (b *builder) signedExample(body []byte) http.Header {
+	u, _ := url.Parse(exampleWebhookURL)
+	r := &http.Request{Method: http.MethodPost, URL: u, Header: http.Header{"Content-Type": {"application/json"}}}
+	b.p.SignWebhookRequest(r, exampleEventID, firmakit.Demo().WebhookSecrets[:1], time.Unix(vectorTime, 0), body)
+	return r.Header
+}
+
+// vectorTarget names where the vector is posted when its signature
+// covers the request.
+func (b *builder) vectorTarget() string {
+	if b.p.Webhook.IsRFC9421() {
+		return ", posted to `" + exampleWebhookURL + "`,"
+	}
+	return ""
+}
+
 // deliveryText is the notification's description: when it is sent, how it
 // is signed and delivered, and the webhook test vector.
 func (b *builder) deliveryText() string {
-	h := map[string][]string{}
-	b.p.SignWebhook(h, exampleEventID, firmakit.Demo().WebhookSecrets[:1], time.Unix(vectorTime, 0), []byte(vectorBody))
+	h := b.signedExample([]byte(vectorBody))
 	var headers []string
 	for _, name := range b.p.WebhookSignatureHeaders() {
 		headers = append(headers, fmt.Sprintf("`%s: %s`", name, first(h, name)))
@@ -184,8 +238,8 @@ func (b *builder) deliveryText() string {
 		b.webhookSignatureText(),
 		fmt.Sprintf("**Delivery.** A 2xx answer within %s is a delivery. Otherwise the service sends the same event %s. "+
 			"The event id stays the same on every retry, so that a receiver can drop duplicates.", seconds(b.timeout()), b.retryText()),
-		fmt.Sprintf("**Test vector**: webhook secret `%s`, time %d, body `%s` give %s.", firmakit.Demo().WebhookSecrets[0], vectorTime, vectorBody,
-			strings.Join(headers, ", ")),
+		fmt.Sprintf("**Test vector**: webhook secret `%s`, time %d, body `%s`%s give %s.", firmakit.Demo().WebhookSecrets[0], vectorTime, vectorBody,
+			b.vectorTarget(), strings.Join(headers, ", ")),
 		"What OpenAPI cannot say here, and `firmakit certify` checks: that the signature matches, the delay of a demo notification, " +
 			"the retries and their schedule; `firmakit certify-webhook` checks a merchant's endpoint against forged and replayed notifications.",
 	}, "\n\n")

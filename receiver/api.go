@@ -513,7 +513,7 @@ func (rv *Receiver) handleReplay(c echo.Context) error {
 		}
 	}
 	if len(in.Secrets) > 0 {
-		rv.profileFor(r.Channel).SignWebhook(req.Header, r.EventID, in.Secrets, rv.Now(), r.Body)
+		rv.profileFor(r.Channel).SignWebhookRequest(req, r.EventID, in.Secrets, rv.Now(), r.Body)
 	}
 	start := time.Now()
 	resp, err := rv.replayer.Do(req)

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -458,10 +459,10 @@ func (rv *Receiver) profileFor(channel string) *firmakit.Profile {
 // When that is not the receiver's own profile, the reason starts with the
 // scheme's name, so a record says which scheme judged it.
 // It also names the key that verified a valid one.
-func (rv *Receiver) checkSignature(channel string, h http.Header, body []byte) (string, string, string) {
+func (rv *Receiver) checkSignature(channel string, req *http.Request, body []byte) (string, string, string) {
 	p := rv.profileFor(channel)
 	secrets := rv.secretsFor(channel)
-	v, why, key := rv.checkSignatureUnder(p, channel, h, body, secrets)
+	v, why, key := rv.checkSignatureUnder(p, channel, rv.asSent(req), body, secrets)
 	if p != rv.Profile && why != "" {
 		why = p.Name + ": " + why
 	}
@@ -472,15 +473,31 @@ func (rv *Receiver) checkSignature(channel string, h http.Header, body []byte) (
 	return v, why, by
 }
 
-func (rv *Receiver) checkSignatureUnder(p *firmakit.Profile, channel string, h http.Header, body []byte, secrets []string) (string, string, int) {
+// asSent is the request as its sender addressed it, for a signature
+// that covers the URL (RFC 9421): behind the PublicURL that was given,
+// that URL and the request target; else the request as received.
+func (rv *Receiver) asSent(req *http.Request) *http.Request {
+	if rv.publicURL == "" {
+		return req
+	}
+	u, err := url.Parse(rv.publicURL + firmakit.RequestTarget(req))
+	if err != nil {
+		return req
+	}
+	r := *req
+	r.URL = u
+	return &r
+}
+
+func (rv *Receiver) checkSignatureUnder(p *firmakit.Profile, channel string, req *http.Request, body []byte, secrets []string) (string, string, int) {
 	w := p.Webhook
-	if strings.TrimSpace(h.Get(w.SignatureHeader)) == "" {
+	if strings.TrimSpace(req.Header.Get(w.SignatureHeader)) == "" {
 		return CheckMissing, "no " + w.SignatureHeader + " header", -1
 	}
 	if len(secrets) == 0 {
 		return CheckUnverified, "no webhook secret is known for channel " + channel, -1
 	}
-	key, err := p.VerifyWebhookKey(h, body, secrets, rv.Now())
+	key, err := p.VerifyWebhookRequest(req, body, secrets, rv.Now())
 	switch {
 	case err == nil && !w.HasTimestamp():
 		return CheckValid, "replay cannot be judged: " + p.Name + " signs no timestamp", key
@@ -651,7 +668,7 @@ func (rv *Receiver) readHook(req *http.Request, channel string) (*Record, hookAn
 		return nil, a, apiError(http.StatusBadRequest, msgBodyUnreadable+err.Error())
 	default:
 		rec.Body, rec.Size = body, int64(len(body))
-		rec.Check, rec.Reason, rec.VerifiedBy = rv.checkSignature(channel, req.Header, body)
+		rec.Check, rec.Reason, rec.VerifiedBy = rv.checkSignature(channel, req, body)
 		if n, _, derr := rv.Profile.DecodeNotification(body); derr == nil {
 			rec.EventID, rec.SignatureID, rec.State, rec.CreatedAt = indexed(n.EventID), indexed(n.SignatureID), indexed(string(n.Status)), indexed(n.CreatedAt)
 		}

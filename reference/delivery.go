@@ -378,7 +378,7 @@ func (d *dispatcher) attempt(dl *delivery) {
 	if err == nil {
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("User-Agent", "firmakit-reference/1")
-		s.Profile.SignWebhook(req.Header, eventID, secrets, d.clock.Now(), []byte(body))
+		s.Profile.SignWebhookRequest(req, eventID, secrets, d.clock.Now(), []byte(body))
 		s.dev.Delivery.Attempt(req, body, secrets)
 		var resp *http.Response
 		resp, err = s.HTTPClient.Do(req)

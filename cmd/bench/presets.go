@@ -68,7 +68,7 @@ func sendUnder(client *http.Client, base string, prof *firmakit.Profile) error {
 	id := uuid.NewString()
 	body, _ := notification1KiB(prof, id, uuid.NewString())
 	req := hookRequest(context.Background(), base, demoMerchant.MerchantID, body, "")
-	prof.SignWebhook(req.Header, id, []string{presetSecret}, time.Now(), body)
+	prof.SignWebhookRequest(req, id, []string{presetSecret}, time.Now(), body)
 	resp, err := client.Do(req)
 	if err != nil {
 		return err

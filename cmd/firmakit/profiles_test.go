@@ -34,7 +34,7 @@ func TestProfileListAndShow(t *testing.T) {
 	assert.Contains(t, errOut, "profile list")
 	code, _, errOut = run(t, nil, "sign", "--url", "http://127.0.0.1:1/x", "--profile", "gitlab")
 	assert.Equal(t, ExitUsage, code)
-	assert.Contains(t, errOut, "not a preset (bundled, github, shopify, standard-webhooks, standard-webhooks-ed25519, stripe)")
+	assert.Contains(t, errOut, "not a preset (bundled, github, rfc9421, rfc9421-ed25519, shopify, standard-webhooks, standard-webhooks-ed25519, stripe)")
 }
 
 // sign --webhook-secret reproduces each scheme's published vector.

@@ -105,8 +105,10 @@ func (m *Main) signCommand() command {
 					if id == "" {
 						id = "msg_" + uuid.NewString()
 					}
-					h = http.Header{}
-					p.SignWebhook(h, id, []string{*webhookSecret}, now, b)
+					// An RFC 9421 signature covers the method and URL too.
+					req := &http.Request{Method: strings.ToUpper(*method), URL: u, Header: http.Header{}}
+					p.SignWebhookRequest(req, id, []string{*webhookSecret}, now, b)
+					h = req.Header
 				} else {
 					stamp := strconv.FormatInt(now.Unix(), 10)
 					if *tsText != "" {
@@ -141,6 +143,9 @@ func (m *Main) signCommand() command {
 					// file is sent as its bytes, whatever they hold.
 					line := "curl -sS --globoff --path-as-is -X " + strings.ToUpper(*method) + " " + firmakit.ShellQuote(*rawURL) + " -H 'Content-Type: application/json'"
 					for _, k := range names {
+						if strings.EqualFold(k, "Content-Type") {
+							continue // written first, application/json, as signed
+						}
 						if v := h.Get(k); v != "" {
 							line += " -H " + firmakit.ShellQuote(k+": "+v)
 						} else {

@@ -98,6 +98,14 @@ func (m *Main) profileCommand() command {
 // schemeSummary says in one line how a profile signs notifications.
 func schemeSummary(p *firmakit.Profile) string {
 	w := p.Webhook
+	if w.IsRFC9421() {
+		alg := "hmac-sha256"
+		if w.Asymmetric() {
+			alg = "ed25519 (signed with whsk_, verified with whpk_)"
+		}
+		return fmt.Sprintf("RFC 9421 %s/%s: %s=(%s);created;keyid, %s; tolerance %s",
+			w.SignatureInputHeader, w.SignatureHeader, w.SignatureKey, strings.Join(w.Components, " "), alg, w.Tolerance)
+	}
 	s := w.SignatureHeader + ": "
 	if w.SignatureFormat == "fields" {
 		s += w.TimestampKey + "=<t>," + w.SignatureKey + "=<" + w.Encoding + ">"
