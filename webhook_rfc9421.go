@@ -194,7 +194,8 @@ func (p *Profile) RFC9421SignParams(h http.Header, method string, u *url.URL, se
 	if k.Alg == HTTPSigEd25519 && k.Private == nil {
 		return "", "", fmt.Errorf("a public key cannot sign")
 	}
-	base, err := HTTPSigBase(HTTPSigMessage{Method: method, URL: u, Header: h}, components, params)
+	// Signed as written: the parameters are not parsed and written again.
+	base, err := signatureBase(HTTPSigMessage{Method: method, URL: u, Header: h}, components, params)
 	if err != nil {
 		return "", "", err
 	}

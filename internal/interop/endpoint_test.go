@@ -102,6 +102,49 @@ func TestCertifyWebhookPassesAnEd25519Endpoint(t *testing.T) {
 	assert.Empty(t, got, "an endpoint verifying v1a with the public key should pass the whole set, with warnings at most")
 }
 
+// rfcLibs are endpoints that verify RFC 9421 with the npm library
+// http-message-signatures (js/endpoint.mjs), one per algorithm, with the
+// key as firmakit's preset takes it; the endpoint holds the verifier.
+var rfcLibs = []lib{
+	{"http-message-signatures", "rfc9421", "k1:dGhlIGVuZHBvaW50J3MgaG1hYy1zaGEyNTYgc2VjcmV0", ""},
+	{"http-message-signatures", "rfc9421-ed25519", "whsk_Sg36gITFIcSJEudY+Z/tRi01Mm6rI6gosz1w47Fpim4=", "whpk_6+vT5lZZhcUZgkNS/dGInN8eZoX+vH99TOTOGJFSBOU="},
+}
+
+// An endpoint that verifies RFC 9421 with an independent library (and
+// the Content-Digest with Node's crypto) passes certify-webhook under
+// each RFC 9421 preset: every scenario the scheme has, forgeries
+// included; the rows of forms RFC 9421 has no room for are not run, each
+// saying why.
+func TestCertifyWebhookPassesAnRFC9421Endpoint(t *testing.T) {
+	for _, l := range rfcLibs {
+		t.Run(l.preset, func(t *testing.T) {
+			got := certifyEndpoint(t, startEndpoint(t, l), l.preset, l.secret)
+			for _, w := range got[warned] {
+				t.Logf("passed with a warning: %s", w)
+			}
+			delete(got, warned)
+			for _, n := range got[reports.NotRun] {
+				assert.Contains(t, n, "WH-SIGNATURE-FORM", n)
+			}
+			assert.Len(t, got[reports.NotRun], 4, "v0-only, v2-only, no-dot, body-then-t")
+			delete(got, reports.NotRun)
+			assert.Empty(t, got, "an endpoint verifying RFC 9421 with the library should pass every scenario the scheme has")
+		})
+	}
+}
+
+// The same endpoint that trusts a verified signature without comparing
+// the body with the Content-Digest it covers fails: a body changed after
+// signing is taken.
+func TestCertifyWebhookFailsAnRFC9421EndpointThatSkipsTheDigest(t *testing.T) {
+	l := rfcLibs[0]
+	l.name = "http-message-signatures-no-digest"
+	got := certifyEndpoint(t, startEndpoint(t, l), l.preset, l.secret)
+	failed := strings.Join(got[reports.Failed], "\n")
+	assert.Contains(t, failed, "WH-BODY-CHANGED")
+	assert.Contains(t, failed, "WH-FORGERY-PATHS")
+}
+
 // Stripe's library refuses a t too old, but takes one from the future:
 // under the stripe preset, whose tolerance holds both ways as the bundled
 // profile's does, exactly those scenarios fail, and the generated rows

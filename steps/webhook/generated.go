@@ -109,7 +109,7 @@ func (w *webhookSteps) everyForgeryOfItIsPosted(ctx context.Context) error {
 				if strings.HasPrefix(m.name, "t twice") || strings.HasPrefix(m.name, "the valid signature under") {
 					continue // the header's own neighbours: theForgedNeighbours…
 				}
-				hs, _ := render(p, headerForm{ts: m.ts, sigs: m.sigs}, n.EventID)
+				hs, _ := s.render(headerForm{ts: m.ts, sigs: m.sigs})
 				probes = append(probes, &neighbour{name: path + ", " + m.name, expect: "refuse", why: m.why, ref: m.ref,
 					d: &delivery{body: body, headers: hs}})
 			}
@@ -119,7 +119,7 @@ func (w *webhookSteps) everyForgeryOfItIsPosted(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			hs, _ := render(p, headerForm{ts: s.timestamps(s.fresh), sigs: []entry{{s.label, s.valid()}}}, n.EventID)
+			hs, _ := s.render(headerForm{ts: s.timestamps(s.fresh), sigs: []entry{{s.label, s.valid()}}})
 			probes = append(probes, &neighbour{name: path + ", its last character changed after signing", expect: "refuse",
 				why: "its body was changed after signing", ref: refWebhookSig, d: &delivery{body: changed, headers: hs}})
 		}
@@ -141,7 +141,7 @@ func (w *webhookSteps) itIsPostedWithCharactersAcrossEveryBoundary(ctx context.C
 	var probes []*neighbour
 	for i, body := range bodies {
 		s := newSigner(w.E, ids[i], body, w.E.now())
-		hs, _ := render(p, headerForm{ts: s.timestamps(s.fresh), sigs: []entry{{s.label, s.valid()}}}, ids[i])
+		hs, _ := s.render(headerForm{ts: s.timestamps(s.fresh), sigs: []entry{{s.label, s.valid()}}})
 		probes = append(probes, &neighbour{name: names[i], expect: "accept", ref: refWebhookSig, d: &delivery{body: body, headers: hs}})
 	}
 	return w.postProbes(ctx, ws, probes)

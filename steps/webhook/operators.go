@@ -3,6 +3,8 @@ package webhook
 import (
 	"bytes"
 	"fmt"
+	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -134,6 +136,10 @@ type signer struct {
 	fresh, stale, away string
 	// label is the signature entries' key or prefix.
 	label string
+	// u and msg are what an RFC 9421 signature covers besides its
+	// parameters: the endpoint's URL, the content type and digest.
+	u   *url.URL
+	msg http.Header
 }
 
 func newSigner(e *Endpoint, id string, body []byte, now time.Time) *signer {
@@ -148,6 +154,9 @@ func newSigner(e *Endpoint, id string, body []byte, now time.Time) *signer {
 	if p.Webhook.SignatureFormat == "entries" {
 		s.label = p.Webhook.SignaturePrefix
 	}
+	if p.Webhook.IsRFC9421() {
+		s.u, s.msg = rfcMessage(e, "application/json", body)
+	}
 	if !p.Webhook.HasTimestamp() {
 		s.fresh, s.stale, s.away = "", "", ""
 	}
@@ -155,11 +164,35 @@ func newSigner(e *Endpoint, id string, body []byte, now time.Time) *signer {
 }
 
 // mac is the signature of the delivery's body under secret, at ts.
+// Under RFC 9421 it is the pair of parameters (created=ts) and signature.
 func (s *signer) mac(secret, ts string) string {
+	if s.p.Webhook.IsRFC9421() {
+		return rfcPair(s.p, s.u, s.msg, secret, ts, s.p.Webhook.Components)
+	}
 	return s.p.WebhookMACText(secret, s.id, ts, s.body)
 }
 
-func (s *signer) valid() string   { return s.mac(s.secret, s.fresh) }
+// render writes a header form of this delivery under the scheme.
+func (s *signer) render(f headerForm) ([]sentHeader, bool) {
+	if s.p.Webhook.IsRFC9421() {
+		return renderRFC9421(s.p, f, s.msg.Get("Content-Digest"))
+	}
+	return render(s.p, f, s.id)
+}
+
+func (s *signer) valid() string { return s.mac(s.secret, s.fresh) }
+
+// shiftedValid is the valid signature with its t written as shifted
+// after signing: under RFC 9421 the created parameter changed, the
+// signature kept; else the valid signature, which render puts beside the
+// shifted t.
+func (s *signer) shiftedValid(shifted string) string {
+	if !s.p.Webhook.IsRFC9421() {
+		return s.valid()
+	}
+	_, sig := rfcSplit(s.valid())
+	return s.p.RFC9421Params(s.p.Webhook.Components, shifted, s.p.RFC9421KeyID(s.secret)) + rfcSep + sig
+}
 func (s *signer) retired() string { return s.mac(randomSecret("whsec_retired_"), s.fresh) }
 
 // timestamps is ts as a header form's list: none under a scheme that
@@ -221,13 +254,18 @@ func (s *signer) forgedMaterial() []material {
 			material{"signed over a stale t", stale, refReplay, []string{s.stale}, []entry{{s.label, s.mac(s.secret, s.stale)}}},
 			material{"signed over a t ahead", ahead, refReplay, []string{s.away}, []entry{{s.label, s.mac(s.secret, s.away)}}},
 			material{"t changed by 1 s after signing", "its t was changed after signing, the signature kept", refWebhookSig,
-				[]string{shifted}, []entry{{s.label, s.valid()}}},
+				[]string{shifted}, []entry{{s.label, s.shiftedValid(shifted)}}},
 			material{"t twice, a fresh one first, the signature over the stale second", stale + ", behind a fresh t that nothing signs", refReplay,
 				[]string{s.fresh, s.stale}, []entry{{s.label, s.mac(s.secret, s.stale)}}},
 			material{"t twice, the stale one first, the signature over it", stale + ", beside a fresh t that nothing signs", refReplay,
 				[]string{s.stale, s.fresh}, []entry{{s.label, s.mac(s.secret, s.stale)}}},
 			material{"t twice, a fresh one first, the signature over the second, ahead", ahead + ", behind a fresh t that nothing signs", refReplay,
 				[]string{s.fresh, s.away}, []entry{{s.label, s.mac(s.secret, s.away)}}})
+	}
+	if s.p.Webhook.IsRFC9421() {
+		// A label is the sender's to choose: the valid signature under
+		// another one is valid.
+		return ms
 	}
 	for _, k := range keyNeighbours(s.label) {
 		ms = append(ms, material{"the valid signature under " + strconv.Quote(k), "only " + strconv.Quote(s.label) + " entries are signatures, and it had none", refWebhookSig,
@@ -281,7 +319,7 @@ func (s *signer) forgedNeighbours() []*neighbour {
 			if l.name == "t last" && (len(f.ts) == 0 || s.p.Webhook.TimestampFrom != "field") {
 				continue
 			}
-			hs, ok := render(s.p, f, s.id)
+			hs, ok := s.render(f)
 			if !ok {
 				continue
 			}
@@ -310,7 +348,7 @@ func (s *signer) validNeighbours() []*neighbour {
 				sigs[i] = entry{s.label, s.retired()}
 			}
 			sigs[k].value = s.valid()
-			hs, ok := render(s.p, headerForm{ts: s.timestamps(s.fresh), sigs: sigs}, s.id)
+			hs, ok := s.render(headerForm{ts: s.timestamps(s.fresh), sigs: sigs})
 			if !ok {
 				continue
 			}

@@ -387,6 +387,14 @@ func (w *webhookSteps) itIsSignedOtherwise(ctx context.Context, form string) err
 			return err
 		}
 	}
+	if w.E.profile().Webhook.IsRFC9421() {
+		switch form {
+		case "v0-only", "v2-only":
+			return w.notApplicable(ctx, "under RFC 9421 a signature's label is the sender's to choose, so a valid signature under another label is a valid signature")
+		case "no-dot", "body-then-t":
+			return w.notApplicable(ctx, "an RFC 9421 signature base has no separator nor order of parts to change; its components are listed in the signature's own parameters")
+		}
+	}
 	ws := getWebhook(ctx)
 	ws.forged, ws.why, ws.ref = form, forgedWhy[form], refWebhookSig
 	return nil
@@ -513,6 +521,9 @@ func timestampText(t int64, form string) string {
 func (w *webhookSteps) headers(ws *webhookScenario, id string, body []byte, t int64) ([]sentHeader, string) {
 	p := w.E.profile()
 	wp := p.Webhook
+	if wp.IsRFC9421() {
+		return w.rfc9421Headers(ws, body, t)
+	}
 	fields := wp.SignatureFormat != "entries"
 	ts := timestampText(t, ws.tsForm)
 	label := wp.SignatureKey

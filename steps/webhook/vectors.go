@@ -33,6 +33,9 @@ type Vectors struct {
 	// Secret, the secret key the cases are signed with: a verifier holds
 	// only it.
 	PublicKey string `json:"public_key,omitempty"`
+	// URL, under an RFC 9421 scheme, is where the cases are posted (with
+	// POST): their signatures cover its path.
+	URL string `json:"url,omitempty"`
 	// ReferenceTime is the verifier's clock, Unix seconds.
 	ReferenceTime int64    `json:"reference_time"`
 	Cases         []Vector `json:"cases"`
@@ -57,7 +60,8 @@ type Vector struct {
 	Headers map[string]string `json:"headers"`
 	// Body is the raw body, byte for byte (always UTF-8).
 	Body string `json:"body"`
-	// SignedString is what a verifier signs for this delivery: the
+	// SignedString is what a verifier signs for this delivery (under RFC
+	// 9421, the signature base of the valid signature): the
 	// header's t, the separator and the raw body; "" when the header has
 	// no t.
 	SignedString string `json:"signed_string"`
@@ -98,6 +102,9 @@ func MakeVectors(p *firmakit.Profile, secret, merchantID string, at time.Time) (
 	if p.Webhook.Asymmetric() {
 		v.PublicKey = p.KeyName(secret)
 	}
+	if p.Webhook.IsRFC9421() {
+		v.URL = e.URL
+	}
 	results, observed := s.facts()
 	for i, r := range results {
 		o := observed[i]
@@ -130,7 +137,7 @@ func MakeVectors(p *firmakit.Profile, secret, merchantID string, at time.Time) (
 				}
 				c.Headers[h.name] = h.value
 			}
-			if h, ok := d.signatureHeader(p); ok && p.Webhook.TimestampFrom == "field" {
+			if h, ok := d.signatureHeader(p); ok && p.Webhook.TimestampFrom == "field" && !p.Webhook.IsRFC9421() {
 				if ts, ok := headerTimestamp(p, h); ok {
 					c.SignedString = ts + p.Webhook.PayloadSeparator + string(d.body)
 				}

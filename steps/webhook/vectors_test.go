@@ -110,3 +110,38 @@ func TestWebhookVectorsEd25519(t *testing.T) {
 	}
 	assert.Greater(t, accepted, 20, "the valid deliveries verify with the public key")
 }
+
+// Under each RFC 9421 preset the vectors name the URL they are posted
+// to, and a verifier holding only the verifying key accepts exactly the
+// cases marked accept.
+func TestWebhookVectorsRFC9421(t *testing.T) {
+	for _, c := range []struct{ preset, secret, verifier string }{
+		{"rfc9421", "k1:dGhlIGVuZHBvaW50J3MgaG1hYy1zaGEyNTYgc2VjcmV0", "k1:dGhlIGVuZHBvaW50J3MgaG1hYy1zaGEyNTYgc2VjcmV0"},
+		{"rfc9421-ed25519", "whsk_Sg36gITFIcSJEudY+Z/tRi01Mm6rI6gosz1w47Fpim4=", "whpk_6+vT5lZZhcUZgkNS/dGInN8eZoX+vH99TOTOGJFSBOU="},
+	} {
+		t.Run(c.preset, func(t *testing.T) {
+			p, err := firmakit.Preset(c.preset)
+			require.NoError(t, err)
+			at := time.Unix(1795000000, 0)
+			v, err := webhook.MakeVectors(p, c.secret, "shop", at)
+			require.NoError(t, err)
+			require.NotEmpty(t, v.URL)
+			accepted := 0
+			for _, vc := range v.Cases {
+				req := httptest.NewRequest(http.MethodPost, v.URL, strings.NewReader(vc.Body))
+				for k, val := range vc.Headers {
+					req.Header.Add(k, val)
+				}
+				_, verr := p.VerifyWebhookRequest(req, []byte(vc.Body), []string{c.verifier}, at)
+				if vc.Lenient {
+					continue
+				}
+				assert.Equal(t, vc.Expect == "accept", verr == nil, "%s: %v", vc.Code, verr)
+				if verr == nil {
+					accepted++
+				}
+			}
+			assert.Greater(t, accepted, 20, "the valid deliveries verify")
+		})
+	}
+}
