@@ -170,3 +170,39 @@ func TestReplayResignsUnderTheChannelsScheme(t *testing.T) {
 	h := <-got
 	assert.NoError(t, gh.VerifyWebhookHeaders(h, body, []string{"new secret"}, time.Now()), "replayed headers: %v", h)
 }
+
+// Behind the public URL it was given, a receiver checks an RFC 9421
+// signature against the URL the sender posted to (that URL and the path
+// it received), not its own address; a signature for another path fails.
+func TestRFC9421BehindThePublicURL(t *testing.T) {
+	p, err := firmakit.Preset("rfc9421")
+	require.NoError(t, err)
+	const key = "k1:c2VjcmV0IG9uZSBzZWNyZXQgb25l"
+	rv := MustOpenReceiver(t, func(rv *receiver.Receiver) {
+		rv.Profile = p
+		rv.PublicURL = "https://hooks.example/relay"
+		rv.Token = "t0ken"
+		rv.Secrets = map[string][]string{"shop": {key}}
+	})
+	body := notification(firmakit.StateSigned, "evt_pub", "sig_pub")
+	for _, tc := range []struct {
+		signedFor, check, by string
+	}{
+		{"https://hooks.example/relay/hooks/shop", receiver.CheckValid, "k1"},
+		{"https://hooks.example/hooks/shop", receiver.CheckInvalid, ""},
+	} {
+		out := httptest.NewRequest(http.MethodPost, tc.signedFor, nil)
+		p.SignWebhookRequest(out, "evt_pub", []string{key}, time.Now(), body)
+		req, err := http.NewRequest("POST", rv.URL()+"/hooks/shop", bytes.NewReader(body))
+		require.NoError(t, err)
+		req.Header = out.Header.Clone()
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		var got map[string]any
+		require.NoError(t, decodeJSON(resp, &got))
+		var rec receiver.Record
+		getJSON(t, fmt.Sprintf("%s/api/events/%v?token=t0ken", rv.URL(), got["received"]), &rec)
+		assert.Equal(t, tc.check, rec.Check, "%s: %s", tc.signedFor, rec.Reason)
+		assert.Equal(t, tc.by, rec.VerifiedBy)
+	}
+}
