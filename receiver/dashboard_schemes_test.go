@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/internal/browser"
 	"github.com/firmakit/firmakit/receiver"
@@ -57,5 +58,15 @@ func TestDashboardShowsTheScheme(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`#detail`)),
 	))
 	assert.Contains(t, text(ctx, t, "#d-summary"), "github: no matching signature")
+	assert.NotContains(t, text(ctx, t, "#d-summary"), "verified with", "an invalid record names no key")
 	assert.Contains(t, text(ctx, t, "#d-headers"), "X-Hub-Signature-256: sha256=")
+
+	// A valid record's detail names the key that verified it.
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.KeyEvent(kb.Escape), chromedp.WaitNotVisible(chromedp.CSS(`#detail`)),
+		chromedp.Click(chromedp.CSS(`#rows tr[data-id="3"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#detail`)),
+	))
+	poll(ctx, t, `document.getElementById("d-id").textContent === "#3"`, "the third record's detail")
+	assert.Contains(t, text(ctx, t, "#d-summary"), "verified with "+st.KeyName("whsec_st"))
 }

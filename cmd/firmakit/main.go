@@ -96,6 +96,7 @@ func (m *Main) commands() []command {
 		m.demoCommand(),
 		m.signCommand(),
 		m.vectorsCommand(),
+		m.keygenCommand(),
 		m.templateCommand(),
 		m.profileCommand(),
 		m.openapiCommand(),

@@ -27,7 +27,7 @@
       demo: "Crear contrato demo:", demoCreated: "Contrato {state} creado: {id}", demoFailed: "No se pudo crear: {msg}",
       counts: "{total} registros · {n} cargados", countsMatch: "{total} coinciden · {n} cargados", paused: "{n} en espera",
       more: "Desplázate para cargar registros más antiguos", loading: "Cargando…", loadFailed: "No se pudo cargar: {msg}",
-      hint: "Envía notificaciones a {url}", size: "bytes", checkOf: "firma del aviso",
+      hint: "Envía notificaciones a {url}", size: "bytes", checkOf: "firma del aviso", verifiedBy: "verificada con {key}",
       forwarded: "Reenviada a tu endpoint", forwarding: "; cada una se reenvía a {url}",
       endpoint: "endpoint", noanswer: "sin respuesta", answered: "respondió {status} en {ms} ms", answeredUs: "se respondió {status} al servicio",
       attemptOf: "intento {k} de {n}", retry: "reintento", attempts: "Intentos de este evento",
@@ -82,7 +82,7 @@
       demo: "Create demo contract:", demoCreated: "{state} contract created: {id}", demoFailed: "Could not create it: {msg}",
       counts: "{total} records · {n} loaded", countsMatch: "{total} match · {n} loaded", paused: "{n} waiting",
       more: "Scroll to load older records", loading: "Loading…", loadFailed: "Could not load: {msg}",
-      hint: "Send notifications to {url}", size: "bytes", checkOf: "webhook signature check",
+      hint: "Send notifications to {url}", size: "bytes", checkOf: "webhook signature check", verifiedBy: "verified with {key}",
       forwarded: "Forwarded to your endpoint", forwarding: "; each is forwarded to {url}",
       endpoint: "endpoint", noanswer: "no answer", answered: "answered {status} in {ms} ms", answeredUs: "the service was answered {status}",
       attemptOf: "attempt {k} of {n}", retry: "retry", attempts: "Attempts of this event",
@@ -617,7 +617,8 @@
   function fillDetail(r) {
     $("d-id").textContent = "#" + r.id;
     $("d-summary").textContent = [r.method + " " + r.path + (r.query ? "?" + r.query : ""), r.size + " " + t("size"),
-      t("checkOf") + ": " + checkLabel(r.check) + (r.reason ? " (" + r.reason + ")" : ""), r.remote_addr].join(" · ");
+      t("checkOf") + ": " + checkLabel(r.check) + (r.reason ? " (" + r.reason + ")" : "") +
+        (r.verified_by ? " — " + t("verifiedBy", { key: r.verified_by }) : ""), r.remote_addr].join(" · ");
     var code = Number(r.answer_status) || 0, ans;
     if (r.forward) { ans = t("ansForward", { status: code }); } else if (code === 200) { ans = t("ans200"); } else if (code === 401 && r.check !== "valid") { ans = t("ans401"); } else if (code === 413) { ans = t("ans413"); } else { ans = t("ansOther", { status: code }); }
     if (r.body_dropped && code !== 413) { ans += " " + t("bodyDropped"); }
