@@ -10,15 +10,11 @@ import (
 	"crypto/ed25519"
 	"crypto/x509"
 	"encoding/base64"
-	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -42,27 +38,7 @@ type httpSigRequest struct {
 // httpSigNode runs the RFC 9421 script with one request.
 func httpSigNode(t *testing.T, r httpSigRequest) answer {
 	t.Helper()
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Fatalf("node not found: %s", installHint)
-	}
-	if _, err := os.Stat(filepath.Join("js", "node_modules", "http-message-signatures")); err != nil {
-		t.Fatalf("npm packages not installed: %s", installHint)
-	}
-	in, _ := json.Marshal(r)
-	cmd := exec.Command("node", "httpsig.mjs")
-	cmd.Dir = "js"
-	cmd.Stdin = bytes.NewReader(in)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("node httpsig.mjs: %v: %s (%s)", err, stderr.String(), installHint)
-	}
-	var a answer
-	if err := json.Unmarshal(out, &a); err != nil {
-		t.Fatalf("node httpsig.mjs answered %q: %v", out, err)
-	}
-	return a
+	return runNode(t, "httpsig.mjs", "http-message-signatures", r)
 }
 
 // httpSigKey is one key of each algorithm, as firmakit holds it and as

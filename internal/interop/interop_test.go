@@ -70,25 +70,33 @@ const installHint = "the interop tests need Node and the schemes' npm packages: 
 // node runs the interop script with one request.
 func node(t *testing.T, r request) answer {
 	t.Helper()
+	return runNode(t, "interop.mjs", "standardwebhooks", r)
+}
+
+// runNode runs one of js/'s scripts with one JSON request on its standard
+// input and reads its JSON answer; module is an npm package it imports,
+// whose absence fails the test with the install hint.
+func runNode(t *testing.T, script, module string, r any) answer {
+	t.Helper()
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Fatalf("node not found: %s", installHint)
 	}
-	if _, err := os.Stat(filepath.Join("js", "node_modules", "standardwebhooks")); err != nil {
+	if _, err := os.Stat(filepath.Join("js", "node_modules", module)); err != nil {
 		t.Fatalf("npm packages not installed: %s", installHint)
 	}
 	in, _ := json.Marshal(r)
-	cmd := exec.Command("node", "interop.mjs")
+	cmd := exec.Command("node", script)
 	cmd.Dir = "js"
 	cmd.Stdin = bytes.NewReader(in)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("node interop.mjs: %v: %s (%s)", err, stderr.String(), installHint)
+		t.Fatalf("node %s: %v: %s (%s)", script, err, stderr.String(), installHint)
 	}
 	var a answer
 	if err := json.Unmarshal(out, &a); err != nil {
-		t.Fatalf("node interop.mjs answered %q: %v", out, err)
+		t.Fatalf("node %s answered %q: %v", script, out, err)
 	}
 	return a
 }
