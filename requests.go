@@ -7,8 +7,8 @@ import (
 )
 
 // Outcomes of a ReceivedRequest's authentication: what checks 1 to 4 of
-// defaults.md A made of it ("verdict" in its JSON, a name kept for the
-// clients of /_sandbox/requests).
+// defaults.md A made of it ("check" in its JSON; "verdict", its former
+// name, is written and read beside it until VerdictSunset).
 const (
 	// AuthAccepted: authentication passed, whatever was answered after
 	// (a 201, or a 400 of check 5).
@@ -41,14 +41,53 @@ type ReceivedRequest struct {
 	// KeyID is the value of the profile's key header, "" when absent.
 	KeyID string `json:"key_id"`
 	// Status is the HTTP status answered; Message the answer's message.
-	Status  int    `json:"status"`
-	Auth    string `json:"verdict"`
+	Status int `json:"status"`
+	// Auth is the outcome of authentication: AuthAccepted, AuthRefused
+	// or AuthNotChecked ("check" in JSON, and "verdict" until
+	// VerdictSunset).
+	Auth    string `json:"check"`
 	Message string `json:"message"`
 	// BodyBytes is the size of the body the service read, or the declared
 	// Content-Length when it did not read it, -1 when neither is known.
 	BodyBytes int64 `json:"body_bytes"`
 	// Diagnostic explains a refusal when the service runs with --explain.
 	Diagnostic *Diagnostic `json:"diagnostic,omitempty"`
+}
+
+// VerdictSunset is the last day firmakit writes and reads "verdict", the
+// former name of a check: a receiver's record's signature check and a
+// received request's authentication ("check" both). The first release
+// after it drops the old name.
+const VerdictSunset = "2027-05-31"
+
+// receivedRequestFields is ReceivedRequest without its JSON methods.
+type receivedRequestFields ReceivedRequest
+
+// receivedRequestWire is a received request as written: its fields and
+// the check's former name.
+type receivedRequestWire struct {
+	receivedRequestFields
+	Verdict string `json:"verdict"` // deprecated: check, until VerdictSunset
+}
+
+// MarshalJSON writes the request with its check under both names until
+// VerdictSunset.
+func (r ReceivedRequest) MarshalJSON() ([]byte, error) {
+	return json.Marshal(receivedRequestWire{receivedRequestFields(r), r.Auth})
+}
+
+// UnmarshalJSON reads a request written by this version or an earlier
+// one, which wrote its check as "verdict" only.
+func (r *ReceivedRequest) UnmarshalJSON(b []byte) error {
+	var in receivedRequestWire
+	if err := json.Unmarshal(b, &in); err != nil {
+		return err
+	}
+	*r = ReceivedRequest(in.receivedRequestFields)
+	if r.Auth == "" {
+		r.Auth = in.Verdict
+	}
+	return nil
 }
 
 // RequestSource is a log of received requests that a page is read from.

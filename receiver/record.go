@@ -27,7 +27,7 @@ const (
 // earlier versions keep working. The first release after that date drops
 // the old name (docs/receiver.md, "The check, formerly verdict").
 const (
-	VerdictSunset = "2027-05-31"
+	VerdictSunset = firmakit.VerdictSunset
 	// verdictDeprecated is the day the old name was deprecated, as the
 	// Deprecation header (RFC 9745) writes it: 2026-11-26.
 	verdictDeprecated = "@1795651200"

@@ -850,6 +850,13 @@
     renderRequests(false);
   }
 
+  // A request's authentication: "check", or "verdict" from a service of
+  // an earlier version.
+  function authOf(q) {
+    var v = str(q.check) || str(q.verdict);
+    return /^(accepted|refused|not_checked)$/.test(v) ? v : "not_checked";
+  }
+
   function requestRow(q) {
     var tr = el("tr");
     tr.setAttribute("data-id", q.id);
@@ -860,7 +867,7 @@
     cell("target", q.target, q.target);
     var code = Number(q.status) || 0;
     cell("status").appendChild(el("span", "status status-" + String(code).charAt(0) + "xx", code || ""));
-    var v = /^(accepted|refused|not_checked)$/.test(str(q.verdict)) ? q.verdict : "not_checked";
+    var v = authOf(q);
     cell("rverdict").appendChild(el("span", "badge rv-" + v, t("rv_" + v)));
     cell("message", q.message, q.message);
     return tr;
@@ -887,7 +894,7 @@
 
   function fillRequest(q) {
     $("rd-id").textContent = "#" + q.id;
-    $("rd-summary").textContent = [str(q.method) + " " + str(q.target), String(q.status || ""), t("rv_" + (/^(accepted|refused|not_checked)$/.test(str(q.verdict)) ? q.verdict : "not_checked")),
+    $("rd-summary").textContent = [str(q.method) + " " + str(q.target), String(q.status || ""), t("rv_" + authOf(q)),
       q.remote_addr, q.merchant_id ? "merchant_id " + q.merchant_id : "", q.key_id ? "key_id " + q.key_id : "",
       typeof q.body_bytes === "number" ? q.body_bytes + " " + t("size") : ""].filter(Boolean).join(" · ");
     $("rd-message").textContent = str(q.message);
