@@ -408,33 +408,5 @@ func nothingSelected(idx *suiteIndex, paths []string, lang string, expr [][]term
 // closest returns up to n known tags nearest to any of words by edit
 // distance, ignoring case, nearest first.
 func closest(known []string, n int, words ...string) []string {
-	type cand struct {
-		tag string
-		d   int
-	}
-	best := map[string]int{}
-	for _, w := range words {
-		w = strings.ToLower(strings.TrimPrefix(w, "@"))
-		for _, k := range known {
-			d := firmakit.EditDistance(w, strings.ToLower(strings.TrimPrefix(k, "@")))
-			if old, ok := best[k]; !ok || d < old {
-				best[k] = d
-			}
-		}
-	}
-	var cs []cand
-	for k, d := range best {
-		cs = append(cs, cand{k, d})
-	}
-	sort.Slice(cs, func(i, j int) bool {
-		if cs[i].d != cs[j].d {
-			return cs[i].d < cs[j].d
-		}
-		return cs[i].tag < cs[j].tag
-	})
-	var out []string
-	for i := 0; i < len(cs) && i < n; i++ {
-		out = append(out, cs[i].tag)
-	}
-	return out
+	return firmakit.Nearest(known, n, firmakit.NearestOptions{Fold: func(s string) string { return strings.ToLower(strings.TrimPrefix(s, "@")) }}, words...)
 }

@@ -542,31 +542,12 @@ func (s *service) open(seam reference.Seam) error {
 // closestFaults returns up to n known names closest to name: those that
 // contain it or that it contains first, then by edit distance.
 func closestFaults(name string, n int) []string {
-	type cand struct {
-		name string
-		d    int
+	names := make([]string, len(faultTable))
+	for i, f := range faultTable {
+		names[i] = f.Name
 	}
-	var cs []cand
-	for _, f := range faultTable {
-		d := firmakit.EditDistance(name, f.Name)
-		if strings.Contains(f.Name, name) || strings.Contains(name, f.Name) {
-			d = 0
-		}
-		if d <= max(3, len(f.Name)/3) {
-			cs = append(cs, cand{f.Name, d})
-		}
-	}
-	sort.Slice(cs, func(i, j int) bool {
-		if cs[i].d != cs[j].d {
-			return cs[i].d < cs[j].d
-		}
-		return cs[i].name < cs[j].name
-	})
-	var out []string
-	for i := 0; i < len(cs) && i < n; i++ {
-		out = append(out, cs[i].name)
-	}
-	return out
+	return firmakit.Nearest(names, n, firmakit.NearestOptions{Contains: true,
+		Within: func(f string) int { return max(3, len(f)/3) }}, name)
 }
 
 // ---- JSON objects, edited in place ----
