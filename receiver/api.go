@@ -682,37 +682,27 @@ func (rv *Receiver) handleStream(c echo.Context) error {
 	}
 
 	// The reader handles pongs and notices the client leaving.
-	gone, ended := rv.watchPeer(conn)
-	defer ended()
-	ping := time.NewTicker(rv.PingInterval)
-	defer ping.Stop()
+	k := rv.keepAlive(conn)
+	defer k.stop()
 	for {
-		select {
-		case r, ok := <-sub.ch:
-			if !ok {
-				code, reason, wait := websocket.CloseGoingAway, "receiver shutting down", time.Second
-				if rv.hub.wasCut(sub) {
-					// The close frame waits behind what the client has not
-					// read yet; a slow client that drains within 30 s still
-					// learns where to resume. Only this client's goroutine
-					// waits, and a shutdown aborts it.
-					code, reason, wait = websocket.CloseTryAgainLater, fmt.Sprintf("too slow; reconnect with after=%d", last), 30*time.Second
-				}
-				_ = conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason), time.Now().Add(wait))
-				return nil
-			}
-			sub.took(r)
-			if err := send(r); err != nil {
-				return nil
-			}
-		case <-ping.C:
-			if err := conn.WriteControl(websocket.PingMessage, nil, time.Now().Add(writeWait)); err != nil {
-				return nil
-			}
-		case <-gone:
+		r, open, alive := await(k, sub.ch)
+		switch {
+		case !alive:
 			return nil
-		case <-rv.stop:
-			_ = conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseGoingAway, "receiver shutting down"), time.Now().Add(time.Second))
+		case !open:
+			code, reason, wait := websocket.CloseGoingAway, "receiver shutting down", time.Second
+			if rv.hub.wasCut(sub) {
+				// The close frame waits behind what the client has not
+				// read yet; a slow client that drains within 30 s still
+				// learns where to resume. Only this client's goroutine
+				// waits, and a shutdown aborts it.
+				code, reason, wait = websocket.CloseTryAgainLater, fmt.Sprintf("too slow; reconnect with after=%d", last), 30*time.Second
+			}
+			k.closeWith(code, reason, wait)
+			return nil
+		}
+		sub.took(r)
+		if err := send(r); err != nil {
 			return nil
 		}
 	}

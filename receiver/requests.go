@@ -56,14 +56,9 @@ func (rv *Receiver) handleRequestStream(c echo.Context) error {
 		return err
 	}
 	defer release()
-	gone, ended := rv.watchPeer(conn)
-	defer ended()
+	k := rv.keepAlive(conn)
+	defer k.stop()
 	const writeWait = 30 * time.Second
-	closeWith := func(code int, reason string, wait time.Duration) {
-		_ = conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason), time.Now().Add(wait))
-	}
-	ping := time.NewTicker(rv.PingInterval)
-	defer ping.Stop()
 	last, first := q.After, true
 	if last > rv.Requests.Last() {
 		// Ids from before a restart: the log held now is another one.
@@ -73,7 +68,7 @@ func (rv *Receiver) handleRequestStream(c echo.Context) error {
 		changed := rv.Requests.Changed()
 		news := rv.Requests.Since(last, requestsPage)
 		if len(news) > 0 && !first && news[0].ID != last+1 {
-			closeWith(websocket.CloseTryAgainLater, fmt.Sprintf("too slow; reconnect with after=%d", last), writeWait)
+			k.closeWith(websocket.CloseTryAgainLater, fmt.Sprintf("too slow; reconnect with after=%d", last), writeWait)
 			return nil
 		}
 		// Only the first read may start past after: the requests before
@@ -93,16 +88,7 @@ func (rv *Receiver) handleRequestStream(c echo.Context) error {
 		if len(news) == requestsPage {
 			continue
 		}
-		select {
-		case <-changed:
-		case <-ping.C:
-			if err := conn.WriteControl(websocket.PingMessage, nil, time.Now().Add(writeWait)); err != nil {
-				return nil
-			}
-		case <-gone:
-			return nil
-		case <-rv.stop:
-			closeWith(websocket.CloseGoingAway, "receiver shutting down", time.Second)
+		if _, _, alive := await(k, changed); !alive {
 			return nil
 		}
 	}

@@ -35,6 +35,58 @@ func (rv *Receiver) openStream(c echo.Context) (*websocket.Conn, func(), error) 
 	}, nil
 }
 
+// keepAlive keeps one websocket stream alive between its messages: it
+// pings the peer every PingInterval, notices the peer leaving or no
+// longer answering, and tells it the receiver is shutting down. Both
+// streams (records and requests) wait through it.
+type keepAlive struct {
+	rv    *Receiver
+	conn  *websocket.Conn
+	ping  *time.Ticker
+	gone  <-chan struct{}
+	ended func()
+}
+
+// keepAlive starts keeping conn alive; stop ends it.
+func (rv *Receiver) keepAlive(conn *websocket.Conn) *keepAlive {
+	gone, ended := rv.watchPeer(conn)
+	return &keepAlive{rv: rv, conn: conn, ping: time.NewTicker(rv.PingInterval), gone: gone, ended: ended}
+}
+
+func (k *keepAlive) stop() {
+	k.ping.Stop()
+	k.ended()
+}
+
+// closeWith sends a close frame, waiting up to wait for the peer to read
+// what is before it.
+func (k *keepAlive) closeWith(code int, reason string, wait time.Duration) {
+	_ = k.conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason), time.Now().Add(wait))
+}
+
+// await waits for a value of ch, pinging the peer meanwhile. It returns
+// the value and whether ch is still open, or alive false when the stream
+// is over: the peer left or missed a ping, or the receiver is shutting
+// down (the peer told so).
+func await[T any](k *keepAlive, ch <-chan T) (v T, open, alive bool) {
+	const writeWait = 30 * time.Second
+	for {
+		select {
+		case v, open = <-ch:
+			return v, open, true
+		case <-k.ping.C:
+			if err := k.conn.WriteControl(websocket.PingMessage, nil, time.Now().Add(writeWait)); err != nil {
+				return v, false, false
+			}
+		case <-k.gone:
+			return v, false, false
+		case <-k.rv.stop:
+			k.closeWith(websocket.CloseGoingAway, "receiver shutting down", time.Second)
+			return v, false, false
+		}
+	}
+}
+
 // watchPeer reads a websocket's control frames (a pong extends the read
 // deadline) and returns a channel closed when the peer leaves or stops
 // answering pings. Until ended is called, a shutdown closes the
