@@ -120,6 +120,11 @@ func (w *WebhookProfile) CheckWebhookKey(secret string, sign bool) error {
 	}
 	t := strings.TrimSpace(secret)
 	if !strings.HasPrefix(t, Ed25519SecretPrefix) && !strings.HasPrefix(t, Ed25519PublicPrefix) && !strings.HasPrefix(t, "-----BEGIN") {
+		if b, err := base64.StdEncoding.DecodeString(t); err == nil && (len(b) == ed25519.SeedSize || len(b) == ed25519.PrivateKeySize) {
+			// The bytes of a key without its prefix: a seed and a public
+			// key are both 32 bytes, so which it is cannot be told.
+			return fmt.Errorf("a bare base64 key could be a secret or a public key: write %s<base64> for the secret key, %s<base64> for the public key", Ed25519SecretPrefix, Ed25519PublicPrefix)
+		}
 		return nil
 	}
 	priv, _, err := ParseEd25519Key(t)

@@ -149,3 +149,27 @@ func TestEd25519ProfileNamesItsKeys(t *testing.T) {
 	require.ErrorContains(t, err, "ed25519")
 	require.False(t, errors.Is(err, firmakit.ErrInvalidSignature))
 }
+
+// The Standard Webhooks Go library's own v1a vector (its
+// TestAsymmetricWebhookSign): the seed "TESTSIGNINGKEYDONOTUSETHISFORANY"
+// signs msg_p5jXN8AQM9LWM0D4loKWxJek at 1614265330 as the library does,
+// and the public key alone verifies it. The library takes the seed
+// without its whsk_ too; firmakit asks for the prefix, since a bare
+// 32-byte key could be either half.
+func TestStandardWebhooksV1aVector(t *testing.T) {
+	p, err := firmakit.Preset("standard-webhooks-ed25519")
+	require.NoError(t, err)
+	const seed = "VEVTVFNJR05JTkdLRVlET05PVFVTRVRISVNGT1JBTlk="
+	at := time.Unix(1614265330, 0)
+	body := []byte(`{"test": 2432232314}`)
+	h := http.Header{}
+	p.SignWebhook(h, "msg_p5jXN8AQM9LWM0D4loKWxJek", []string{"whsk_" + seed}, at, body)
+	require.Equal(t, "v1a,tQ9V2XOqn7jL/DQenEFpqIugdBVtiMmER5mhSkXBNwM0mkATuDe6KYYUuxqtaiHeYGb7KaaBRdM5WqyeFiL8Ag==", h.Get("webhook-signature"))
+	priv, _, err := firmakit.ParseEd25519Key("whsk_" + seed)
+	require.NoError(t, err)
+	_, public := firmakit.Ed25519KeyPair(priv)
+	require.NoError(t, p.VerifyWebhookHeaders(h, body, []string{public}, at))
+	require.ErrorContains(t, p.Webhook.CheckWebhookKey(seed, true), "bare base64 key")
+	require.ErrorContains(t, p.Webhook.CheckWebhookKey(strings.TrimPrefix(public, "whpk_"), false), "bare base64 key")
+	require.NoError(t, p.Webhook.CheckWebhookKey("whsec_test_demo", true), "a text that is no key stands for its derived pair")
+}
