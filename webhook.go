@@ -38,32 +38,23 @@ func (p *Profile) webhookSignatureValue(secrets []string, id, ts string, body []
 			sigs = append(sigs, enc.encode(sig))
 		}
 	}
-	var b strings.Builder
+	f := WebhookHeaderForm{}
+	if w.TimestampFrom == "field" {
+		f.Timestamps = []string{ts}
+	}
+	key := w.SignatureKey
 	if w.SignatureFormat == "entries" {
+		key = w.SignaturePrefix
 		if w.SignatureSeparator == "" && len(sigs) > 1 {
 			// One entry only: the scheme has no room for a second secret.
 			sigs = sigs[:1]
 		}
-		for i, s := range sigs {
-			if i > 0 {
-				b.WriteString(w.SignatureSeparator)
-			}
-			b.WriteString(w.SignaturePrefix)
-			b.WriteString(s)
-		}
-		return b.String()
 	}
-	if w.TimestampFrom == "field" {
-		b.WriteString(w.TimestampKey + "=" + ts)
+	for _, s := range sigs {
+		f.Entries = append(f.Entries, WebhookEntry{key, s})
 	}
-	for i, s := range sigs {
-		if i > 0 || w.TimestampFrom == "field" {
-			b.WriteString(",")
-		}
-		b.WriteString(w.SignatureKey + "=")
-		b.WriteString(s)
-	}
-	return b.String()
+	v, _ := p.WebhookHeaderValue(f)
+	return v
 }
 
 // Asymmetric reports whether the scheme signs with a private key and

@@ -62,60 +62,15 @@ type headerForm struct {
 // the form (several entries in a scheme that has room for one).
 func render(p *firmakit.Profile, f headerForm, id string) ([]sentHeader, bool) {
 	wp := p.Webhook
-	var hs []sentHeader
-	if wp.SignatureFormat == "entries" {
-		items := make([]string, 0, len(f.sigs)+len(f.extra))
-		for _, e := range append(slices.Clone(f.sigs), f.extra...) {
-			items = append(items, e.key+e.value)
-		}
-		if wp.SignatureSeparator == "" && len(items) > 1 {
-			return nil, false
-		}
-		if f.spaced == "around-equals" || f.tPos != "" {
-			return nil, false // no "=", and t is a header of its own
-		}
-		sep := wp.SignatureSeparator
-		if f.spaced == "after-comma" {
-			if sep == "" {
-				return nil, false
-			}
-			sep += " "
-		}
-		hs = append(hs, sentHeader{wp.SignatureHeader, strings.Join(items, sep)})
-	} else {
-		kv := func(k, v string) string {
-			if f.spaced == "around-equals" {
-				return k + " = " + v
-			}
-			return k + "=" + v
-		}
-		var ts, sigs []string
-		if wp.TimestampFrom == "field" {
-			for _, t := range f.ts {
-				ts = append(ts, kv(wp.TimestampKey, t))
-			}
-		}
-		for _, e := range append(slices.Clone(f.sigs), f.extra...) {
-			sigs = append(sigs, kv(e.key, e.value))
-		}
-		var items []string
-		switch f.tPos {
-		case "last":
-			items = append(sigs, ts...)
-		case "middle":
-			if len(sigs) < 2 || len(ts) == 0 {
-				return nil, false
-			}
-			items = append(append(append(items, sigs[0]), ts...), sigs[1:]...)
-		default:
-			items = append(ts, sigs...)
-		}
-		sep := ","
-		if f.spaced == "after-comma" {
-			sep = ", "
-		}
-		hs = append(hs, sentHeader{wp.SignatureHeader, strings.Join(items, sep)})
+	form := firmakit.WebhookHeaderForm{Timestamps: f.ts, TPos: f.tPos, Spaced: f.spaced}
+	for _, e := range append(slices.Clone(f.sigs), f.extra...) {
+		form.Entries = append(form.Entries, firmakit.WebhookEntry{Key: e.key, Value: e.value})
 	}
+	v, ok := p.WebhookHeaderValue(form)
+	if !ok {
+		return nil, false
+	}
+	hs := []sentHeader{{wp.SignatureHeader, v}}
 	if wp.TimestampFrom == "header" {
 		for _, t := range f.ts {
 			hs = append(hs, sentHeader{wp.TimestampHeader, t})

@@ -530,12 +530,7 @@ func (w *webhookSteps) headers(ws *webhookScenario, id string, body []byte, t in
 	if !fields {
 		label = wp.SignaturePrefix
 	}
-	entry := func(label, v string) string {
-		if fields {
-			return label + "=" + v
-		}
-		return label + v
-	}
+	mk := func(label, v string) entry { return entry{label, v} }
 	var macs []string
 	switch ws.sign {
 	case "none":
@@ -549,9 +544,9 @@ func (w *webhookSteps) headers(ws *webhookScenario, id string, body []byte, t in
 	default:
 		macs = []string{p.WebhookMACText(w.E.Secret, id, ts, body)}
 	}
-	entries := make([]string, len(macs))
+	entries := make([]entry, len(macs))
 	for i, m := range macs {
-		entries[i] = entry(label, m)
+		entries[i] = mk(label, m)
 	}
 	otherwise := func(change func(q *firmakit.Profile)) string {
 		q := *p
@@ -567,24 +562,24 @@ func (w *webhookSteps) headers(ws *webhookScenario, id string, body []byte, t in
 	}
 	switch ws.forged {
 	case "v0-only":
-		entries = []string{entry(otherVersion(label, "0"), valid)}
+		entries = []entry{mk(otherVersion(label, "0"), valid)}
 	case "v2-only":
-		entries = []string{entry(otherVersion(label, "2"), valid)}
+		entries = []entry{mk(otherVersion(label, "2"), valid)}
 	case "v1-empty":
-		entries = []string{entry(label, "")}
+		entries = []entry{mk(label, "")}
 	case "v1-shortened":
-		entries = []string{entry(label, valid[:len(valid)/2])}
+		entries = []entry{mk(label, valid[:len(valid)/2])}
 	case "v1-lengthened":
-		entries = []string{entry(label, wp.LengthenSignature(valid))}
+		entries = []entry{mk(label, wp.LengthenSignature(valid))}
 	case "body-only":
-		entries = []string{entry(label, otherwise(func(q *firmakit.Profile) { q.Webhook.SignedContent = []string{firmakit.WebhookPartBody} }))}
+		entries = []entry{mk(label, otherwise(func(q *firmakit.Profile) { q.Webhook.SignedContent = []string{firmakit.WebhookPartBody} }))}
 	case "no-dot":
-		entries = []string{entry(label, otherwise(func(q *firmakit.Profile) { q.Webhook.PayloadSeparator = "" }))}
+		entries = []entry{mk(label, otherwise(func(q *firmakit.Profile) { q.Webhook.PayloadSeparator = "" }))}
 	case "body-then-t":
-		entries = []string{entry(label, otherwise(func(q *firmakit.Profile) { slices.Reverse(q.Webhook.SignedContent) }))}
+		entries = []entry{mk(label, otherwise(func(q *firmakit.Profile) { slices.Reverse(q.Webhook.SignedContent) }))}
 	case "no-t-body-only":
 		noTS = true
-		entries = []string{entry(label, otherwise(func(q *firmakit.Profile) { q.Webhook.SignedContent = []string{firmakit.WebhookPartBody} }))}
+		entries = []entry{mk(label, otherwise(func(q *firmakit.Profile) { q.Webhook.SignedContent = []string{firmakit.WebhookPartBody} }))}
 	}
 	switch ws.malformed {
 	case "no-timestamp":
@@ -604,30 +599,19 @@ func (w *webhookSteps) headers(ws *webhookScenario, id string, body []byte, t in
 	if ws.shiftAfter != 0 {
 		ts = strconv.FormatInt(t+ws.shiftAfter, 10)
 	}
-	var hs []sentHeader
-	if !noSig {
-		items := entries
-		if fields && wp.TimestampFrom == "field" && !noTS {
-			items = append([]string{wp.TimestampKey + "=" + ts}, entries...)
-		}
-		sep := ","
-		if !fields {
-			sep = wp.SignatureSeparator
-			if sep == "" && len(items) > 1 {
-				items = items[:1] // the scheme has room for one signature only
-			}
-		}
-		v := strings.Join(items, sep)
-		if raw != nil {
-			v = *raw
-		}
-		hs = append(hs, sentHeader{wp.SignatureHeader, v})
+	var tss []string
+	if !noTS && wp.HasTimestamp() {
+		tss = []string{ts}
 	}
-	if wp.TimestampFrom == "header" && !noTS {
-		hs = append(hs, sentHeader{wp.TimestampHeader, ts})
+	if !fields && wp.SignatureSeparator == "" && len(entries) > 1 {
+		entries = entries[:1] // the scheme has room for one signature only
 	}
-	if wp.HasID() {
-		hs = append(hs, sentHeader{wp.IDHeader, id})
+	hs, _ := render(p, headerForm{ts: tss, sigs: entries}, id)
+	if raw != nil {
+		hs[0].value = *raw
+	}
+	if noSig {
+		hs = hs[1:] // the signature header left out
 	}
 	return hs, p.WebhookSignedText(id, timestampText(t, ws.tsForm), body)
 }
