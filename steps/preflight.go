@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/firmakit/firmakit"
 )
 
 // ErrUnreachable is returned, wrapped, by Target.Preflight when the
@@ -108,11 +110,11 @@ func (t *Target) refusalMeaning(check string, status int, message string) string
 	case status == http.StatusNotFound:
 		return fmt.Sprintf("nothing answers the check endpoint at this base URL: --target is probably wrong (give the base the interface's paths start from, "+
 			"without /%s/…), or --api-version %q or --merchant %q is not the service's", t.APIVersion, t.APIVersion, t.MerchantID)
-	case status == http.StatusUnauthorized && message == "Invalid signature":
+	case status == http.StatusUnauthorized && message == firmakit.ErrInvalidSignature.Error():
 		return fmt.Sprintf("the target knows the key %q but not this signature: --secret is not that key's secret, or the target signs other bytes "+
 			"than the profile says (%s, %s %s); compare with 'firmakit sign --url %s --key %s --secret …', which prints the string it signs",
 			t.Credential.KeyID, strings.Join(p.StringToSign, "+"), p.Hash, p.Encoding, check, t.Credential.KeyID)
-	case status == http.StatusUnauthorized && message == "Invalid credentials":
+	case status == http.StatusUnauthorized && message == firmakit.ErrInvalidCredentials.Error():
 		return fmt.Sprintf("the target does not accept the key %q for merchant %q: the key is unknown to it, disabled, or another merchant's; check --key and --merchant",
 			t.Credential.KeyID, t.MerchantID)
 	case status == http.StatusUnauthorized && message == "Request expired":
