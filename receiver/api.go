@@ -548,6 +548,7 @@ func (rv *Receiver) handleSetAnswer(c echo.Context) error {
 		Status      *int   `json:"status"`
 		Delay       string `json:"delay"`
 		HangUp      bool   `json:"hang_up"`
+		Reset       bool   `json:"reset"`
 		Count       int    `json:"count"`
 		SignatureID string `json:"signature_id"`
 	}
@@ -558,10 +559,11 @@ func (rv *Receiver) handleSetAnswer(c echo.Context) error {
 	if err != nil {
 		return apiError(http.StatusBadRequest, msgRuleBody)
 	}
-	if in.Status == nil && !in.HangUp {
+	if in.Status == nil && !in.HangUp && !in.Reset {
 		return apiError(http.StatusBadRequest, msgRuleStatus)
 	}
-	a := Answer{HangUp: in.HangUp}
+	// reset is a way of hanging up; hang_up need not be said with it.
+	a := Answer{HangUp: in.HangUp || in.Reset, Reset: in.Reset}
 	if in.Status != nil {
 		a.Status = *in.Status
 	}

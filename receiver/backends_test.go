@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -312,6 +313,25 @@ var behaviours = []struct {
 		assert.Equal(t, 200, st)
 		assert.Equal(t, 503, listEvents(t, rv, "order=asc").Events[0].Status, "the record keeps the answer given")
 	}},
+	{"programmed answers: a hang-up closes, a reset resets, each kept by the backend", func(t *testing.T, db string) {
+		rv := openOn(t, db, nil)
+		ct := map[string]string{"Content-Type": "application/json"}
+		st, out := call(t, rv, "POST", "/api/channels/merchant_demo/responses", "", `{"reset":true,"signature_id":"sig-rst","count":1}`, ct)
+		require.Equal(t, 200, st, "reset says hang_up: %v", out)
+		require.NoError(t, rv.AnswerNext(context.Background(), "merchant_demo", "sig-fin", receiver.Answer{HangUp: true}, 1))
+		assert.Error(t, rv.AnswerNext(context.Background(), "merchant_demo", "sig-x", receiver.Answer{Status: 200, Reset: true}, 1), "reset is a way to hang up")
+		var got struct{ Rules []map[string]any }
+		getJSON(t, rv.URL()+"/api/channels/merchant_demo/responses", &got)
+		require.Len(t, got.Rules, 2)
+		assert.Equal(t, map[string]any{"signature_id": "sig-fin", "status": 0.0, "hang_up": true, "remaining": 1.0}, got.Rules[0])
+		assert.Equal(t, map[string]any{"signature_id": "sig-rst", "status": 0.0, "hang_up": true, "reset": true, "remaining": 1.0}, got.Rules[1])
+		err := trySignedPost(rv, "merchant_demo", notification(firmakit.StateSigned, "e-rst", "sig-rst"))
+		assert.ErrorIs(t, err, syscall.ECONNRESET, "a reset is read as one")
+		err = trySignedPost(rv, "merchant_demo", notification(firmakit.StateSigned, "e-fin", "sig-fin"))
+		require.Error(t, err, "a hang-up leaves no answer")
+		assert.NotErrorIs(t, err, syscall.ECONNRESET, "a hang-up closes the connection: an EOF, not a reset")
+		assert.Equal(t, []int{0, 0}, []int{listEvents(t, rv, "order=asc").Events[0].Status, listEvents(t, rv, "order=asc").Events[1].Status}, "both are recorded, as status 0")
+	}},
 	{"programmed answers: counts from outside, checked the same on every backend", func(t *testing.T, db string) {
 		defer receiver.SetMaxRules(5)()
 		rv := openOn(t, db, nil)
@@ -399,9 +419,8 @@ var behaviours = []struct {
 		// Back to the schema the previous version wrote.
 		version := "4"
 		if receiver.IsPostgres(db) {
-			version = "3"
 			execSQL(t, db, `ALTER TABLE records RENAME COLUMN "check" TO verdict; ALTER INDEX records_check RENAME TO records_verdict;
-				ALTER TABLE records DROP COLUMN verified_by; UPDATE meta SET value = 1 WHERE key = 'schema_version'`)
+				ALTER TABLE records DROP COLUMN verified_by; ALTER TABLE answer_rules DROP COLUMN reset; UPDATE meta SET value = 1 WHERE key = 'schema_version'`)
 		} else {
 			mustExec(t, db, `ALTER TABLE records RENAME COLUMN "check" TO verdict; DROP INDEX records_check;
 				CREATE INDEX records_verdict ON records(verdict, id); ALTER TABLE records DROP COLUMN verified_by;
@@ -431,8 +450,7 @@ var behaviours = []struct {
 		require.NoError(t, rv.Close())
 		version := "4"
 		if receiver.IsPostgres(db) {
-			version = "3"
-			execSQL(t, db, `ALTER TABLE records DROP COLUMN verified_by; UPDATE meta SET value = 2 WHERE key = 'schema_version'`)
+			execSQL(t, db, `ALTER TABLE records DROP COLUMN verified_by; ALTER TABLE answer_rules DROP COLUMN reset; UPDATE meta SET value = 2 WHERE key = 'schema_version'`)
 		} else {
 			mustExec(t, db, `ALTER TABLE records DROP COLUMN verified_by; UPDATE meta SET value = 3 WHERE key = 'schema_version'`)
 		}
@@ -447,6 +465,12 @@ var behaviours = []struct {
 		assert.Equal(t, int64(2), mustSend(t, again, "merchant_demo", notification(firmakit.StateSigned, "e2", "s2")))
 		getJSON(t, again.URL()+"/api/events/2", &rec)
 		assert.Equal(t, firmakit.BundledProfile().KeyName(firmakit.Demo().WebhookSecrets[0]), rec.VerifiedBy)
+		// The rules table of before gained reset too.
+		require.NoError(t, again.AnswerNext(context.Background(), "merchant_demo", "sig-rst", receiver.Answer{HangUp: true, Reset: true}, 1))
+		var rules struct{ Rules []map[string]any }
+		getJSON(t, again.URL()+"/api/channels/merchant_demo/responses", &rules)
+		require.Len(t, rules.Rules, 1)
+		assert.Equal(t, true, rules.Rules[0]["reset"])
 		require.NoError(t, again.Close())
 		cols, _, v := schemaOf(t, db)
 		assert.Contains(t, cols, "verified_by")

@@ -152,6 +152,9 @@ func (c *Client) AnswerNext(ctx context.Context, channel, signatureID string, a 
 	if a.HangUp {
 		in["hang_up"] = true
 	}
+	if a.Reset {
+		in["reset"] = true
+	}
 	body, _ := json.Marshal(in)
 	return c.post(ctx, "/api/channels/"+url.PathEscape(channel)+"/responses", body, http.StatusOK)
 }

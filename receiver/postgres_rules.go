@@ -47,11 +47,11 @@ func (b *pgRules) set(ctx context.Context, channel string, r *answerRule) error 
 		v := int32(r.Remaining)
 		remaining = &v
 	}
-	if _, err := tx.Exec(ctx, `INSERT INTO answer_rules (channel, signature_id, status, delay, delay_us, hang_up, remaining)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)
+	if _, err := tx.Exec(ctx, `INSERT INTO answer_rules (channel, signature_id, status, delay, delay_us, hang_up, reset, remaining)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 		ON CONFLICT (channel, signature_id) DO UPDATE SET status = excluded.status, delay = excluded.delay,
-			delay_us = excluded.delay_us, hang_up = excluded.hang_up, remaining = excluded.remaining`,
-		[]byte(channel), []byte(r.SignatureID), int32(r.Status), r.Delay, r.delay.Microseconds(), r.HangUp, remaining); err != nil {
+			delay_us = excluded.delay_us, hang_up = excluded.hang_up, reset = excluded.reset, remaining = excluded.remaining`,
+		[]byte(channel), []byte(r.SignatureID), int32(r.Status), r.Delay, r.delay.Microseconds(), r.HangUp, r.Reset, remaining); err != nil {
 		return err
 	}
 	return tx.Commit(ctx)
@@ -79,7 +79,7 @@ func (b *pgRules) take(ctx context.Context, channel, signatureID string) (Answer
 		var left *int32
 		err := b.pool.QueryRow(ctx, `UPDATE answer_rules SET remaining = remaining - 1
 			WHERE channel = $1 AND signature_id = $2 AND `+liveRule+`
-			RETURNING status, delay_us, hang_up, remaining`, []byte(channel), []byte(sig)).Scan(&status, &us, &a.HangUp, &left)
+			RETURNING status, delay_us, hang_up, reset, remaining`, []byte(channel), []byte(sig)).Scan(&status, &us, &a.HangUp, &a.Reset, &left)
 		if errors.Is(err, pgx.ErrNoRows) {
 			continue
 		}
@@ -98,14 +98,14 @@ func (b *pgRules) take(ctx context.Context, channel, signatureID string) (Answer
 
 func (b *pgRules) list(ctx context.Context, channel string) (*answerRule, []answerRule, error) {
 	rules := []answerRule{}
-	err := pgDB{b.pool}.each(ctx, `SELECT signature_id, status, delay, delay_us, hang_up, COALESCE(remaining, 0)
+	err := pgDB{b.pool}.each(ctx, `SELECT signature_id, status, delay, delay_us, hang_up, reset, COALESCE(remaining, 0)
 		FROM answer_rules WHERE channel = $1 AND `+liveRule+` ORDER BY signature_id`, []any{[]byte(channel)},
 		func(row scanner) (bool, error) {
 			var sig []byte
 			var status, remaining int32
 			var us int64
 			var a answerRule
-			err := row.Scan(&sig, &status, &a.Delay, &us, &a.HangUp, &remaining)
+			err := row.Scan(&sig, &status, &a.Delay, &us, &a.HangUp, &a.Reset, &remaining)
 			a.SignatureID, a.Status, a.Remaining, a.delay = string(sig), int(status), int(remaining), time.Duration(us)*time.Microsecond
 			rules = append(rules, a)
 			return true, err

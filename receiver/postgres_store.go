@@ -36,9 +36,10 @@ func RedactDB(db string) string {
 
 // pgSchemaVersion is the receiver's PostgreSQL schema, kept in its meta
 // table; a database with a greater one was written by a newer firmakit.
-// Version 2 renamed verdict to check, version 3 added verified_by; a
+// Version 2 renamed verdict to check, version 3 added verified_by,
+// version 4 answer_rules.reset; a
 // database of an earlier version is migrated when opened.
-const pgSchemaVersion = 3
+const pgSchemaVersion = 4
 
 // Text that comes from a request (channel, path, query, the reason that
 // may quote a header, ids read from the body) is kept as bytea: a
@@ -84,10 +85,11 @@ CREATE TABLE IF NOT EXISTS answer_rules (
 	delay        TEXT NOT NULL,
 	delay_us     BIGINT NOT NULL,
 	hang_up      BOOLEAN NOT NULL,
+	reset        BOOLEAN NOT NULL DEFAULT false,
 	remaining    INTEGER,
 	PRIMARY KEY (channel, signature_id)
 );
-INSERT INTO meta (key, value) VALUES ('schema_version', 3) ON CONFLICT (key) DO NOTHING;
+INSERT INTO meta (key, value) VALUES ('schema_version', 4) ON CONFLICT (key) DO NOTHING;
 `
 
 // pgTables are the columns of each table of the PostgreSQL schema, for
@@ -96,8 +98,12 @@ var pgTables = map[string][]string{
 	"meta":         {"key", "value"},
 	"records":      tables["records"],
 	"contracts":    {"signature_id", "created_at", "seq"},
-	"answer_rules": {"channel", "signature_id", "status", "delay", "delay_us", "hang_up", "remaining"},
+	"answer_rules": {"channel", "signature_id", "status", "delay", "delay_us", "hang_up", "reset", "remaining"},
 }
+
+// resetlessRuleColumns are answer_rules' columns before schema version 4,
+// which added reset (Answer.Reset).
+var resetlessRuleColumns = []string{"channel", "signature_id", "status", "delay", "delay_us", "hang_up", "remaining"}
 
 // Advisory lock keys, one per job; PostgreSQL scopes them to the database.
 const (
@@ -256,7 +262,7 @@ func (p *pgStore) migrate(ctx context.Context) error {
 		return fmt.Errorf("database %s: %w", name, err)
 	}
 	for _, t := range names {
-		if cols := got[t]; len(cols) > 0 && !sameSet(cols, pgTables[t]) && !(t == "records" && (sameSet(cols, verdictColumns) || sameSet(cols, keylessColumns))) {
+		if cols := got[t]; len(cols) > 0 && !sameSet(cols, pgTables[t]) && !(t == "records" && (sameSet(cols, verdictColumns) || sameSet(cols, keylessColumns))) && !(t == "answer_rules" && sameSet(cols, resetlessRuleColumns)) {
 			return fmt.Errorf("%w: in the PostgreSQL database %s, table %s has the columns (%s), not the receiver's (%s); give the receiver a database of its own (CREATE DATABASE firmakit)",
 				ErrIncompatibleDatabase, name, t, strings.Join(cols, ", "), strings.Join(pgTables[t], ", "))
 		}
@@ -280,6 +286,11 @@ func (p *pgStore) migrate(ctx context.Context) error {
 	if len(got["records"]) > 0 && !slices.Contains(got["records"], "verified_by") {
 		if _, err := tx.Exec(ctx, addVerifiedBy); err != nil {
 			return fmt.Errorf("database %s: migrating to schema version 3: %w", name, err)
+		}
+	}
+	if len(got["answer_rules"]) > 0 && !slices.Contains(got["answer_rules"], "reset") {
+		if _, err := tx.Exec(ctx, `ALTER TABLE answer_rules ADD COLUMN reset BOOLEAN NOT NULL DEFAULT false`); err != nil {
+			return fmt.Errorf("database %s: migrating to schema version 4: %w", name, err)
 		}
 	}
 	if _, err := tx.Exec(ctx, pgSchema+recordIndexes); err != nil {

@@ -31,6 +31,7 @@ type answerRule struct {
 	Status      int    `json:"status"`
 	Delay       string `json:"delay,omitempty"`
 	HangUp      bool   `json:"hang_up,omitempty"`
+	Reset       bool   `json:"reset,omitempty"`
 	Remaining   int    `json:"remaining"` // 0: until cleared
 	delay       time.Duration
 }
@@ -38,11 +39,15 @@ type answerRule struct {
 // Answer is what the receiver gives a notification instead of an
 // immediate 200: Status after Delay, or, with HangUp, no answer at all
 // (the connection is closed once the notification is stored; Status is
-// then not used).
+// then not used). With Reset too, the connection is reset (a TCP RST:
+// the sender reads "connection reset by peer") instead of closed (a FIN:
+// the sender reads an EOF), as a crashing process or a proxy that drops
+// it leaves it.
 type Answer struct {
 	Status int
 	Delay  time.Duration
 	HangUp bool
+	Reset  bool
 }
 
 // maxAnswerDelay bounds a programmed answer's delay.
@@ -57,7 +62,7 @@ const maxAnswerDelay = time.Minute
 const maxRuleCount = 1_000_000
 
 func (a Answer) rule(signatureID string, count int) *answerRule {
-	r := &answerRule{SignatureID: signatureID, Status: a.Status, HangUp: a.HangUp, Remaining: count, delay: a.Delay}
+	r := &answerRule{SignatureID: signatureID, Status: a.Status, HangUp: a.HangUp, Reset: a.Reset, Remaining: count, delay: a.Delay}
 	if a.Delay > 0 {
 		r.Delay = a.Delay.String()
 	}
@@ -99,6 +104,8 @@ func validRule(channel string, a Answer, count int) error {
 	switch {
 	case channel == "" || len(channel) > 200:
 		return errors.New("the channel must be 1 to 200 bytes")
+	case a.Reset && !a.HangUp:
+		return errors.New("reset is a way to hang up: set hang_up too")
 	case !a.HangUp && a.Status >= 100 && a.Status <= 199:
 		return errors.New(msgInterimStatus)
 	case !a.HangUp && (a.Status < 200 || a.Status > 599):
@@ -197,7 +204,7 @@ func (a *answers) take(_ context.Context, channel, signatureID string) (Answer, 
 			}
 		}
 	}
-	return Answer{Status: r.Status, Delay: r.delay, HangUp: r.HangUp}, true, nil
+	return Answer{Status: r.Status, Delay: r.delay, HangUp: r.HangUp, Reset: r.Reset}, true, nil
 }
 
 // list returns copies of a channel's rules: the channel-wide one (or nil),
@@ -244,7 +251,8 @@ func (rv *Receiver) FailNext(ctx context.Context, channel, signatureID string, s
 
 // AnswerNext is FailNext with the whole answer: a status given after a
 // delay (past the sender's timeout, say), or a connection closed without
-// an answer (Answer.HangUp, recorded as Record.Status 0).
+// an answer (Answer.HangUp, recorded as Record.Status 0), or reset
+// (Answer.Reset).
 //
 // It returns FailNext's errors, and one for a delay outside 0 to 1m.
 func (rv *Receiver) AnswerNext(ctx context.Context, channel, signatureID string, a Answer, count int) error {

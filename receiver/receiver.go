@@ -584,6 +584,7 @@ type hookAnswer struct {
 	err    string
 	delay  time.Duration
 	hangUp bool
+	reset  bool // hang up with a TCP RST
 }
 
 // delayedSlots is how many programmed answers may be held back at once: a
@@ -690,7 +691,7 @@ func (rv *Receiver) judge(ctx context.Context, rec *Record, a *hookAnswer) error
 		return apiError(http.StatusServiceUnavailable, msgNotStored)
 	}
 	if ok {
-		a.status, a.delay, a.hangUp = p.Status, p.Delay, p.HangUp
+		a.status, a.delay, a.hangUp, a.reset = p.Status, p.Delay, p.HangUp, p.Reset
 	}
 	return nil
 }
@@ -709,6 +710,9 @@ func (rv *Receiver) answerHook(c echo.Context, rec *Record, a hookAnswer) error 
 	if a.hangUp {
 		// No answer at all: the sender sees the connection close.
 		if conn, _, err := http.NewResponseController(c.Response()).Hijack(); err == nil {
+			if a.reset {
+				resetOnClose(conn)
+			}
 			conn.Close()
 			return nil
 		}
@@ -785,4 +789,20 @@ func dashboardAssets() fs.FS {
 		panic(err)
 	}
 	return sub
+}
+
+// resetOnClose makes closing conn send a TCP RST rather than a FIN: with
+// SO_LINGER 0, the kernel drops what is unsent and resets the connection.
+// Under TLS or a wrapper (connlimit), the connection underneath is reset.
+func resetOnClose(conn net.Conn) {
+	for {
+		w, ok := conn.(interface{ NetConn() net.Conn })
+		if !ok {
+			break
+		}
+		conn = w.NetConn()
+	}
+	if tcp, ok := conn.(*net.TCPConn); ok {
+		_ = tcp.SetLinger(0)
+	}
 }

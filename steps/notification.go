@@ -317,6 +317,8 @@ func recorded(a receiver.Answer) int {
 // answerText says how a delivery was answered, for messages.
 func answerText(a receiver.Answer) string {
 	switch {
+	case a.HangUp && a.Reset:
+		return "with no answer (the connection reset)"
 	case a.HangUp:
 		return "with no answer (the connection closed)"
 	case a.Delay > 0:
@@ -348,8 +350,13 @@ func (s *Steps) theWebhookAnswersOnlyAfterTheDeliveryTimeout(ctx context.Context
 	return s.answerFirst(ctx, receiver.Answer{Status: status, Delay: timeout + heldPast}, 1)
 }
 
-func (s *Steps) theWebhookHangsUpOnTheFirstNotification(ctx context.Context) error {
-	return s.answerFirst(ctx, receiver.Answer{HangUp: true}, 1)
+// theWebhookHangsUpOnTheFirstNotification has the receiver end the first
+// delivery's connection without an answer: closed (a FIN, the sender
+// reads an EOF) or reset (a TCP RST, "connection reset by peer"), the two
+// ways an endpoint that crashes or restarts, or a proxy before it, drops
+// a request. Either is a delivery that was not answered 2xx.
+func (s *Steps) theWebhookHangsUpOnTheFirstNotification(ctx context.Context, how string) error {
+	return s.answerFirst(ctx, receiver.Answer{HangUp: true, Reset: how == "RST"}, 1)
 }
 
 // answerFirst notes how the receiver is to answer the contract's first
@@ -410,6 +417,9 @@ func (s *Steps) awaitRetry(ctx context.Context, sc *scenario) error {
 		prev, prevAt = sc.retries[k-1], sc.retryAt[k-1]
 	}
 	answered := receiver.Answer{Status: prev.Status, HangUp: prev.Status == 0}
+	if k < sc.answerCount && sc.answer.HangUp && answered.HangUp {
+		answered = sc.answer // closed or reset: the record keeps 0 for both
+	}
 	delay, what := retries[k], fmt.Sprintf("the profile's retry delay %s", retries[k])
 	if timeout := s.T.Profile.Webhook.Timeout; k < sc.answerCount && sc.answer.Delay > timeout {
 		// The sender gives up waiting at its timeout, then waits its
@@ -978,8 +988,8 @@ func (s *Steps) bindNotificationSentences(sc registrar) {
 	sc.Step(compiled(`^el webhook responde (\d+) a las primeras (\d+) notificaciones del contrato$`), s.theWebhookAnswersToTheFirstNotifications)
 	sc.Step(compiled(`^the webhook answers (\d+) to the contract's first notification only after the profile's delivery timeout$`), s.theWebhookAnswersOnlyAfterTheDeliveryTimeout)
 	sc.Step(compiled(`^el webhook responde (\d+) a la primera notificación del contrato solo pasado el plazo de entrega del perfil$`), s.theWebhookAnswersOnlyAfterTheDeliveryTimeout)
-	sc.Step(compiled(`^the webhook hangs up on the contract's first notification without answering$`), s.theWebhookHangsUpOnTheFirstNotification)
-	sc.Step(compiled(`^el webhook cierra la conexión de la primera notificación del contrato sin responder$`), s.theWebhookHangsUpOnTheFirstNotification)
+	sc.Step(compiled(`^the webhook ends the connection of the contract's first notification with a TCP (FIN|RST), without answering$`), s.theWebhookHangsUpOnTheFirstNotification)
+	sc.Step(compiled(`^el webhook termina la conexión de la primera notificación del contrato con un (FIN|RST) TCP, sin responder$`), s.theWebhookHangsUpOnTheFirstNotification)
 	sc.Step(compiled(`^it is delivered again after the profile's first retry delay, with the same event_id$`), s.itIsDeliveredAgainWithTheSameEventID)
 	sc.Step(compiled(`^se entrega de nuevo tras la primera espera de reintento del perfil, con el mismo event_id$`), s.itIsDeliveredAgainWithTheSameEventID)
 	sc.Step(compiled(`^it is delivered again, not sooner than the profile's delivery timeout, with the same event_id$`), s.itIsDeliveredAgainWithTheSameEventID)

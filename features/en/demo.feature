@@ -211,14 +211,19 @@ Feature: Demo notifications
     And no further delivery follows the one answered 2xx
 
   @DEMO-RETRY-HANG-UP @profile
-  Scenario: a notification whose connection closes without an answer is delivered again
+  Scenario Outline: a notification whose connection closes or is reset without an answer is delivered again
     Given a contract titled "DEMO_SIGNED contrato 46"
-    And the webhook hangs up on the contract's first notification without answering
+    And the webhook ends the connection of the contract's first notification with a TCP <tcp>, without answering
     When the contract is created
     Then a "SIGNED" notification arrives between 300 and 1500 ms after the 201
     And it is delivered again after the profile's first retry delay, with the same event_id
     And the delivery again has a valid signature for the webhook secret
     And no further delivery follows the one answered 2xx
+
+    Examples:
+      | tcp |
+      | FIN |
+      | RST |
 
   @DEMO-RETRY-SCHEDULE @profile
   Scenario: failures in a row are retried on the profile's schedule, and nothing follows the success

@@ -213,14 +213,19 @@ Característica: Notificaciones de demostración
     Y no sigue ninguna otra entrega a la respondida con 2xx
 
   @DEMO-RETRY-HANG-UP @profile
-  Escenario: una notificación cuya conexión se cierra sin respuesta se entrega de nuevo
+  Esquema del escenario: una notificación cuya conexión se cierra o se reinicia sin respuesta se entrega de nuevo
     Dado un contrato titulado "DEMO_SIGNED contrato 46"
-    Y el webhook cierra la conexión de la primera notificación del contrato sin responder
+    Y el webhook termina la conexión de la primera notificación del contrato con un <tcp> TCP, sin responder
     Cuando se crea el contrato
     Entonces llega una notificación "SIGNED" entre 300 y 1500 ms después del 201
     Y se entrega de nuevo tras la primera espera de reintento del perfil, con el mismo event_id
     Y la nueva entrega tiene una firma válida para el secreto del webhook
     Y no sigue ninguna otra entrega a la respondida con 2xx
+
+    Ejemplos:
+      | tcp |
+      | FIN |
+      | RST |
 
   @DEMO-RETRY-SCHEDULE @profile
   Escenario: los fallos seguidos se reintentan según el calendario del perfil, y nada sigue al éxito

@@ -63,6 +63,10 @@ type conn struct {
 	n    int
 }
 
+// NetConn returns the connection the listener accepted, as tls.Conn's
+// does: what a handler that hijacks it may set socket options on.
+func (c *conn) NetConn() net.Conn { return c.Conn }
+
 func (c *conn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
 	if n > 0 {

@@ -79,6 +79,10 @@ func (l *Listener) signal() {
 	}
 }
 
+// NetConn returns the connection the listener accepted, as tls.Conn's
+// does: what a handler that hijacks it may set socket options on.
+func (c *conn) NetConn() net.Conn { return c.Conn }
+
 // Accept accepts a connection, then makes room for it: it closes the
 // longest-idle connection when the cap is reached, or waits for one to end
 // when every connection is busy. Room is made only for a connection that

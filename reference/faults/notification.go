@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/firmakit/firmakit"
@@ -246,7 +247,8 @@ func (s deliveryFaults) Retried(status int, err error, ok bool) bool {
 	switch {
 	case s.fault(faultNotificationNoRetry),
 		s.fault(faultNotificationNoRetryAfter4xx) && status >= 400 && status <= 499,
-		s.fault(faultNotificationNoRetryAfterClose) && err != nil && !(errors.As(err, &ne) && ne.Timeout()):
+		s.fault(faultNotificationNoRetryAfterClose) && err != nil && !(errors.As(err, &ne) && ne.Timeout()),
+		s.fault(faultNotificationNoRetryAfterReset) && errors.Is(err, syscall.ECONNRESET):
 		return false
 	}
 	return ok

@@ -121,6 +121,14 @@ func notificationCases() []faultCase {
 				return len(x.Notifications(2, time.Second))
 			},
 			correct: 2, faulty: 1},
+		// A reset, where notification-no-retry-after-close's hang-up is a
+		// FIN (steps' @DEMO-RETRY-HANG-UP tells the two apart).
+		{fault: "notification-no-retry-after-reset", statuses: []int{reftest.Reset},
+			probe: func(t *testing.T, x *reftest.Exchange) any {
+				x.CreateTitled(t, "DEMO_SIGNED contrato 42")
+				return len(x.Notifications(2, time.Second))
+			},
+			correct: 2, faulty: 1},
 		// The webhook answers 200 after reftest.LateWait, past the timeout.
 		{fault: "notification-late-2xx-counts", statuses: []int{reftest.LateOK},
 			server: func(s *reference.Server) { s.DeliveryTimeout = reftest.LateWait / 3 },

@@ -3,6 +3,7 @@ package reftest
 import (
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -37,9 +38,9 @@ type Hit struct {
 }
 
 // Sink is a webhook endpoint that records what it gets and answers the
-// statuses it is told, in order, then 200. Two statuses are actions
-// instead: HangUp closes the connection without an answer, LateOK
-// answers 200 after LateWait.
+// statuses it is told, in order, then 200. Three statuses are actions
+// instead: HangUp closes the connection without an answer, Reset resets
+// it (a TCP RST), LateOK answers 200 after LateWait.
 type Sink struct {
 	mu       sync.Mutex
 	hits     []Hit
@@ -51,6 +52,7 @@ type Sink struct {
 const (
 	HangUp   = -1
 	LateOK   = -2
+	Reset    = -3
 	LateWait = 300 * time.Millisecond
 )
 
@@ -69,8 +71,11 @@ func NewSink(t testing.TB, statuses ...int) (*Sink, string) {
 		sk.mu.Unlock()
 		defer func() { sk.got <- struct{}{} }()
 		switch st {
-		case HangUp:
+		case HangUp, Reset:
 			if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+				if tcp, ok := conn.(*net.TCPConn); ok && st == Reset {
+					_ = tcp.SetLinger(0)
+				}
 				conn.Close()
 			}
 			return
