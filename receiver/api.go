@@ -74,6 +74,7 @@ func (rv *Receiver) routes() *echo.Echo {
 	change("DELETE", "/api/channels/:channel/responses", rv.handleClearAnswer)
 	change("POST", "/api/contracts", rv.handleNoteContract)
 	change("POST", "/api/demo", rv.handleDemo)
+	change("POST", "/api/refuse", rv.handleRefuse)
 	return e
 }
 

@@ -20,6 +20,7 @@ const (
 	msgExportFormat    = "format must be jsonl or har"
 	msgReplayBody      = `the body must be JSON: {"url": "http://…", "secrets": ["optional, to re-sign"]}`
 	msgRefused         = "refused: "
+	msgRefuseBody      = `the body must be JSON: {"for": "2s"}, how long to refuse connections (1ms to 1m)`
 	msgRuleBody        = `the body must be JSON: {"status": 500, "delay": "2s", "hang_up": false, "reset": false, "count": 3, "signature_id": "optional: only this contract's notifications"} (count 0: until cleared; hang_up: close the connection without an answer; reset: reset it, a TCP RST)`
 	msgRuleDelay       = "delay must be a duration from 0 to 1m, such as 2s"
 	msgRuleSignatureID = "signature_id must be at most 200 bytes"

@@ -170,6 +170,9 @@ type Receiver struct {
 	store     backend
 	hub       *hub
 	ln        *connlimit.Listener
+	down      *downListener // the socket under ln, which Refuse closes a while
+	upMu      sync.Mutex
+	upCh      chan struct{} // closed when up again after Refuse
 	srv       *http.Server
 	echo      *echo.Echo
 	answers   answerBook
@@ -229,7 +232,8 @@ func (rv *Receiver) Open() error {
 	}
 	// net/http answers some malformed requests before any handler: the
 	// inner listener rewrites those answers in the API's shape.
-	rv.ln = connlimit.Listen(apierror.Listen(ln, errorBody, maxHeaderBytes), rv.MaxConns)
+	rv.down = newDownListener(ln, func() *slog.Logger { return rv.Logger })
+	rv.ln = connlimit.Listen(apierror.Listen(rv.down, errorBody, maxHeaderBytes), rv.MaxConns)
 	if rv.Token == "" && (!guard.IsLoopback(ln.Addr()) || rv.publicURL != "") {
 		rv.Token = guard.NewToken()
 	}

@@ -1,0 +1,71 @@
+package receiver_test
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/receiver"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Refuse closes the socket: a sender's new connection is refused, and an
+// idle keep-alive one is gone too; then the receiver listens again on the
+// same address, records kept, and the API and /hooks/ answer as before.
+func TestRefuseRefusesConnectionsThenListensAgain(t *testing.T) {
+	rv := MustOpenReceiver(t, nil)
+	ctx := context.Background()
+	keepAlive := &http.Client{Transport: &http.Transport{}}
+	post := func(c *http.Client, event string) error {
+		body := notification(firmakit.StateSigned, event, "sig-down")
+		req, _ := http.NewRequest("POST", rv.URL()+"/hooks/merchant_demo", bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-Service-Signature", profile.WebhookSignature([]string{"whsec_test_demo"}, time.Now(), body))
+		resp, err := c.Do(req)
+		if err == nil {
+			resp.Body.Close()
+			assert.Equal(t, 200, resp.StatusCode)
+		}
+		return err
+	}
+	require.NoError(t, post(keepAlive, "before"))
+	url := rv.URL()
+
+	require.NoError(t, rv.Refuse(ctx, 400*time.Millisecond))
+	assert.ErrorIs(t, rv.Refuse(ctx, time.Second), receiver.ErrAlreadyDown)
+	err := post(http.DefaultClient, "new-connection")
+	assert.ErrorIs(t, err, syscall.ECONNREFUSED, "a new connection is refused")
+	assert.Error(t, post(keepAlive, "kept-alive"), "an idle keep-alive connection does not outlive the socket")
+
+	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	require.NoError(t, rv.WaitUp(wctx))
+	assert.Equal(t, url, rv.URL(), "the same address")
+	require.NoError(t, post(keepAlive, "after"))
+	events := []string{}
+	for _, r := range listEvents(t, rv, "order=asc").Events {
+		events = append(events, r.EventID)
+	}
+	assert.Equal(t, []string{"before", "after"}, events, "what was refused was never recorded; nothing else lost")
+
+	// The same through the API, for a remote receiver.
+	client := &receiver.Client{URL: rv.URL()}
+	require.NoError(t, client.Refuse(ctx, 300*time.Millisecond))
+	assert.ErrorIs(t, post(http.DefaultClient, "refused-again"), syscall.ECONNREFUSED)
+	require.NoError(t, client.WaitUp(wctx))
+	require.NoError(t, post(http.DefaultClient, "up-again"))
+
+	ct := map[string]string{"Content-Type": "application/json"}
+	for _, body := range []string{`{"for":"0s"}`, `{"for":"2m"}`, `{"for":"soon"}`, `{"for":2}`, `{}`, `{"for":"1s","x":1}`, `not json`} {
+		st, out := call(t, rv, "POST", "/api/refuse", "", body, ct)
+		assert.Equal(t, 400, st, body)
+		assert.NotEmpty(t, out["error"], body)
+	}
+	assert.Error(t, rv.Refuse(ctx, 0))
+	assert.Error(t, rv.Refuse(ctx, 2*time.Minute))
+}
