@@ -158,7 +158,12 @@ func (s *Steps) theContractIsCreated(ctx context.Context) error {
 		return sc.answerBreaks("§2.2 signature_id", "expected data.signature_id in the 201, %s", sc.got())
 	}
 	if sc.answerCount > 0 {
-		return s.programAnswer(ctx, sc)
+		if err := s.programAnswer(ctx, sc); err != nil {
+			return err
+		}
+	}
+	if sc.downFor > 0 {
+		return s.goDown(ctx, sc)
 	}
 	return nil
 }

@@ -181,38 +181,59 @@ func (s *Suite) initializer(p *Pass, lag *LagMonitor, ledger *Ledger, g *gate) I
 	if g != nil {
 		waits = scheduleWaits(s.Target.Profile)
 	}
+	// Scenarios that take the receiver down go first, one at a time,
+	// when several run at once (down.go).
+	var down *downFirst
+	if s.Concurrency > 1 {
+		down = newDownFirst(p.selected)
+	}
 	return func(sink func(reports.ScenarioResult), only map[string]bool) func(*godog.ScenarioContext) {
 		return func(sc *godog.ScenarioContext) {
 			// godog calls this once per scenario, so each gets its own
 			// clock and its own pickle.
 			var start time.Time
 			var key string
-			leave := func() {}
+			leave, leaveDown := func() {}, func() {}
 			obs := &observations{}
+			st := &Steps{T: s.Target, Lag: lag, Ledger: ledger, Alone: only != nil}
 			sc.Before(func(ctx context.Context, sp *godog.Scenario) (context.Context, error) {
 				start, key = time.Now(), pickleKey(sp)
 				if only != nil && !only[key] {
 					return ctx, godog.ErrSkip
 				}
+				// The receiver's down windows first, holding no slot of
+				// the gate: a scenario waiting for them must leave the
+				// slots to those that take it down.
+				if only == nil && down != nil {
+					var err error
+					if leaveDown, err = down.enter(ctx, sp); err != nil {
+						return ctx, godog.ErrSkip // the run's deadline passed
+					}
+					st.leaveDown = leaveDown
+					start = time.Now()
+				}
 				if g != nil && only == nil {
 					var err error
 					if leave, err = g.enter(ctx, scheduleWait(waits, sp)); err != nil {
+						leaveDown()
 						return ctx, godog.ErrSkip // the run's deadline passed
 					}
 					start = time.Now()
 				}
 				if err := p.Started(); err != nil {
+					leaveDown()
 					return ctx, err
 				}
 				return context.WithValue(ctx, observationsKey{}, obs), nil
 			})
-			st := &Steps{T: s.Target, Lag: lag, Ledger: ledger, Alone: only != nil, Done: func(r reports.ScenarioResult) {
+			st.Done = func(r reports.ScenarioResult) {
+				leaveDown()
 				leave()
 				r.Duration = time.Since(start)
 				obs.fill(&r)
 				p.Place(&r, key)
 				sink(r)
-			}}
+			}
 			st.InitializeScenario(sc)
 			if s.extend != nil {
 				s.extend(sc)

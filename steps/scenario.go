@@ -52,6 +52,10 @@ type scenario struct {
 	answer       receiver.Answer
 	answerCount  int
 	programmedAt time.Time
+	// downFor is how long after the 201 the receiver is down (refusing
+	// connections); downAt is when it went down.
+	downFor time.Duration
+	downAt  time.Time
 	verb         string  // the HTTP method sent and signed, when not POST
 	version      *string // the path's version segment, when not the accepted one
 	merchant     *string // the path's merchant segment, when not the merchant's

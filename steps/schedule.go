@@ -172,22 +172,25 @@ func scheduleWait(waits []stepWait, sc *godog.Scenario) time.Duration {
 
 // Floor is how long a run of the scenarios lang and tags select lasts at
 // least against a target whose notifications come demoDelay after the
-// 201: the longest wait on the delivery schedule of a scenario that has
-// one (see scheduleWaits), after the demo delay, and the quiet window
-// that follows the last delivery. Zero when no scenario waits on the
-// schedule. make bench-suite prints it beside certify's wall time.
+// 201: the down windows of the scenarios that take the receiver down,
+// which go first, one at a time (down.go); then the longest wait on the
+// delivery schedule of a scenario that has one (see scheduleWaits),
+// after the demo delay, and the quiet window that follows the last
+// delivery. Zero when no scenario waits on the schedule. make
+// bench-suite prints it beside certify's wall time.
 func Floor(p *firmakit.Profile, lang, tags string, demoDelay time.Duration) (time.Duration, error) {
 	selected, err := selectPickles(lang, tags)
 	if err != nil {
 		return 0, err
 	}
-	waits := scheduleWaits(p)
-	var longest time.Duration
+	waits, windows := scheduleWaits(p), downWindows()
+	var longest, down time.Duration
 	for _, s := range selected {
 		longest = max(longest, scheduleWait(waits, s.pickle))
+		down += scheduleWait(windows, s.pickle)
 	}
 	if longest == 0 {
-		return 0, nil
+		return down, nil
 	}
-	return demoDelay + longest + quietAfter, nil
+	return down + demoDelay + longest + quietAfter, nil
 }

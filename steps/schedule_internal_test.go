@@ -158,14 +158,19 @@ func TestTheGateBoundsARun(t *testing.T) {
 	assert.Equal(t, 3, most, "at most Concurrency at once, and that many")
 }
 
-// The floor of the whole suite under the bundled profile is the
-// late-answer scenario's: the demo delay, the delivery timeout, the first
-// retry delay and the quiet window after the retry.
+// The floor of the whole suite under the bundled profile is the down
+// windows of @DEMO-RETRY-REFUSED (1.5 s in each language, one after the
+// other, before the rest), then the late-answer scenario's: the demo
+// delay, the delivery timeout, the first retry delay and the quiet
+// window after the retry.
 func TestFloor(t *testing.T) {
 	p := firmakit.BundledProfile()
 	d, err := Floor(p, "all", "", 500*time.Millisecond)
 	require.NoError(t, err)
-	assert.Equal(t, 14500*time.Millisecond, d)
+	assert.Equal(t, 17500*time.Millisecond, d)
+	d, err = Floor(p, "all", "@DEMO-RETRY-REFUSED", 500*time.Millisecond)
+	require.NoError(t, err)
+	assert.Equal(t, 3*time.Second, d, "two down windows")
 	d, err = Floor(p, "en", "@DEMO-RETRY-SCHEDULE", 500*time.Millisecond)
 	require.NoError(t, err)
 	assert.Equal(t, 6500*time.Millisecond, d, "1 s and 2 s of retries")
@@ -174,4 +179,65 @@ func TestFloor(t *testing.T) {
 	assert.Zero(t, d, "no scenario waits on the delivery schedule")
 	_, err = Floor(p, "en", "@NO-SUCH-TAG", 0)
 	assert.Error(t, err)
+}
+
+// The scenarios that take the receiver down go one at a time, and no
+// other starts before each of them is up again; a run without one waits
+// for nothing.
+func TestDownFirst(t *testing.T) {
+	sel, err := selectPickles("all", "@DEMO-RETRY-REFUSED,@AUTH-OK")
+	require.NoError(t, err)
+	var down, others []*godog.Scenario
+	windows := downWindows()
+	for _, s := range sel {
+		if scheduleWait(windows, s.pickle) > 0 {
+			down = append(down, s.pickle)
+		} else {
+			others = append(others, s.pickle)
+		}
+	}
+	require.Len(t, down, 2, "en and es")
+	require.NotEmpty(t, others)
+	d := newDownFirst(sel)
+	require.NotNil(t, d)
+	ctx := context.Background()
+
+	started := make(chan string, 10)
+	go func() {
+		leave, err := d.enter(ctx, others[0])
+		assert.NoError(t, err)
+		leave()
+		started <- "other"
+	}()
+	first, err := d.enter(ctx, down[0])
+	require.NoError(t, err)
+	go func() {
+		leave, err := d.enter(ctx, down[1])
+		assert.NoError(t, err)
+		started <- "second down"
+		leave()
+	}()
+	select {
+	case s := <-started:
+		t.Fatalf("%s started while the first down scenario held the receiver down", s)
+	case <-time.After(100 * time.Millisecond):
+	}
+	first()
+	first() // once
+	assert.Equal(t, "second down", <-started, "the second down scenario next")
+	assert.Equal(t, "other", <-started, "then the others")
+
+	sel, err = selectPickles("en", "@AUTH-OK")
+	require.NoError(t, err)
+	assert.Nil(t, newDownFirst(sel), "nothing to order")
+	leave, err := (*downFirst)(nil).enter(ctx, sel[0].pickle)
+	require.NoError(t, err)
+	leave()
+
+	// A run that ends while a scenario waits for the down windows.
+	d = newDownFirst(append(sel, pickled{pickle: down[0]}))
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	_, err = d.enter(cctx, sel[0].pickle)
+	assert.ErrorIs(t, err, context.Canceled)
 }

@@ -26,6 +26,10 @@ type Steps struct {
 	// Alone tells that the scenario runs again alone, after a first run
 	// that could not judge it.
 	Alone bool
+	// leaveDown lets the run's other scenarios start once a scenario that
+	// took the receiver down has it up again (downFirst); nil: nothing to
+	// let go.
+	leaveDown func()
 }
 
 // InitializeScenario registers every sentence, English and Spanish side by
@@ -72,6 +76,7 @@ func (s *Steps) bindSentences(sc registrar) {
 	s.bindNotificationSentences(sc)
 	s.bindNeighbourSentences(sc)
 	s.bindMerchantSentences(sc)
+	s.bindDownSentences(sc)
 }
 
 // Timing of the notification checks.

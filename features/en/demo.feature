@@ -225,6 +225,15 @@ Feature: Demo notifications
       | FIN |
       | RST |
 
+  @DEMO-RETRY-REFUSED @profile
+  Scenario: a notification whose connection is refused, the webhook being down, is delivered again once it is back
+    Given a contract titled "DEMO_SIGNED contrato 48"
+    And the webhook is down, refusing connections, until 1500 ms after the contract's 201
+    When the contract is created
+    Then a "SIGNED" notification arrives once the webhook is back, within the profile's retry delays
+    And its signature is valid for the webhook secret
+    And it is not delivered again
+
   @DEMO-RETRY-SCHEDULE @profile
   Scenario: failures in a row are retried on the profile's schedule, and nothing follows the success
     Given a contract titled "DEMO_SIGNED contrato 47"

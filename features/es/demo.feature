@@ -227,6 +227,15 @@ Característica: Notificaciones de demostración
       | FIN |
       | RST |
 
+  @DEMO-RETRY-REFUSED @profile
+  Escenario: una notificación cuya conexión se rechaza, con el webhook caído, se entrega de nuevo cuando vuelve
+    Dado un contrato titulado "DEMO_SIGNED contrato 48"
+    Y el webhook está caído, rechazando conexiones, hasta 1500 ms después del 201 del contrato
+    Cuando se crea el contrato
+    Entonces llega una notificación "SIGNED" cuando el webhook vuelve, dentro de las esperas de reintento del perfil
+    Y su firma es válida para el secreto del webhook
+    Y no se entrega de nuevo
+
   @DEMO-RETRY-SCHEDULE @profile
   Escenario: los fallos seguidos se reintentan según el calendario del perfil, y nada sigue al éxito
     Dado un contrato titulado "DEMO_SIGNED contrato 47"

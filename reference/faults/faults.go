@@ -155,6 +155,7 @@ const (
 	faultNotificationLate2xxCounts         = "notification-late-2xx-counts"
 	faultNotificationNoRetryAfterClose     = "notification-no-retry-after-close"
 	faultNotificationNoRetryAfterReset     = "notification-no-retry-after-reset"
+	faultNotificationNoRetryAfterRefused   = "notification-no-retry-after-refused"
 	faultNotificationRetryScheduleFlat     = "notification-retry-schedule-flat"
 	faultNotificationEventIDReused         = "notification-event-id-reused"
 	faultNotificationEventIDEmpty          = "notification-event-id-empty"
@@ -410,6 +411,8 @@ var faultTable = []Fault{
 		"A notification whose connection closes without an answer is recorded as failed at once, never retried (a timeout still is)."},
 	{faultNotificationNoRetryAfterReset, AreaNotification, "defaults.md B delivery (otherwise the service retries)",
 		"A notification whose connection is reset (connection reset by peer) is taken for a refusal and never retried; one closed without an answer, or timed out, still is."},
+	{faultNotificationNoRetryAfterRefused, AreaNotification, "defaults.md B delivery (otherwise the service retries)",
+		"A notification whose connection is refused (the endpoint down, as during a deploy) is recorded as failed at once, never retried; an endpoint that answers, however badly, still is."},
 	{faultNotificationRetryScheduleFlat, AreaNotification, "defaults.md B delivery (retry after 1 s, 2 s, 4 s, …)",
 		"Every retry waits the schedule's first wait (1 s) instead of the next one: the second retry comes 1 s after the first, not 2 s."},
 	{faultNotificationEventIDReused, AreaNotification, "defaults.md B event_id (unique per event)",

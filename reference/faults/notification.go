@@ -248,7 +248,8 @@ func (s deliveryFaults) Retried(status int, err error, ok bool) bool {
 	case s.fault(faultNotificationNoRetry),
 		s.fault(faultNotificationNoRetryAfter4xx) && status >= 400 && status <= 499,
 		s.fault(faultNotificationNoRetryAfterClose) && err != nil && !(errors.As(err, &ne) && ne.Timeout()),
-		s.fault(faultNotificationNoRetryAfterReset) && errors.Is(err, syscall.ECONNRESET):
+		s.fault(faultNotificationNoRetryAfterReset) && errors.Is(err, syscall.ECONNRESET),
+		s.fault(faultNotificationNoRetryAfterRefused) && errors.Is(err, syscall.ECONNREFUSED):
 		return false
 	}
 	return ok

@@ -2,6 +2,7 @@ package faults_test
 
 import (
 	"encoding/json"
+	"net"
 	"net/http"
 	"regexp"
 	"slices"
@@ -121,6 +122,26 @@ func notificationCases() []faultCase {
 				return len(x.Notifications(2, time.Second))
 			},
 			correct: 2, faulty: 1},
+		// The webhook's port refuses connections: three attempts (the first
+		// and two retries), or one.
+		{fault: "notification-no-retry-after-refused",
+			server: func(s *reference.Server) {
+				if err := s.Config.SetWebhook("merchant_demo", refusingURL()); err != nil {
+					panic(err)
+				}
+			},
+			probe: func(t *testing.T, x *reftest.Exchange) any {
+				x.CreateTitled(t, "DEMO_SIGNED contrato 42")
+				deadline := time.Now().Add(5 * time.Second)
+				for time.Now().Before(deadline) {
+					if d := x.Server.Deliveries(); len(d) == 1 && d[0].Outcome == reference.OutcomeFailed {
+						return len(d[0].Attempts)
+					}
+					time.Sleep(10 * time.Millisecond)
+				}
+				return "the delivery did not end"
+			},
+			correct: 3, faulty: 1},
 		// A reset, where notification-no-retry-after-close's hang-up is a
 		// FIN (steps' @DEMO-RETRY-HANG-UP tells the two apart).
 		{fault: "notification-no-retry-after-reset", statuses: []int{reftest.Reset},
@@ -373,3 +394,15 @@ func distinct(ids []string) int {
 func slowRetry(s *reference.Server) { s.RetrySchedule = []time.Duration{400 * time.Millisecond} }
 
 func realDelay(s *reference.Server) { s.DemoDelay = reference.DefaultDemoDelay }
+
+// refusingURL is a webhook URL on a loopback port nothing listens on:
+// one taken and closed again.
+func refusingURL() string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return "http://" + addr + "/hook"
+}
