@@ -54,11 +54,11 @@ type scenario struct {
 	programmedAt time.Time
 	// downFor is how long after the 201 the receiver is down (refusing
 	// connections); downAt is when it went down.
-	downFor time.Duration
-	downAt  time.Time
-	verb         string  // the HTTP method sent and signed, when not POST
-	version      *string // the path's version segment, when not the accepted one
-	merchant     *string // the path's merchant segment, when not the merchant's
+	downFor  time.Duration
+	downAt   time.Time
+	verb     string  // the HTTP method sent and signed, when not POST
+	version  *string // the path's version segment, when not the accepted one
+	merchant *string // the path's merchant segment, when not the merchant's
 	// contentType is the Content-Type sent, when not application/json;
 	// nameCase spells the authentication headers' names ("lower",
 	// "upper", "mixed"), when not canonically.
