@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+
+	"github.com/firmakit/firmakit"
 )
 
 // Property is one thing that holds for every request, whatever it is.
@@ -37,13 +39,12 @@ var (
 // Properties are every property, in the order an answer is judged.
 var Properties = []Property{NoServerError, ErrorShape, CheckOrder, Accepted}
 
-// The answers of checks 1 to 4 of defaults.md A, by check.
-var (
-	checkStatus = map[int]int{checkHeaders: http.StatusBadRequest, checkTimestamp: http.StatusUnauthorized,
-		checkCredentials: http.StatusUnauthorized, checkSignature: http.StatusUnauthorized}
-	checkLabel = map[int]string{checkHeaders: "Missing headers", checkTimestamp: "Request expired",
-		checkCredentials: "Invalid credentials", checkSignature: "Invalid signature"}
-)
+// checkAnswer is the status and label of check n (1 to 4) of
+// defaults.md A (firmakit.Refusals).
+func checkAnswer(n int) (int, string) {
+	r, _ := firmakit.RefusalAt(n)
+	return r.Status, r.Label()
+}
 
 // refShape is the sentence of the error body's shape, of the 413 and of
 // "No client input may ever produce a 5xx".
@@ -97,7 +98,8 @@ func success(endpoint string) string {
 func (e expectation) want(endpoint string) string {
 	auth := ""
 	if e.first > 0 {
-		auth = fmt.Sprintf("%d %q", checkStatus[e.first], checkLabel[e.first])
+		st, label := checkAnswer(e.first)
+		auth = fmt.Sprintf("%d %q", st, label)
 	}
 	switch {
 	case e.over && auth != "":
@@ -179,7 +181,10 @@ func judge(endpoint string, e expectation, status int, contentType string, body 
 	if endpoint == Check {
 		accepted = status == http.StatusOK && a.shaped && a.code == http.StatusOK && a.message == "Authenticated"
 	}
-	refusedBy := func(check int) bool { return status == checkStatus[check] && a.message == checkLabel[check] }
+	refusedBy := func(check int) bool {
+		st, label := checkAnswer(check)
+		return status == st && a.message == label
+	}
 	switch {
 	case e.over:
 		if status == http.StatusRequestEntityTooLarge || (e.first > 0 && refusedBy(e.first)) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/firmakit/firmakit"
@@ -66,17 +67,24 @@ func errorExample(summary string, status int, message string) *Example {
 	return &Example{Summary: summary, Value: firmakit.APIResponse{StatusCode: status, Message: message}}
 }
 
+// unauthorized is the 401 of the authentication refusals answered 401
+// (firmakit.Refusals), each with its words, an example and its sentences.
 func (b *builder) unauthorized() *Response {
+	var says []string
+	examples := map[string]*Example{}
+	var items []item
+	for _, r := range firmakit.Refusals {
+		if r.Status != http.StatusUnauthorized {
+			continue
+		}
+		says = append(says, "`"+r.Label()+"` ("+r.Says(seconds(b.p.Request.Tolerance))+")")
+		examples[r.Kind[strings.LastIndex(r.Kind, "-")+1:]] = errorExample(r.Label(), r.Status, r.Label())
+		items = append(items, refusalItem(r))
+	}
 	return &Response{
-		Description: "Authentication refused, by the first check that fails: `Request expired` (the timestamp is not a Unix time in seconds, " +
-			"or is more than " + seconds(b.p.Request.Tolerance) + " from the service's clock, either way), `Invalid credentials` (the key is unknown, " +
-			"disabled or another merchant's), `Invalid signature` (the signature does not decode or does not match).",
-		Content: jsonBody(ref(schemaUnauthorized), map[string]*Example{
-			"expired":     errorExample("Request expired", http.StatusUnauthorized, firmakit.ErrExpired.Error()),
-			"credentials": errorExample("Invalid credentials", http.StatusUnauthorized, firmakit.ErrInvalidCredentials.Error()),
-			"signature":   errorExample("Invalid signature", http.StatusUnauthorized, firmakit.ErrInvalidSignature.Error()),
-		}),
-		Requirement: b.tags(itemExpired, itemCreds, itemSignature)}
+		Description: "Authentication refused, by the first check that fails: " + strings.Join(says, ", ") + ".",
+		Content:     jsonBody(ref(schemaUnauthorized), examples),
+		Requirement: b.tags(items...)}
 }
 
 func (b *builder) tooLarge() *Response {
@@ -117,7 +125,7 @@ func (b *builder) checkOperation() *Operation {
 					"missing headers": errorExample("An authentication header absent or empty", http.StatusBadRequest, firmakit.ErrMissingHeaders.Error()),
 					"not an object":   errorExample("A body that is not a JSON object", http.StatusBadRequest, "Body must be a JSON object, got an array"),
 				}),
-				Requirement: b.tags(itemMissing, itemBody)},
+				Requirement: b.tags(append(missingItems(), itemBody)...)},
 			"401": b.unauthorized(),
 			"404": {Description: "A version segment the service does not accept, or a path that is no endpoint (a `merchant_id` holding an encoded slash).",
 				Content: jsonBody(ref(schemaNotFound), map[string]*Example{
@@ -178,7 +186,7 @@ func (b *builder) createOperation() *Operation {
 					"title":           errorExample("No title", http.StatusBadRequest, "title is required"),
 					"document":        errorExample("A template the merchant does not have", http.StatusBadRequest, "unknown document: x"),
 				}),
-				Requirement: b.tags(itemMissing, itemBody, itemRefused)},
+				Requirement: b.tags(append(missingItems(), itemBody, itemRefused)...)},
 			"401": b.unauthorized(),
 			"404": {Description: "A path that is no endpoint: a `merchant_id` holding an encoded slash.",
 				Content: jsonBody(ref(schemaNotFound), map[string]*Example{

@@ -2,8 +2,10 @@ package openapi
 
 import (
 	"fmt"
+	"net/http"
 	"slices"
 
+	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/features"
 )
 
@@ -110,14 +112,10 @@ var (
 	itemCreated = item{service: []string{"§4.2 Success", "defaults §C paragraph 1", "§2.2 signature_id", "§2.2 status",
 		"§2.2 title", "§2.2 routing", "§2.2 sender", "§2.2 documents", "§2.2 recipients", "§2.2 created_at",
 		"§4.2 rule 2", "defaults §D bullet 3"}}
-	// itemMissing is 400 Missing headers; itemBody the 400 of check 5;
-	// itemRefused the create refusals.
-	itemMissing   = item{service: []string{"§7 400 Missing headers", "defaults §A check 1"}}
+	// itemBody is the 400 of check 5; itemRefused the create refusals.
+	// (The authentication refusals' items are refusalItem's.)
 	itemBody      = item{service: []string{"defaults §A check 5"}}
 	itemRefused   = item{service: []string{"§4.2 rule 3", "§7 bullet 2", "defaults §C paragraph 2"}}
-	itemExpired   = item{service: []string{"§7 401 Request expired", "defaults §A check 2"}}
-	itemCreds     = item{service: []string{"§7 401 Invalid credentials", "defaults §A check 3"}}
-	itemSignature = item{service: []string{"§7 401 Invalid signature", "defaults §A check 4"}}
 	itemTooLarge  = item{service: []string{"§8 paragraph 1"}, within: []string{"defaults §A paragraph 5"}}
 	itemErrorBody = item{service: []string{"§7 bullet 1", "defaults §A paragraph 5"}}
 	itemSigning   = item{service: []string{"§5 bullet 1", "§5 bullet 2", "§5 bullet 3", "§5 bullet 4",
@@ -138,4 +136,19 @@ var (
 // itemState is what a notification of one state carries.
 func itemState(state string) item {
 	return item{service: []string{"§6.2 " + "DEMO_" + state}, webhook: []string{"§6.2 " + "DEMO_" + state}}
+}
+
+// refusalItem is the item of an authentication refusal: its row of §7 and
+// its check of defaults.md A (firmakit.Refusals).
+func refusalItem(r firmakit.Refusal) item { return item{service: []string{r.Row, r.Ref}} }
+
+// missingItems are the items of the authentication refusals answered 400.
+func missingItems() []item {
+	var out []item
+	for _, r := range firmakit.Refusals {
+		if r.Status == http.StatusBadRequest {
+			out = append(out, refusalItem(r))
+		}
+	}
+	return out
 }

@@ -155,18 +155,8 @@ func authError(err error) error {
 	if errors.As(err, &api) {
 		return api
 	}
-	for _, s := range []struct {
-		err    error
-		status int
-	}{
-		{firmakit.ErrMissingHeaders, http.StatusBadRequest},
-		{firmakit.ErrExpired, http.StatusUnauthorized},
-		{firmakit.ErrInvalidCredentials, http.StatusUnauthorized},
-		{firmakit.ErrInvalidSignature, http.StatusUnauthorized},
-	} {
-		if errors.Is(err, s.err) {
-			return &APIError{Status: s.status, Message: s.err.Error(), Err: err}
-		}
+	if r, ok := firmakit.RefusalOf(err); ok {
+		return &APIError{Status: r.Status, Message: r.Label(), Err: err}
 	}
 	return &APIError{Status: http.StatusUnauthorized, Message: firmakit.ErrInvalidSignature.Error(), Err: err}
 }

@@ -11,7 +11,8 @@ import (
 // notification that never came), never read back from its message: a
 // step's message can be reworded without regrouping the report. Causes
 // groups the failures of one kind together and says what probably went
-// wrong (the "diag." text of the kind in i18n.go). A failure of no known
+// wrong (the "diag." text of the kind in i18n.go, or, for an
+// authentication refusal, its row of firmakit.Refusals). A failure of no known
 // kind is "". An inconclusive result may have a kind too: unreachable,
 // when the target answered nothing at all.
 type FailureKind string
@@ -31,11 +32,16 @@ const (
 	FailureNotificationLate    FailureKind = "notification-late"
 )
 
-// FailureKinds are the kinds of failure the report explains.
-var FailureKinds = []FailureKind{
-	FailureUnreachable, FailureInvalidSignature, FailureInvalidCredentials, FailureExpired,
-	FailureMissingHeaders, FailureNotFound, FailureServerError, FailureWebhookSignature,
-	FailureNotificationMissing, FailureNotificationLate,
+// FailureKinds are the kinds of failure the report explains: the target
+// unreachable, the authentication refusals (firmakit.Refusals, the last
+// check first), then the others.
+func FailureKinds() []FailureKind {
+	kinds := []FailureKind{FailureUnreachable}
+	for i := len(firmakit.Refusals) - 1; i >= 0; i-- {
+		kinds = append(kinds, FailureKind(firmakit.Refusals[i].Kind))
+	}
+	return append(kinds, FailureNotFound, FailureServerError, FailureWebhookSignature,
+		FailureNotificationMissing, FailureNotificationLate)
 }
 
 // AnswerFailure is the kind of a failure judged on an answer of the
@@ -45,15 +51,10 @@ var FailureKinds = []FailureKind{
 // other answer is of no known kind. The steps ask it only where the answer
 // is not the one expected (not of an expected answer's shape).
 func AnswerFailure(status int, message string) FailureKind {
+	if r, ok := firmakit.RefusalAnswered(status, message); ok {
+		return FailureKind(r.Kind)
+	}
 	switch {
-	case status == http.StatusBadRequest && message == firmakit.ErrMissingHeaders.Error():
-		return FailureMissingHeaders
-	case status == http.StatusUnauthorized && message == firmakit.ErrExpired.Error():
-		return FailureExpired
-	case status == http.StatusUnauthorized && message == firmakit.ErrInvalidCredentials.Error():
-		return FailureInvalidCredentials
-	case status == http.StatusUnauthorized && message == firmakit.ErrInvalidSignature.Error():
-		return FailureInvalidSignature
 	case status == http.StatusNotFound:
 		return FailureNotFound
 	case status >= 500 && status <= 599:

@@ -3,6 +3,8 @@ package reports
 import (
 	"fmt"
 	"strings"
+
+	"github.com/firmakit/firmakit"
 )
 
 // Languages of report.html. Every key is in both tables; a test fails
@@ -85,10 +87,6 @@ var (
 		"cause.others":       "The other %d rows with this cause",
 		"cause.langs":        "languages",
 
-		"diag.request-invalid-signature":   "Signed requests got 401 Invalid signature: the secret, or the bytes the target signs, differ from the suite's. Compare with `firmakit sign`, which prints the exact string it signs.",
-		"diag.request-invalid-credentials": "Requests with the merchant's key got 401 Invalid credentials: the target does not know that key (--key) for this merchant (--merchant), or the key is disabled.",
-		"diag.request-expired":             "Requests got 401 Request expired: the target's clock and this machine's differ by more than the profile's tolerance, or the target reads the timestamp header another way.",
-		"diag.request-missing-headers":     "Requests got 400 Missing headers: the target looks for other header names than the profile's; give its own profile with --profile.",
 		"diag.not-found":                   "The endpoints answered 404: the base URL (--target) or the API version (--api-version) is probably wrong.",
 		"diag.server-error":                "The target answered with a 5xx error: its own logs say why.",
 		"diag.unreachable":                 "The target could not be reached: check --target and that the service is running.",
@@ -298,10 +296,6 @@ var (
 		"cause.others":       "Las otras %d filas con esta causa",
 		"cause.langs":        "idiomas",
 
-		"diag.request-invalid-signature":   "Las solicitudes firmadas recibieron 401 Invalid signature: el secreto, o los bytes que firma el objetivo, difieren de los de la suite. Compare con `firmakit sign`, que muestra la cadena exacta que firma.",
-		"diag.request-invalid-credentials": "Las solicitudes con la clave del comercio recibieron 401 Invalid credentials: el objetivo no conoce esa clave (--key) para este comercio (--merchant), o la clave está deshabilitada.",
-		"diag.request-expired":             "Las solicitudes recibieron 401 Request expired: el reloj del objetivo y el de esta máquina difieren en más que la tolerancia del perfil, o el objetivo lee la cabecera de marca de tiempo de otra forma.",
-		"diag.request-missing-headers":     "Las solicitudes recibieron 400 Missing headers: el objetivo busca otros nombres de cabecera que los del perfil; indique su propio perfil con --profile.",
 		"diag.not-found":                   "Los endpoints respondieron 404: la URL base (--target) o la versión de la API (--api-version) probablemente son incorrectas.",
 		"diag.server-error":                "El objetivo respondió con un error 5xx: sus propios registros dicen por qué.",
 		"diag.unreachable":                 "No se pudo llegar al objetivo: revise --target y que el servicio esté en marcha.",
@@ -462,6 +456,9 @@ func table(lang string) map[string]string {
 func tr(lang, key string, args ...any) string {
 	s, ok := table(lang)[key]
 	if !ok {
+		s, ok = refusalDiag(lang, key)
+	}
+	if !ok {
 		s, ok = english[key]
 	}
 	if !ok {
@@ -471,6 +468,26 @@ func tr(lang, key string, args ...any) string {
 		return s
 	}
 	return fmt.Sprintf(s, args...)
+}
+
+// refusalDiag is the diagnosis of an authentication refusal's kind
+// ("diag.<kind>") in lang, or in English, from firmakit.Refusals.
+func refusalDiag(lang, key string) (string, bool) {
+	kind, ok := strings.CutPrefix(key, "diag.")
+	if !ok {
+		return "", false
+	}
+	for _, r := range firmakit.Refusals {
+		if r.Kind != kind {
+			continue
+		}
+		if d, ok := r.Diag[lang]; ok {
+			return d, true
+		}
+		d, ok := r.Diag["en"]
+		return d, ok
+	}
+	return "", false
 }
 
 // trStatus says a status (Passed, NotRun, …) in lang.

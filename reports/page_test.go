@@ -46,7 +46,7 @@ func TestTranslationTablesHaveTheSameKeys(t *testing.T) {
 	for _, s := range []string{NotRun, NotTested, PartNotRun, NotSelected, PartNotSelected, ExpectedFailure, Stale} {
 		used = append(used, "status."+s)
 	}
-	for _, k := range FailureKinds {
+	for _, k := range FailureKinds() {
 		used = append(used, "diag."+string(k))
 	}
 	for _, s := range []string{Failed, Inconclusive} {
@@ -62,7 +62,15 @@ func TestTranslationTablesHaveTheSameKeys(t *testing.T) {
 	for _, k := range used {
 		for lang, table := range tables {
 			_, ok := table[k]
+			if !ok {
+				_, ok = refusalDiag(lang, k) // firmakit.Refusals, checked below
+			}
 			assert.True(t, ok, "key %q is missing in %s", k, lang)
+		}
+	}
+	for _, r := range firmakit.Refusals {
+		for _, lang := range ReportLangs {
+			assert.NotEmpty(t, r.Diag[lang], "the diagnosis of %s in %s", r.Label(), lang)
 		}
 	}
 }

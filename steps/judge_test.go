@@ -8,6 +8,7 @@ import (
 	"go/token"
 	"io"
 	"net"
+	"net/http"
 	"net/url"
 	"path/filepath"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/features"
 	"github.com/firmakit/firmakit/receiver"
 	"github.com/firmakit/firmakit/reports"
@@ -106,7 +108,7 @@ func TestEveryCitedSentenceExists(t *testing.T) {
 		_, ok := features.ItemText("§6.2 " + demoPrefixOf(st))
 		assert.True(t, ok, st)
 	}
-	for _, label := range authLabels {
+	for _, label := range authLabels() {
 		_, ok := features.ItemText(labelRef(label))
 		assert.True(t, ok, label)
 	}
@@ -175,4 +177,21 @@ func TestAnUnreachableTargetIsInconclusiveAndSaysSo(t *testing.T) {
 	causes := reports.Causes(s.Results())
 	require.NotEmpty(t, causes)
 	assert.Equal(t, "unreachable", causes[0].Diagnosis)
+}
+
+// A refusal added to firmakit.Refusals reaches the steps with no other
+// edit: its label cites its check, a refusal of the body may not borrow
+// it, and the pre-flight says what it means.
+func TestANewRefusalReachesTheSteps(t *testing.T) {
+	saved := firmakit.Refusals
+	firmakit.Refusals = append(append([]firmakit.Refusal(nil), saved...), firmakit.Refusal{
+		Check: 5, Err: errors.New("Request replayed"), Status: http.StatusUnauthorized, Kind: "request-replayed",
+		Ref: "defaults §A check 4", Row: "§7 401 Invalid signature", When: "the same signature came before"})
+	t.Cleanup(func() { firmakit.Refusals = saved })
+	assert.Equal(t, "defaults §A check 4", labelRef("Request replayed"))
+	assert.Contains(t, authLabels(), "Request replayed")
+	tg := &Target{Profile: firmakit.BundledProfile(), MerchantID: "merchant_demo"}
+	assert.Contains(t, tg.refusalMeaning("http://x/v1/check/merchant_demo", http.StatusUnauthorized, "Request replayed"),
+		`"Request replayed", which means the same signature came before`)
+	assert.Equal(t, refRefusal, labelRef("title is required"), "a label of no refusal cites the refusals of defaults §C")
 }

@@ -106,23 +106,30 @@ func (t *Target) Preflight(ctx context.Context) (string, error) {
 // check, the check endpoint's URL, means, and which flag to check.
 func (t *Target) refusalMeaning(check string, status int, message string) string {
 	p := t.Profile.Request
+	n := 0
+	if r, ok := firmakit.RefusalAnswered(status, message); ok {
+		n = r.Check
+	}
 	switch {
 	case status == http.StatusNotFound:
 		return fmt.Sprintf("nothing answers the check endpoint at this base URL: --target is probably wrong (give the base the interface's paths start from, "+
 			"without /%s/…), or --api-version %q or --merchant %q is not the service's", t.APIVersion, t.APIVersion, t.MerchantID)
-	case status == http.StatusUnauthorized && message == firmakit.ErrInvalidSignature.Error():
+	case n == 4:
 		return fmt.Sprintf("the target knows the key %q but not this signature: --secret is not that key's secret, or the target signs other bytes "+
 			"than the profile says (%s, %s %s); compare with 'firmakit sign --url %s --key %s --secret …', which prints the string it signs",
 			t.Credential.KeyID, strings.Join(p.StringToSign, "+"), p.Hash, p.Encoding, check, t.Credential.KeyID)
-	case status == http.StatusUnauthorized && message == firmakit.ErrInvalidCredentials.Error():
+	case n == 3:
 		return fmt.Sprintf("the target does not accept the key %q for merchant %q: the key is unknown to it, disabled, or another merchant's; check --key and --merchant",
 			t.Credential.KeyID, t.MerchantID)
-	case status == http.StatusUnauthorized && message == "Request expired":
+	case n == 2:
 		return fmt.Sprintf("the target finds the timestamp too far from its own clock: the two clocks differ by more than the profile's tolerance (%s), "+
 			"or it reads %s another way", p.Tolerance, p.TimestampHeader)
-	case status == http.StatusBadRequest && message == "Missing headers":
+	case n == 1:
 		return fmt.Sprintf("the target does not find the authentication headers %s, %s and %s: it expects other names; give its profile with --profile",
 			p.KeyHeader, p.TimestampHeader, p.SignatureHeader)
+	case n > 0:
+		r, _ := firmakit.RefusalAt(n)
+		return fmt.Sprintf("the target refused the merchant's own signed request with %q, which means %s; check --key, --secret, --merchant and the profile", r.Label(), r.When)
 	case status == http.StatusUnauthorized:
 		return "the target refused the merchant's own signed request; check --key, --secret, --merchant and the profile"
 	case status >= 500:

@@ -117,15 +117,8 @@ var apiKeys = []string{"status_code", "message"}
 // the check of defaults §A for its four labels, else the refusals of
 // defaults §C (whose examples the reference's exact messages are).
 func labelRef(label string) string {
-	switch label {
-	case firmakit.ErrMissingHeaders.Error():
-		return refCheck1
-	case firmakit.ErrExpired.Error():
-		return refCheck2
-	case firmakit.ErrInvalidCredentials.Error():
-		return refCheck3
-	case firmakit.ErrInvalidSignature.Error():
-		return refCheck4
+	if r, ok := firmakit.RefusalLabeled(label); ok {
+		return r.Ref
 	}
 	return refRefusal
 }
@@ -231,7 +224,13 @@ func (s *Steps) theResponseStatusIs(ctx context.Context, status int) error {
 
 // authLabels are the answers of checks 1 to 4, which a refusal of the
 // body must not borrow.
-var authLabels = []string{firmakit.ErrMissingHeaders.Error(), firmakit.ErrExpired.Error(), firmakit.ErrInvalidCredentials.Error(), firmakit.ErrInvalidSignature.Error()}
+func authLabels() []string {
+	var out []string
+	for _, r := range firmakit.Refusals {
+		out = append(out, r.Label())
+	}
+	return out
+}
 
 // bodyRef is the item that states the refusal of the scenario's body:
 // check 5 of defaults §A for the check endpoint, the refusals of
@@ -256,7 +255,7 @@ func (s *Steps) theResponseIsA400NamingTheProblem(ctx context.Context) error {
 	if strings.TrimSpace(msg) == "" {
 		return sc.answerBreaks(ref, "expected a message naming the problem, %s", sc.got())
 	}
-	for _, l := range authLabels {
+	for _, l := range authLabels() {
 		if msg == l {
 			return sc.answerBreaks(ref, "expected a message naming the problem with the body, got the authentication label %q; %s", msg, sc.got())
 		}
