@@ -93,18 +93,23 @@ func encodingText(enc string) string {
 
 func (b *builder) securitySchemes() map[string]*SecurityScheme {
 	r := b.p.Request
-	missing := " Absent or empty: 400 `Missing headers`."
+	// answer writes the status and label of check n (firmakit.Refusals).
+	answer := func(n int) string {
+		ref, _ := firmakit.RefusalAt(n)
+		return fmt.Sprintf("%d `%s`", ref.Status, ref.Label())
+	}
+	missing := " Absent or empty: " + answer(1) + "."
 	return map[string]*SecurityScheme{
 		schemeKey: {Type: "apiKey", In: "header", Name: r.KeyHeader,
 			Description: "The id of one credential of the merchant (issued by the service). Unknown, disabled or another merchant's: " +
-				"401 `Invalid credentials`." + missing},
+				answer(3) + "." + missing},
 		schemeTimestamp: {Type: "apiKey", In: "header", Name: r.TimestampHeader,
 			Description: "Unix time in whole seconds, base-10 ASCII digits. Not a number, or more than " + seconds(r.Tolerance) +
-				" from the service's clock (past or future): 401 `Request expired`." + missing},
+				" from the service's clock (past or future): " + answer(2) + "." + missing},
 		schemeSignature: {Type: "apiKey", In: "header", Name: r.SignatureHeader,
-			Description: fmt.Sprintf("%s of HMAC-%s(credential secret, string to sign). %s Not decodable, or not the expected MAC: 401 `Invalid signature`.%s "+
+			Description: fmt.Sprintf("%s of HMAC-%s(credential secret, string to sign). %s Not decodable, or not the expected MAC: %s.%s "+
 				"OpenAPI cannot express this: see [Signing a request](%ssigning.md).\n\n%s",
-				capitalize(encodingText(r.Encoding)), strings.ToUpper(r.Hash), b.stringToSignText(), missing, DocsURL, b.vectorText())},
+				capitalize(encodingText(r.Encoding)), strings.ToUpper(r.Hash), b.stringToSignText(), answer(4), missing, DocsURL, b.vectorText())},
 		schemeNotification: {Type: "apiKey", In: "header", Name: b.p.Webhook.SignatureHeader,
 			Description: "The service signs every notification it sends to the merchant's `signature_webhook`; the merchant's endpoint verifies it " +
 				"before it answers 2xx. " + b.webhookSignatureText()},
