@@ -44,7 +44,10 @@ func libertyTags(t *testing.T, area string) string {
 // everywhere) runs against the reference server with each named liberty
 // taken, a variation the documents allow, and must pass every time, or
 // pass with warnings. A failure names a check that fails a correct
-// service: a bug in the check, not in the liberty.
+// service: a bug in the check, not in the liberty. On a loaded machine a
+// run may leave a few timing rows inconclusive after their reruns alone,
+// as the whole-suite tests allow (lateRows): that is no verdict against
+// the liberty, and anything else inconclusive still fails.
 func TestEveryLibertyIsPassed(t *testing.T) {
 	t.Parallel()
 	list := liberties.List()
@@ -54,6 +57,7 @@ func TestEveryLibertyIsPassed(t *testing.T) {
 		warned          []string
 		err             error
 		run             *runTime
+		suite           *steps.Suite
 	}
 	var mu sync.Mutex
 	outcomes := map[string]outcome{}
@@ -76,7 +80,7 @@ func TestEveryLibertyIsPassed(t *testing.T) {
 							_, o.err = s.Run()
 							o.run.took = time.Since(start)
 							if o.err == nil {
-								o.verdict, o.detail = s.Verdict(), unpassed(s)
+								o.verdict, o.detail, o.suite = s.Verdict(), unpassed(s), s
 								for _, r := range s.Results() {
 									if len(r.Warnings) > 0 {
 										o.warned = append(o.warned, r.Requirement)
@@ -98,6 +102,13 @@ func TestEveryLibertyIsPassed(t *testing.T) {
 		o := outcomes[l.Name]
 		t.Run(l.Name, func(t *testing.T) {
 			require.NoError(t, o.err)
+			if o.verdict == reports.Inconclusive {
+				assert.Zero(t, o.suite.Count(reports.Failed), "liberty %s was failed:\n%s", l.Name, o.detail)
+				if late := lateRows(t, o.suite); !t.Failed() {
+					t.Logf("liberty %s: %d row(s) left inconclusive by lateness, none failed", l.Name, late)
+					return
+				}
+			}
 			assert.Contains(t, []string{reports.Passed, reports.PassedWithWarnings}, o.verdict,
 				"liberty %s (%s: %s) was failed:\n%s", l.Name, l.Why, l.Description, o.detail)
 		})
@@ -107,7 +118,7 @@ func TestEveryLibertyIsPassed(t *testing.T) {
 	t.Logf("%d liberties, each passed:\n%s", len(list), strings.Join(lines, "\n"))
 	passed := 0
 	for _, o := range outcomes {
-		if o.verdict == reports.Passed || o.verdict == reports.PassedWithWarnings {
+		if o.verdict == reports.Passed || o.verdict == reports.PassedWithWarnings || (o.suite != nil && o.verdict == reports.Inconclusive && o.suite.Count(reports.Failed) == 0) {
 			passed++
 		}
 	}

@@ -358,16 +358,25 @@ func statesFor(title string) func(*testing.T, *reftest.Exchange) any {
 
 // arrival names when the notification came, against the window of
 // defaults.md D, measured from both ends of the create request.
+//
+// A loaded machine only ever delays what the sink sees, so each bound is
+// judged on the least delay of three contracts: a server that notifies at
+// once does so every time, and one stall does not move it past 300 ms.
 func arrival(t *testing.T, x *reftest.Exchange) any {
-	before := time.Now()
-	x.CreateTitled(t, "DEMO_SIGNED contrato 42")
-	after := time.Now()
-	hs := x.Notifications(1, 4*time.Second)
-	require.Len(t, hs, 1)
-	switch at := hs[0].At; {
-	case at.Sub(before) < 300*time.Millisecond:
+	sinceSent, since201 := time.Hour, time.Hour
+	for i := 1; i <= 3; i++ {
+		before := time.Now()
+		x.CreateTitled(t, "DEMO_SIGNED contrato 42")
+		after := time.Now()
+		hs := x.Notifications(i, 4*time.Second) // every one so far
+		require.Len(t, hs, i)
+		at := hs[i-1].At
+		sinceSent, since201 = min(sinceSent, at.Sub(before)), min(since201, at.Sub(after))
+	}
+	switch {
+	case sinceSent < 300*time.Millisecond:
 		return "before 300 ms"
-	case at.Sub(after) > 1500*time.Millisecond:
+	case since201 > 1500*time.Millisecond:
 		return "after 1500 ms"
 	}
 	return "within 300 to 1500 ms"
