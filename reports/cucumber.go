@@ -6,25 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 )
-
-// AnnotateCucumberFile rewrites the Cucumber JSON that godog wrote at
-// path (see AnnotateCucumber). It returns the errors of reading, parsing
-// and writing the file.
-func AnnotateCucumberFile(path string, results []ScenarioResult) error {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	out, err := AnnotateCucumber(data, results)
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return os.WriteFile(path, out, 0o644)
-}
 
 // AnnotateCucumber adds to godog's Cucumber JSON what godog cannot know:
 // each warning a scenario noted, on the step that noted it (matched by the

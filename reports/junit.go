@@ -4,7 +4,6 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 	"time"
@@ -169,20 +168,6 @@ func WriteJUnit(w io.Writer, run Run, results []ScenarioResult) error {
 	}
 	_, err := io.WriteString(w, "\n")
 	return err
-}
-
-// WriteJUnitFile writes the run's JUnit XML to a file (see WriteJUnit);
-// it returns the errors of creating and writing it.
-func WriteJUnitFile(path string, run Run, results []ScenarioResult) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := WriteJUnit(f, run, results); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
 
 // caseName is the scenario's name with the outline row it ran.

@@ -1,13 +1,9 @@
 package reports
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -578,32 +574,4 @@ func status(passed, failed, notRun, inconclusive, expected int) string {
 var notProven = map[string][]string{
 	"webhook": {"notproven.webhook.profile", "notproven.webhook.effects", "notproven.webhook.duplicate",
 		"notproven.webhook.timing", "notproven.webhook.scope"},
-}
-
-// WriteAll writes dir/certificate.json, dir/report.html and dir/junit.xml
-// for a run; it returns the first error of building or writing them.
-func WriteAll(dir string, run Run, scenarios []ScenarioResult) error {
-	c, err := Build(run, scenarios)
-	if err != nil {
-		return err
-	}
-	if err := WriteJUnitFile(filepath.Join(dir, "junit.xml"), run, scenarios); err != nil {
-		return err
-	}
-	// Tag expressions hold "&&": kept as is, not escaped for HTML.
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(c); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "certificate.json"), b.Bytes(), 0o644); err != nil {
-		return err
-	}
-	var page bytes.Buffer
-	if err := WriteHTML(&page, run, c, scenarios); err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, "report.html"), page.Bytes(), 0o644)
 }

@@ -16,22 +16,10 @@ const DefaultMaxDuration = 30 * time.Minute
 // maxDurationUsage is the start of --max-duration's usage line.
 const maxDurationUsage = "bound of the whole run (pre-flight, suite, reruns); when it runs out, what was not judged yet is inconclusive (exit 5), never failed nor passed"
 
-// msgOutOfTime is the line a run that ran out of time ends with, before
-// the verdict: the bound, and how many scenarios were not judged.
-const msgOutOfTime = "max duration: the run reached --max-duration %s before it ended: %d scenario(s) not judged, inconclusive (listed above and in the reports); give it more time, or select fewer scenarios with --tags"
-
 // checkMaxDuration refuses a negative --max-duration; 0 is no bound.
 func checkMaxDuration(d time.Duration) error {
 	if d < 0 {
 		return usageError("--max-duration must be 0 (no bound) or more, such as 30m")
 	}
 	return nil
-}
-
-// outOfTime is ending.outOfTime: the bound when the run ran out of it.
-func outOfTime(ran bool, bound time.Duration) time.Duration {
-	if ran {
-		return bound
-	}
-	return 0
 }

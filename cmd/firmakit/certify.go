@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -200,10 +199,10 @@ func (m *Main) runCertify(f *certifyFlags, plan *certifyPlan, t *steps.Target, d
 	bundled := f.foreign.target == ""
 	return m.runSuite(f.runFlags, plan.runPlan, suiteRun{suite: suite, options: &suite.RunOptions, deadline: deadline, count: steps.Select, explore: x,
 		intro: func() { fmt.Fprintf(m.Stdout, "profile %q; %s\n\n", plan.profile.Name, suite) },
-		end: func(e *ending) {
-			e.run.Target, e.run.Bundled, e.run.MerchantID = t.URL, bundled, t.MerchantID
-			e.causes = func(w io.Writer) { reports.WriteLikelyCauses(w, e.results) }
-			e.network = networkLine(t, !bundled)
+		end: func(f *reports.Finish) {
+			f.Run.Target, f.Run.Bundled, f.Run.MerchantID = t.URL, bundled, t.MerchantID
+			f.Causes = reports.WriteLikelyCauses
+			f.Network = networkLine(t, !bundled)
 		}})
 }
 

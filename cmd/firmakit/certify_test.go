@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/xml"
-	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -366,53 +365,6 @@ func TestCertifyUsageAndReachability(t *testing.T) {
 		"--receiver", "http://127.0.0.1:9")
 	assert.Equal(t, ExitUnreachable, code)
 	assert.Contains(t, errOut, "receiver http://127.0.0.1:9")
-}
-
-func TestVerdictError(t *testing.T) {
-	for _, tc := range []struct {
-		verdict string
-		status  int
-		code    int
-	}{
-		{reports.Passed, 0, ExitOK},
-		{reports.Passed, 1, ExitFailed},
-		{reports.Failed, 1, ExitFailed},
-		{reports.Inconclusive, 0, ExitInconclusive},
-		{reports.Inconclusive, 1, ExitFailed},
-		{reports.Incomplete, 0, ExitIncomplete},
-		{reports.PassedWithWarnings, 0, ExitOK},
-		{reports.PassedWithExpectedFailures, 0, ExitOK},
-	} {
-		err := verdictError(tc.verdict, tc.status)
-		if tc.code == ExitOK {
-			assert.NoError(t, err)
-			continue
-		}
-		var ee *exitError
-		var ve *verdictExit
-		switch {
-		case errors.As(err, &ve):
-			assert.Equal(t, tc.code, ve.code, "%s, godog status %d", tc.verdict, tc.status)
-		case errors.As(err, &ee):
-			assert.Equal(t, tc.code, ee.code, "%s, godog status %d", tc.verdict, tc.status)
-			assert.Contains(t, ee.Error(), "godog reported a failure")
-		default:
-			t.Errorf("%s, godog status %d: %v", tc.verdict, tc.status, err)
-		}
-	}
-}
-
-func TestSplitJUnit(t *testing.T) {
-	for _, tc := range []struct{ in, rest, junit string }{
-		{"firmakit", "firmakit", ""},
-		{"firmakit,junit:out/j.xml", "firmakit", "out/j.xml"},
-		{"junit", "", "-"},
-		{"pretty,junit:j.xml,cucumber:c.json", "pretty,cucumber:c.json", "j.xml"},
-	} {
-		rest, junit := splitJUnit(tc.in)
-		assert.Equal(t, tc.rest, rest, tc.in)
-		assert.Equal(t, tc.junit, junit, tc.in)
-	}
 }
 
 // steps.Select and certify agree on what a bad selection is.

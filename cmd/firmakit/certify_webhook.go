@@ -133,13 +133,13 @@ func (m *Main) runCertifyWebhook(f *webhookFlags, plan *webhookPlan, deadline ti
 				fmt.Fprintf(m.Stdout, "contracts (signature_id): made up by firmakit (give --signature-id if the endpoint looks them up)\n\n")
 			}
 		},
-		end: func(e *ending) {
+		end: func(e *reports.Finish) {
 			hints := suite.Hints()
-			e.run.Target, e.run.MerchantID, e.run.TargetLabel, e.run.Set = f.endpoint, f.merchant, reports.WebhookTarget, features.WebhookSet
-			e.run.Hints, e.run.SignatureIDs = hints, contracts
+			e.Run.Target, e.Run.MerchantID, e.Run.TargetLabel, e.Run.Set = f.endpoint, f.merchant, reports.WebhookTarget, features.WebhookSet
+			e.Run.Hints, e.Run.SignatureIDs = hints, contracts
 			// The hints are this set's likely causes: the service's
 			// (reports.Causes) speak of a --target.
-			e.causes = func(w io.Writer) {
+			e.Causes = func(w io.Writer, _ []reports.ScenarioResult) {
 				for _, h := range hints {
 					fmt.Fprintln(w, "hint: "+h.String())
 				}

@@ -193,23 +193,6 @@ func TestCertifyWebhookExpectedFailures(t *testing.T) {
 	assert.Contains(t, errOut, `no scenario carries @WH-WRONG-SECRT; did you mean "WH-WRONG-SECRET"?`)
 }
 
-func TestExpectFailuresGodogStatus(t *testing.T) {
-	list := []reports.Expectation{{Requirement: "A", Reason: "r"}}
-	res := func(reqs ...string) []reports.ScenarioResult {
-		var out []reports.ScenarioResult
-		for _, r := range reqs {
-			out = append(out, reports.ScenarioResult{Requirement: r, Status: reports.Failed})
-		}
-		return append(out, reports.ScenarioResult{Requirement: "A", Status: reports.Passed})
-	}
-	_, status := expectFailures(res("A"), list, 1)
-	assert.Equal(t, 0, status, "every failure godog saw was expected")
-	_, status = expectFailures(res("A", "B"), list, 1)
-	assert.Equal(t, 1, status, "one was not")
-	_, status = expectFailures([]reports.ScenarioResult{{Requirement: "A", Status: reports.Passed}}, nil, 1)
-	assert.Equal(t, 1, status, "no failure explains it: kept")
-}
-
 func TestCertifyHelpNamesExpectedFailures(t *testing.T) {
 	for _, cmd := range []string{"certify", "certify-webhook"} {
 		_, out, errOut := run(t, nil, cmd, "--help")

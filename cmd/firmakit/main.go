@@ -22,12 +22,12 @@ import (
 
 // Exit codes of firmakit, documented in the README.
 const (
-	ExitOK           = 0 // success; for certify and certify-webhook, every selected scenario passed
-	ExitFailed       = 1 // a scenario failed, or a command failed at run time
-	ExitUsage        = 2 // usage or configuration error, or a selection of no scenario
-	ExitUnreachable  = 3 // target, receiver or webhook endpoint unreachable
-	ExitIncomplete   = 4 // certify, certify-webhook: none failed, but some selected scenarios were not run
-	ExitInconclusive = 5 // certify, certify-webhook: none failed, but a timing check could not be judged
+	ExitOK           = 0                        // success; for certify and certify-webhook, every selected scenario passed
+	ExitFailed       = reports.ExitFailed       // a scenario failed, or a command failed at run time
+	ExitUsage        = 2                        // usage or configuration error, or a selection of no scenario
+	ExitUnreachable  = 3                        // target, receiver or webhook endpoint unreachable
+	ExitIncomplete   = reports.ExitIncomplete   // certify, certify-webhook: none failed, but some selected scenarios were not run
+	ExitInconclusive = reports.ExitInconclusive // certify, certify-webhook: none failed, but a timing check could not be judged
 )
 
 // version is set at build time with -ldflags "-X main.version=…".

@@ -4,15 +4,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-	"slices"
-	"sort"
-	"strings"
 	"time"
 
-	"github.com/cucumber/godog"
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/reports"
 	"github.com/firmakit/firmakit/steps"
@@ -78,8 +71,8 @@ type runPlan struct {
 	// tags is the selection run: --tags, or the command's default.
 	tags     string
 	expected []reports.Expectation
-	// formats are godog's, junitTo where the JUnit XML goes (splitJUnit).
-	formats, junitTo string
+	// outputs are where the reports go.
+	outputs reports.Outputs
 }
 
 // deadline is when --max-duration, from now, runs out; zero: no bound.
@@ -95,18 +88,17 @@ func (f *runFlags) deadline() time.Time {
 // have (selected is steps.Selected or webhook.Selected), then plans the
 // run of the selection tags.
 func (f *runFlags) plan(p *firmakit.Profile, selected func(lang, tags string) ([]reports.ScenarioResult, error), tags string) (*runPlan, error) {
-	if err := checkReportLang(f.reportLang, f.reportDir); err != nil {
-		return nil, err
+	outputs, err := reports.PlanOutputs(f.format, f.reportDir, f.reportLang)
+	if err == nil {
+		var expected []reports.Expectation
+		if expected, err = reports.ReadExpectations(selected, f.lang, tags, f.expectedFile); err == nil {
+			return &runPlan{profile: p, tags: tags, expected: expected, outputs: outputs}, nil
+		}
 	}
-	if err := checkFormats(f.format); err != nil {
-		return nil, err
+	if errors.As(err, new(*reports.UsageError)) {
+		return nil, usageError("%v", err)
 	}
-	expected, err := selectExpected(selected, f.lang, tags, f.expectedFile)
-	if err != nil {
-		return nil, err
-	}
-	formats, junitTo := splitJUnit(f.format)
-	return &runPlan{profile: p, tags: tags, expected: expected, formats: formats, junitTo: junitTo}, nil
+	return nil, err
 }
 
 // suiteRun is one suite's run as runSuite drives it: the service suite
@@ -127,9 +119,9 @@ type suiteRun struct {
 	count func(lang, tags string) (int, error)
 	// intro prints what runs against what, the options set.
 	intro func()
-	// end adds to the run's ending what the suite's run says of itself:
+	// end adds to the run's finish what the suite's run says of itself:
 	// its target in the reports, the likely causes of its failures.
-	end func(*ending)
+	end func(*reports.Finish)
 	// explore, when it has an explorer, runs beside the suite from its
 	// start; its findings join the suite's results.
 	explore *exploreRun
@@ -137,14 +129,10 @@ type suiteRun struct {
 
 // runSuite runs a suite with the run's flags, showing each scenario as it
 // ends (m.newDisplay), and ends the run with its verdict, its reports and
-// its exit (finishRun).
+// its exit (reports.Finish).
 func (m *Main) runSuite(f *runFlags, plan *runPlan, r suiteRun) error {
-	shown := m.newDisplay(plan.formats)
-	formats, err := withCucumber(shown.Formats, f.reportDir)
-	if err != nil {
-		return err
-	}
-	*r.options = steps.RunOptions{Lang: f.lang, Tags: plan.tags, Concurrency: f.concurrency, Format: formats,
+	shown := m.newDisplay(plan.outputs.Godog)
+	*r.options = steps.RunOptions{Lang: f.lang, Tags: plan.tags, Concurrency: f.concurrency, Format: plan.outputs.ForGodog(shown.Formats),
 		Output: shown.Output, Progress: shown.Lines, Randomize: f.seed, Deadline: r.deadline}
 	r.intro()
 	total, _ := r.count(f.lang, plan.tags)
@@ -176,152 +164,38 @@ func (m *Main) runSuite(f *runFlags, plan *runPlan, r suiteRun) error {
 		results = append(results, m.waitExploration(x)...)
 		elapsed = time.Since(start)
 	}
-	results, status = judged(m.judge, results, f.strict, plan.expected, status)
-	e := ending{run: reports.Run{Tool: "firmakit", Version: Version(), Profile: plan.profile, Lang: f.lang, Tags: plan.tags,
+	if m.judge != nil {
+		results = m.judge(results)
+	}
+	finish := reports.Finish{Run: reports.Run{Tool: "firmakit", Version: Version(), Profile: plan.profile, Lang: f.lang, Tags: plan.tags,
 		ReportLang: f.reportLang, Started: start, Elapsed: elapsed, Expected: plan.expected},
-		results: results, godogStatus: status, junitTo: plan.junitTo, reportDir: f.reportDir, cucumber: cucumberFiles(formats),
-		width: shown.Width, outOfTime: outOfTime(r.suite.OutOfTime(), f.maxDuration)}
-	r.end(&e)
-	return m.finishRun(e)
+		Results: results, GodogStatus: status, Strict: f.strict, Outputs: plan.outputs, Width: shown.Width}
+	if r.suite.OutOfTime() {
+		finish.OutOfTime = f.maxDuration
+	}
+	r.end(&finish)
+	end, err := finish.Write(m.Stdout)
+	switch {
+	case err != nil:
+		return err
+	case end.Err != nil:
+		return &exitError{end.Exit, end.Err}
+	case end.Exit != reports.ExitPassed:
+		// Nothing is printed after the verdict and the counts.
+		return &verdictExit{end.Exit, end.Verdict}
+	}
+	return nil
 }
 
-// ending is what a suite's run ends with on standard output: see
-// finishRun.
-type ending struct {
-	run     reports.Run
-	results []reports.ScenarioResult
-	// godogStatus is the status the suite's Run returned.
-	godogStatus int
-	// junitTo is where --format sends JUnit XML: "" nowhere, "-"
-	// standard output, else a file (splitJUnit); reportDir is --report.
-	junitTo, reportDir string
-	// cucumber are the files godog wrote Cucumber JSON to, which the
-	// results' warnings and breaches are added to (cucumberFiles).
-	cucumber []string
-	// width bounds the recap's lines on a terminal (0: no bound).
-	width int
-	// causes says, after the recap, what the failures probably come from.
-	causes func(io.Writer)
-	// network says what the run's requests met on the way to the target
-	// ("" when nothing worth saying).
-	network string
-	// outOfTime, when the run's --max-duration ran out, is that bound.
-	outOfTime time.Duration
-}
-
-// finishRun ends the output of certify and certify-webhook, in this
-// order: the JUnit XML when --format asked for it, a recap of what did not
-// pass, of the warnings, and the likely causes, the scenarios not run and
-// why, the wall time, where the reports are, then the verdict and the
-// counts, last. It returns the run's exit (verdictError), or the error of
-// writing a report.
-func (m *Main) finishRun(e ending) error {
-	run, results := e.run, e.results
-	switch e.junitTo {
-	case "":
-	case "-":
-		if err := reports.WriteJUnit(m.Stdout, run, results); err != nil {
-			return fmt.Errorf("junit: %w", err)
-		}
-	default:
-		if err := reports.WriteJUnitFile(e.junitTo, run, results); err != nil {
-			return fmt.Errorf("junit: %w", err)
-		}
-	}
-	reports.WriteRecap(m.Stdout, results, e.width)
-	if e.causes != nil {
-		e.causes(m.Stdout)
-	}
-	for _, g := range reports.NotRunGroups(run.Tags, results) {
-		fmt.Fprintln(m.Stdout, g)
-	}
-	if e.network != "" {
-		fmt.Fprintln(m.Stdout, e.network)
-	}
-	if e.outOfTime > 0 {
-		n := 0
-		for _, r := range results {
-			if r.Status == reports.Inconclusive && r.Error == steps.NotJudgedInTime {
-				n++
-			}
-		}
-		fmt.Fprintf(m.Stdout, msgOutOfTime+"\n", e.outOfTime, n)
-	}
-	fmt.Fprintf(m.Stdout, "wall time %s\n", run.Elapsed.Round(time.Millisecond))
-	for _, f := range e.cucumber {
-		if err := reports.AnnotateCucumberFile(f, results); err != nil {
-			return fmt.Errorf("cucumber: %w", err)
-		}
-	}
-	if e.reportDir != "" {
-		if err := reports.WriteAll(e.reportDir, run, results); err != nil {
-			return fmt.Errorf("report: %w", err)
-		}
-		in := func(f string) string { return filepath.Join(e.reportDir, f) }
-		fmt.Fprintf(m.Stdout, "report: %s (also %s, %s, %s)\n", in("report.html"), in("certificate.json"), in("junit.xml"), in("cucumber.json"))
-	}
-	// The verdict, then the counts: the last line of the output.
-	fmt.Fprintln(m.Stdout, "verdict: "+reports.Explain(run.Tags, results))
-	fmt.Fprintln(m.Stdout, "firmakit: "+reports.Summarize(results).String())
-	return verdictError(reports.Verdict(results), e.godogStatus)
-}
+// expectedFailuresUsage is the help of --expected-failures, shared by
+// certify and certify-webhook.
+const expectedFailuresUsage = "YAML file of known deviations: a list of entries, each '- requirement: TAG' or '- scenario: NAME' " +
+	"with 'reason: WHY'; a listed failure is reported as an expected failure and does not fail the run, an entry whose scenarios all pass does"
 
 // strictUsage is the help of --strict, shared by certify and
 // certify-webhook.
 const strictUsage = "make every warning fail its scenario (exit 1), for teams that want the profile's letter: " +
 	"a warning is what the documents do not require, or a departure from the profile without consequence"
-
-// judged is what a run's results come to: rewritten by judge when set (a
-// test's stand-in for the steps), each warning a failure under --strict
-// (reports.Strict), then the expected failures applied, so that an
-// expected-failures entry can cover a scenario --strict failed. It returns
-// the results and godog's status as expectFailures leaves it.
-func judged(judge func([]reports.ScenarioResult) []reports.ScenarioResult, results []reports.ScenarioResult, strict bool,
-	expected []reports.Expectation, status int) ([]reports.ScenarioResult, int) {
-	if judge != nil {
-		results = judge(results)
-	}
-	if strict {
-		results = reports.Strict(results)
-	}
-	return expectFailures(results, expected, status)
-}
-
-// cucumberFiles are the files a format list sends godog's Cucumber JSON
-// to ("cucumber:FILE"); one to standard output cannot be rewritten.
-func cucumberFiles(formats string) []string {
-	var files []string
-	for _, f := range strings.Split(formats, ",") {
-		if name, file, ok := strings.Cut(f, ":"); ok && strings.TrimSpace(name) == "cucumber" && file != "" {
-			files = append(files, file)
-		}
-	}
-	return files
-}
-
-// withCucumber adds godog's Cucumber JSON in --report's folder to a
-// format list, making the folder; a list without --report is unchanged.
-func withCucumber(formats, reportDir string) (string, error) {
-	if reportDir == "" {
-		return formats, nil
-	}
-	if err := os.MkdirAll(reportDir, 0o755); err != nil {
-		return "", usageError("--report: %v", err)
-	}
-	return formats + ",cucumber:" + filepath.Join(reportDir, "cucumber.json"), nil
-}
-
-// checkReportLang refuses a --report-lang report.html has no language
-// for, or one given without --report.
-func checkReportLang(reportLang, reportDir string) error {
-	switch {
-	case reportLang != "" && !slices.Contains(reports.ReportLangs, reportLang):
-		return usageError("--report-lang %q: want es or en", reportLang)
-	case reportLang != "" && reportDir == "":
-		return usageError("--report-lang is the language of report.html: give --report DIR too, or drop it")
-	}
-	return nil
-}
 
 // verdictExit ends certify with the exit code of a verdict that its
 // output's last lines (the verdict, then the counts) already explained, so
@@ -332,64 +206,3 @@ type verdictExit struct {
 }
 
 func (e *verdictExit) Error() string { return e.verdict }
-
-// verdictError maps a run's verdict (and godog's status) to the exit code
-// of certify: nil only when every selected scenario passed, some with
-// warnings (reports.PassedWithWarnings) or as expected failures.
-func verdictError(verdict string, godogStatus int) error {
-	switch {
-	case verdict == reports.Failed:
-		return &verdictExit{ExitFailed, verdict}
-	case godogStatus != 0:
-		return &exitError{ExitFailed, errors.New("godog reported a failure that no scenario result shows; see its output above")}
-	case verdict == reports.Inconclusive:
-		return &verdictExit{ExitInconclusive, verdict}
-	case verdict == reports.Incomplete:
-		return &verdictExit{ExitIncomplete, verdict}
-	}
-	return nil
-}
-
-// splitJUnit takes the JUnit entries out of a --format list: firmakit
-// writes JUnit from its own results, which tell not run and inconclusive
-// from passed; godog's formatter does not. It returns the list left for
-// godog and where the JUnit goes: "" nowhere, "-" standard output, else a
-// file.
-func splitJUnit(formats string) (rest, junit string) {
-	var keep []string
-	for _, f := range strings.Split(formats, ",") {
-		name, file, hasFile := strings.Cut(f, ":")
-		switch {
-		case strings.TrimSpace(name) != "junit":
-			keep = append(keep, f)
-		case hasFile:
-			junit = file
-		default:
-			junit = "-"
-		}
-	}
-	return strings.Join(keep, ","), junit
-}
-
-// checkFormats refuses a --format list naming a format neither firmakit
-// nor godog has, before anything starts.
-func checkFormats(list string) error {
-	known := []string{"firmakit", "junit"}
-	for name := range godog.AvailableFormatters() {
-		if !slices.Contains(known, name) {
-			known = append(known, name)
-		}
-	}
-	sort.Strings(known[2:])
-	for _, f := range strings.Split(list, ",") {
-		name, _, _ := strings.Cut(strings.TrimSpace(f), ":")
-		if !slices.Contains(known, name) {
-			hint := ""
-			if near := firmakit.Closest(name, known); near != "" {
-				hint = fmt.Sprintf(" (did you mean %q?)", near)
-			}
-			return usageError("--format %q: no format %q%s; want one of %s, optionally as name:file", list, name, hint, strings.Join(known, ", "))
-		}
-	}
-	return nil
-}
