@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/explore"
 	"github.com/firmakit/firmakit/receiver"
 	"github.com/firmakit/firmakit/reference"
 	"github.com/firmakit/firmakit/reports"
@@ -122,8 +123,8 @@ func (m *Main) certify(ctx context.Context, f *certifyFlags) error {
 	}
 	t.HTTPClient, t.Pacer, t.Retries = client, pacer, retries
 	_, explicit := givenFlags(ctx)["explore"]
-	x := &exploreRun{ctx: ctx, explorer: f.planExploration(ctx, t, bundled), withSuite: !explicit}
-	return m.runCertify(f, plan, t, deadline, x)
+	x := &explore.Beside{Explorer: f.planExploration(ctx, t, bundled), WithSuite: !explicit}
+	return m.runCertify(ctx, f, plan, t, deadline, x)
 }
 
 // check refuses bad flags, a selection of nothing and expected failures
@@ -194,10 +195,10 @@ func (m *Main) bundledTarget(ctx context.Context, plan *certifyPlan, cleanup *[]
 // runCertify runs the suite against t, showing each scenario as it ends,
 // with the exploration x beside it, and ends the run with its verdict and
 // reports.
-func (m *Main) runCertify(f *certifyFlags, plan *certifyPlan, t *steps.Target, deadline time.Time, x *exploreRun) error {
+func (m *Main) runCertify(ctx context.Context, f *certifyFlags, plan *certifyPlan, t *steps.Target, deadline time.Time, x *explore.Beside) error {
 	suite := &steps.Suite{Target: t}
 	bundled := f.foreign.target == ""
-	return m.runSuite(f.runFlags, plan.runPlan, suiteRun{suite: suite, options: &suite.RunOptions, deadline: deadline, count: steps.Select, explore: x,
+	return m.runSuite(f.runFlags, plan.runPlan, suiteRun{suite: suite, options: &suite.RunOptions, deadline: deadline, count: steps.Select, ctx: ctx, explore: x,
 		intro: func() { fmt.Fprintf(m.Stdout, "profile %q; %s\n\n", plan.profile.Name, suite) },
 		end: func(f *reports.Finish) {
 			f.Run.Target, f.Run.Bundled, f.Run.MerchantID = t.URL, bundled, t.MerchantID

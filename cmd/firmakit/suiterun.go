@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"time"
 
 	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/explore"
 	"github.com/firmakit/firmakit/reports"
 	"github.com/firmakit/firmakit/steps"
 	"github.com/firmakit/firmakit/steps/webhook"
@@ -124,7 +126,9 @@ type suiteRun struct {
 	end func(*reports.Finish)
 	// explore, when it has an explorer, runs beside the suite from its
 	// start; its findings join the suite's results.
-	explore *exploreRun
+	explore *explore.Beside
+	// ctx is the run's, which the exploration ends with.
+	ctx context.Context
 }
 
 // runSuite runs a suite with the run's flags, showing each scenario as it
@@ -139,13 +143,13 @@ func (m *Main) runSuite(f *runFlags, plan *runPlan, r suiteRun) error {
 	r.options.OnResult = shown.Start(total)
 	start := time.Now()
 	suiteDone := make(chan struct{})
-	x := r.explore.start(r.deadline, suiteDone)
+	x := r.explore.Start(r.ctx, r.deadline, suiteDone)
 	status, err := r.suite.Run()
 	close(suiteDone)
 	elapsed := time.Since(start)
 	shown.Stop()
 	if err != nil && x != nil {
-		x.stop()
+		x.Stop()
 	}
 	var se *steps.SelectionError
 	switch {
@@ -161,7 +165,7 @@ func (m *Main) runSuite(f *runFlags, plan *runPlan, r suiteRun) error {
 	}
 	results := r.suite.Results()
 	if x != nil {
-		results = append(results, m.waitExploration(x)...)
+		results = append(results, x.Wait(m.Stdout)...)
 		elapsed = time.Since(start)
 	}
 	if m.judge != nil {
