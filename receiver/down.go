@@ -218,6 +218,10 @@ func (rv *Receiver) handleRefuse(c echo.Context) error {
 	case err != nil:
 		return apiError(http.StatusBadRequest, err.Error())
 	}
+	// The connection that asked goes too, whatever the timing: an answer
+	// written once the window has ended (a loaded machine) would leave it
+	// open, and a client's next request on it would not meet the refusal.
+	c.Response().Header().Set("Connection", "close")
 	return c.JSON(http.StatusOK, map[string]any{"refusing_for": d.String()})
 }
 

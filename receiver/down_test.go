@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"net/http"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -21,6 +22,11 @@ func TestRefuseRefusesConnectionsThenListensAgain(t *testing.T) {
 	rv := MustOpenReceiver(t, nil)
 	ctx := context.Background()
 	keepAlive := &http.Client{Transport: &http.Transport{}}
+	// A new connection each time: a pooled one (http.DefaultClient's, which
+	// the API calls leave idle) may still be taken for the next request
+	// before its client has read the server's close, and then reads a
+	// reset, not a refusal.
+	fresh := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 	post := func(c *http.Client, event string) error {
 		body := notification(firmakit.StateSigned, event, "sig-down")
 		req, _ := http.NewRequest("POST", rv.URL()+"/hooks/merchant_demo", bytes.NewReader(body))
@@ -36,9 +42,11 @@ func TestRefuseRefusesConnectionsThenListensAgain(t *testing.T) {
 	require.NoError(t, post(keepAlive, "before"))
 	url := rv.URL()
 
-	require.NoError(t, rv.Refuse(ctx, 400*time.Millisecond))
+	// Windows of seconds: a loaded machine may take hundreds of
+	// milliseconds between two requests, and the refusal must still be on.
+	require.NoError(t, rv.Refuse(ctx, 2*time.Second))
 	assert.ErrorIs(t, rv.Refuse(ctx, time.Second), receiver.ErrAlreadyDown)
-	err := post(http.DefaultClient, "new-connection")
+	err := post(fresh, "new-connection")
 	assert.ErrorIs(t, err, syscall.ECONNREFUSED, "a new connection is refused")
 	assert.Error(t, post(keepAlive, "kept-alive"), "an idle keep-alive connection does not outlive the socket")
 
@@ -55,10 +63,18 @@ func TestRefuseRefusesConnectionsThenListensAgain(t *testing.T) {
 
 	// The same through the API, for a remote receiver.
 	client := &receiver.Client{URL: rv.URL()}
-	require.NoError(t, client.Refuse(ctx, 300*time.Millisecond))
-	assert.ErrorIs(t, post(http.DefaultClient, "refused-again"), syscall.ECONNREFUSED)
+	require.NoError(t, client.Refuse(ctx, 2*time.Second))
+	assert.ErrorIs(t, post(fresh, "refused-again"), syscall.ECONNREFUSED)
 	require.NoError(t, client.WaitUp(wctx))
 	require.NoError(t, post(http.DefaultClient, "up-again"))
+	// The connection that asked is closed after the answer, so that no
+	// request of its client outlives the refusal on it.
+	resp, err := http.Post(rv.URL()+"/api/refuse", "application/json", strings.NewReader(`{"for":"1ms"}`))
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, 200, resp.StatusCode)
+	assert.True(t, resp.Close, "Connection: close on the answer")
+	require.NoError(t, client.WaitUp(wctx))
 
 	ct := map[string]string{"Content-Type": "application/json"}
 	for _, body := range []string{`{"for":"0s"}`, `{"for":"2m"}`, `{"for":"soon"}`, `{"for":2}`, `{}`, `{"for":"1s","x":1}`, `not json`} {
