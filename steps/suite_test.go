@@ -7,7 +7,9 @@ import (
 	"github.com/cucumber/godog"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -34,9 +36,79 @@ func startReference(t *testing.T, change func(*reference.Server, *receiver.Recei
 	require.NoError(t, rv.Open())
 	t.Cleanup(func() { rv.Close() })
 	require.NoError(t, ref.Config.SetWebhooks(rv.HookURL))
+	dumpOnStall(t, ref)
 	require.NoError(t, ref.Open())
-	t.Cleanup(func() { ref.Close() })
+	t.Cleanup(func() {
+		logUnevenDeliveries(t, ref)
+		ref.Close()
+	})
 	return ref, rv
+}
+
+// dumpOnStall logs, once, the stacks of this process's goroutines that
+// are in the receiver or the database when the suite's receiver stops
+// answering: five of the reference's attempts timed out within 2 s (a
+// scenario that holds its answer past the timeout holds one or two). On
+// a loaded machine the receiver was once seen answering nothing for a
+// minute and a half; the stacks say where it stood.
+func dumpOnStall(t *testing.T, ref *reference.Server) {
+	var mu sync.Mutex
+	var timeouts []time.Time
+	var once sync.Once
+	next := ref.OnDelivery
+	ref.OnDelivery = func(d reference.Delivery) {
+		if next != nil {
+			next(d)
+		}
+		if len(d.Attempts) == 0 || !strings.Contains(d.Attempts[len(d.Attempts)-1].Error, "deadline exceeded") {
+			return
+		}
+		mu.Lock()
+		now := time.Now()
+		timeouts = append(timeouts, now)
+		for len(timeouts) > 0 && now.Sub(timeouts[0]) > 2*time.Second {
+			timeouts = timeouts[1:]
+		}
+		stalled := len(timeouts) >= 5
+		mu.Unlock()
+		if !stalled {
+			return
+		}
+		once.Do(func() {
+			buf := make([]byte, 64<<20)
+			buf = buf[:runtime.Stack(buf, true)]
+			var b strings.Builder
+			for _, g := range strings.Split(string(buf), "\n\n") {
+				if strings.Contains(g, "firmakit/receiver") || strings.Contains(g, "database/sql") || strings.Contains(g, "modernc.org/sqlite") {
+					b.WriteString(g + "\n\n")
+				}
+			}
+			t.Logf("the suite's receiver stopped answering (5 of the reference's attempts timed out within 2 s); its goroutines:\n%s", b.String())
+		})
+	}
+}
+
+// logUnevenDeliveries logs the reference's record of every delivery
+// that did not go at once: an attempt that failed, waited for a sender,
+// or took a second or more (go test shows the lines of a test that
+// failed, and -v or -json those of every test). A notification a row
+// missed, even one its rerun then saw, is explained by what the service
+// did with it.
+func logUnevenDeliveries(t *testing.T, ref *reference.Server) {
+	for _, d := range ref.Deliveries() {
+		uneven := false
+		for _, a := range d.Attempts {
+			uneven = uneven || a.Error != "" || a.LatencyMS >= 1000 || a.QueuedMS >= 1000
+		}
+		if !uneven {
+			continue
+		}
+		var b strings.Builder
+		for i, a := range d.Attempts {
+			fmt.Fprintf(&b, "\n  attempt %d at %s: status %d, %.0f ms, queued %.0f ms, error %q", i+1, a.At.Format("15:04:05.000"), a.StatusCode, a.LatencyMS, a.QueuedMS, a.Error)
+		}
+		t.Logf("the reference's delivery of %s %s (signature_id %s, %s): %s%s", d.State, d.EventID, d.SignatureID, d.URL, d.Outcome, b.String())
+	}
 }
 
 // wholeSuiteLang is the language of a test that runs the whole suite:
