@@ -80,8 +80,10 @@ var tables = map[string][]string{
 type sqliteStore struct {
 	backendConfig
 	sqlCore
-	write  *sql.DB
-	read   *sql.DB
+	write *sql.DB
+	read  *sql.DB
+	// gate puts commit first on the write connection.
+	gate   *dbGate
 	queue  *inserts
 	passes chan chan struct{}
 	done   chan struct{}
@@ -165,7 +167,14 @@ func openSQLite(cfg backendConfig) (*sqliteStore, error) {
 	if cfg.every <= 0 {
 		cfg.every = time.Second
 	}
-	s := &sqliteStore{backendConfig: cfg, sqlCore: sqlCore{d: sqliteDialect, readDB: stdDB{r}, writeDB: stdDB{w}},
+	// The writer's commits go first on the write connection (dbGate); in
+	// memory the reads share it.
+	gate := newDBGate()
+	readGate := gate
+	if !memory {
+		readGate = nil
+	}
+	s := &sqliteStore{backendConfig: cfg, sqlCore: sqlCore{d: sqliteDialect, readDB: stdDB{r, readGate}, writeDB: stdDB{w, gate}}, gate: gate,
 		write: w, read: r, queue: newInserts(), passes: make(chan chan struct{}), done: make(chan struct{}), pageCost: 1}
 	if memory {
 		s.pageCost = 2
@@ -309,6 +318,7 @@ func (s *sqliteStore) writer() {
 // insert calls for.
 func (s *sqliteStore) commit(recs []*Record) error {
 	ctx := context.Background()
+	defer s.gate.write()()
 	tx, err := s.write.Begin()
 	if err != nil {
 		return fmt.Errorf("store: %w", err)
@@ -325,7 +335,7 @@ func (s *sqliteStore) commit(recs []*Record) error {
 		id++
 		r.ID = id
 	}
-	if err := s.d.stamp(ctx, stdDB{tx}, recs, s.hasContracts.Load()); err != nil {
+	if err := s.d.stamp(ctx, stdDB{db: tx}, recs, s.hasContracts.Load()); err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
 	for _, r := range recs {
@@ -338,7 +348,7 @@ func (s *sqliteStore) commit(recs []*Record) error {
 	}
 	// The records of this batch are about to be acknowledged: the
 	// retention their insert triggers deletes only older ones.
-	dropped, err := s.retain(ctx, stdDB{tx}, id, recs[0].ID)
+	dropped, err := s.retain(ctx, stdDB{db: tx}, id, recs[0].ID)
 	if err != nil {
 		return fmt.Errorf("store: retention: %w", err)
 	}

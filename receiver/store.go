@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -470,13 +471,18 @@ type stdDB struct {
 		QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 		ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 	}
+	// gate, when set, is passed by every statement (dbGate): the
+	// SQLite store's, on the one connection its writer shares.
+	gate *dbGate
 }
 
 func (s stdDB) row(ctx context.Context, q string, args ...any) scanner {
-	return s.db.QueryRowContext(ctx, q, args...)
+	leave := s.gate.enter()
+	return gatedRow{s.db.QueryRowContext(ctx, q, args...), leave}
 }
 
 func (s stdDB) each(ctx context.Context, q string, args []any, fn func(scanner) (bool, error)) error {
+	defer s.gate.enter()()
 	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return err
@@ -486,11 +492,68 @@ func (s stdDB) each(ctx context.Context, q string, args []any, fn func(scanner) 
 }
 
 func (s stdDB) exec(ctx context.Context, q string, args ...any) (int64, error) {
+	defer s.gate.enter()()
 	res, err := s.db.ExecContext(ctx, q, args...)
 	if err != nil {
 		return 0, err
 	}
 	return res.RowsAffected()
+}
+
+// gatedRow is a row that leaves its gate once scanned: the connection
+// is held until then.
+type gatedRow struct {
+	row   *sql.Row
+	leave func()
+}
+
+func (r gatedRow) Scan(dest ...any) error {
+	defer r.leave()
+	return r.row.Scan(dest...)
+}
+
+// dbGate puts the SQLite writer's commits first on the one connection
+// the store writes through (and, in memory, reads through too).
+// database/sql hands a freed connection to any one of its waiters, so
+// behind a flood of other statements (contract notes, one per contract
+// a suite creates, hundreds at once) a commit waited its turn for a
+// minute and a half on a loaded machine, and the receiver answered no
+// notification meanwhile. Other statements now wait here, at most
+// gateOthers of them at the connection at once, and none once a commit
+// waits: a commit waits for gateOthers statements at most.
+type dbGate struct {
+	others chan struct{}
+	rw     sync.RWMutex
+}
+
+// gateOthers is how many statements besides the writer's may wait for
+// the connection at once.
+const gateOthers = 2
+
+func newDBGate() *dbGate { return &dbGate{others: make(chan struct{}, gateOthers)} }
+
+// enter waits for the turn of a statement other than the writer's and
+// returns what ends it; a nil gate lets everything through.
+func (g *dbGate) enter() (leave func()) {
+	if g == nil {
+		return func() {}
+	}
+	g.others <- struct{}{}
+	g.rw.RLock()
+	return func() {
+		g.rw.RUnlock()
+		<-g.others
+	}
+}
+
+// write waits for the writer's turn, ahead of every statement not yet
+// at the connection, and returns what ends it.
+func (g *dbGate) write() (done func()) {
+	if g == nil {
+		return func() {}
+	}
+	g.rw.Lock()
+	return g.rw.Unlock
 }
 
 // pgDB is a pgx pool, connection or transaction.
