@@ -441,8 +441,11 @@ func oldestWorth(ctx context.Context, db sqlDB, need int64) (int64, error) {
 // pass applies the limits outside a commit, on the writer: records age
 // while nothing arrives.
 func (s *sqliteStore) pass() {
+	// The writer's turn, as a commit's (dbGate): behind the gate, a pass
+	// waited for every statement queued before it, and the commits with it.
+	defer s.gate.write()()
 	last := s.last()
-	dropped, err := s.retain(context.Background(), s.writeDB, last, last+1)
+	dropped, err := s.retain(context.Background(), stdDB{db: s.write}, last, last+1)
 	if err != nil {
 		s.log.Error("retention pass failed", "err", err)
 	}
