@@ -178,14 +178,18 @@ type Receiver struct {
 	answers   answerBook
 	closeOnce sync.Once
 	streams   sync.WaitGroup
-	nstreams  atomic.Int64
-	stop      chan struct{}
-	conns     graceful.Tracker
-	large     chan struct{} // a slot per large body being read
-	pages     chan struct{} // a slot per list or export page being read and written
-	backlogs  chan struct{} // a slot per stream backlog page being read and written
-	delayed   chan struct{} // a slot per programmed answer being held back (delayedSlots)
-	forwards  chan struct{} // a slot per forward waiting for the endpoint (forwardSlots)
+	// streamsClosed, under streamsMu, is set once Close waits for the
+	// streams: none is added after (openStream).
+	streamsMu     sync.Mutex
+	streamsClosed bool
+	nstreams      atomic.Int64
+	stop          chan struct{}
+	conns         graceful.Tracker
+	large         chan struct{} // a slot per large body being read
+	pages         chan struct{} // a slot per list or export page being read and written
+	backlogs      chan struct{} // a slot per stream backlog page being read and written
+	delayed       chan struct{} // a slot per programmed answer being held back (delayedSlots)
+	forwards      chan struct{} // a slot per forward waiting for the endpoint (forwardSlots)
 	// forwardsRefused counts the notifications answered at once, not
 	// forwarded, because every forward slot was taken.
 	forwardsRefused atomic.Int64
@@ -370,6 +374,9 @@ func (rv *Receiver) Close() error {
 		}
 		close(rv.stop)
 		err = graceful.Shutdown(rv.srv, &rv.conns, 2*time.Second)
+		rv.streamsMu.Lock()
+		rv.streamsClosed = true
+		rv.streamsMu.Unlock()
 		rv.hub.closeAll()
 		rv.streams.Wait()
 		rv.store.close()

@@ -27,7 +27,19 @@ func (rv *Receiver) openStream(c echo.Context) (*websocket.Conn, func(), error) 
 		rv.nstreams.Add(-1)
 		return nil, nil, nil
 	}
+	// Close waits for the streams open once it has begun: a stream whose
+	// upgrade ends after that is closed at once, not counted (a count
+	// going up from none while Close waits is a race).
+	rv.streamsMu.Lock()
+	if rv.streamsClosed {
+		rv.streamsMu.Unlock()
+		_ = conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseGoingAway, "the receiver is shutting down"), time.Now().Add(time.Second))
+		conn.Close()
+		rv.nstreams.Add(-1)
+		return nil, nil, nil
+	}
 	rv.streams.Add(1)
+	rv.streamsMu.Unlock()
 	return conn, func() {
 		conn.Close()
 		rv.streams.Done()
