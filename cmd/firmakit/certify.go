@@ -12,10 +12,12 @@ import (
 
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/explore"
+	"github.com/firmakit/firmakit/internal/cliflag"
 	"github.com/firmakit/firmakit/receiver"
 	"github.com/firmakit/firmakit/reference"
 	"github.com/firmakit/firmakit/reports"
 	"github.com/firmakit/firmakit/steps"
+	"github.com/firmakit/firmakit/steps/bundled"
 )
 
 func (m *Main) certifyCommand() command {
@@ -59,16 +61,16 @@ func (m *Main) bindCertifyFlags(fs *flag.FlagSet) *certifyFlags {
 	fs.StringVar(&t.otherKey, "other-key", "", "another merchant's credential; without it those scenarios are not run")
 	fs.StringVar(&t.otherSecret, "other-secret", "", "its secret")
 	fs.StringVar(&t.otherMerchant, "other-merchant", "", "that merchant's id, whose signature_webhook is the receiver's /hooks/<id>; without it (and --other-webhook-secret) the scenarios of two merchants are not run")
-	fs.Var((*listFlag)(&t.otherWebhookSecrets), "other-webhook-secret", "that merchant's webhook secret (repeatable)")
+	fs.Var((*cliflag.List)(&t.otherWebhookSecrets), "other-webhook-secret", "that merchant's webhook secret (repeatable)")
 	fs.StringVar(&t.senderName, "sender-name", "", "the name the merchant is configured with, which its envelopes name as sender; without it those scenarios are not run")
 	fs.StringVar(&t.senderEmail, "sender-email", "", "the merchant's configured sender e-mail")
 	fs.StringVar(&t.documentHost, "document-host", "", "a host, besides the target's, where the target serves the documents its document_url links open")
-	fs.Var((*listFlag)(&t.webhookSecrets), "webhook-secret", "webhook secret of the merchant (repeatable, for rotation)")
+	fs.Var((*cliflag.List)(&t.webhookSecrets), "webhook-secret", "webhook secret of the merchant (repeatable, for rotation)")
 	fs.StringVar(&t.template, "template", "", "template name the create requests use (default: contrato_arriendo)")
 	fs.StringVar(&t.templateTitle, "template-title", "", "the template's title")
 	fs.StringVar(&t.templateSigners, "template-signers", "", "the template's signer keys, comma-separated")
 	fs.StringVar(&t.templateDocx, "template-docx", "", "derive the template's name, title, signers and data keys from this .docx")
-	fs.Var((*listFlag)(&t.templateData), "template-data", "a data value for the template, key=value (repeatable)")
+	fs.Var((*cliflag.List)(&t.templateData), "template-data", "a data value for the template, key=value (repeatable)")
 	fs.StringVar(&t.receiverURL, "receiver", "", "URL of a running 'firmakit receive' where the target's notifications land")
 	fs.StringVar(&t.receiverToken, "receiver-token", "", "its token, if it has one")
 	fs.StringVar(&t.listen, "listen", DefaultCertifyListen, "address of the in-process receiver when no --receiver is given; the target's signature_webhook must reach it")
@@ -122,7 +124,7 @@ func (m *Main) certify(ctx context.Context, f *certifyFlags) error {
 		return err
 	}
 	t.HTTPClient, t.Pacer, t.Retries = client, pacer, retries
-	_, explicit := givenFlags(ctx)["explore"]
+	explicit := givenFlags(ctx).Has("explore")
 	x := &explore.Beside{Explorer: f.planExploration(ctx, t, bundled), WithSuite: !explicit}
 	return m.runCertify(ctx, f, plan, t, deadline, x)
 }
@@ -151,7 +153,7 @@ func (f *certifyFlags) check(ctx context.Context) (*certifyPlan, error) {
 	if f.foreign.target != "" && selection == "" {
 		selection = "~@reference"
 	}
-	if _, given := givenFlags(ctx)["max-duration"]; !given && f.foreign.target != "" {
+	if !givenFlags(ctx).Has("max-duration") && f.foreign.target != "" {
 		f.maxDuration = DefaultMaxDuration
 	}
 	plan, err := f.plan(p, steps.Selected, selection)
@@ -164,32 +166,20 @@ func (f *certifyFlags) check(ctx context.Context) (*certifyPlan, error) {
 // bundledTarget starts the bundled reference and a receiver, in-process
 // on loopback, and returns them as the suite's target.
 func (m *Main) bundledTarget(ctx context.Context, plan *certifyPlan, cleanup *[]func()) (*steps.Target, error) {
-	p, log := plan.profile, plan.log
-	rv := &receiver.Receiver{Addr: "127.0.0.1:0", DB: ":memory:", Profile: p}
-	if err := rv.Open(); err != nil {
-		return nil, &exitError{ExitUnreachable, err}
-	}
-	*cleanup = append(*cleanup, func() { rv.Close() })
 	// The suite answers 4xx, 5xx, late or not at all on purpose
 	// (@DEMO-RETRY and the like): the reference's warnings about it are
 	// part of the test, so only its errors are shown unless asked for more.
-	refLog := log
-	if !log.Enabled(ctx, slog.LevelInfo) {
-		refLog = slog.New(minLevel{log.Handler(), slog.LevelError})
+	refLog := plan.log
+	if !refLog.Enabled(ctx, slog.LevelInfo) {
+		refLog = slog.New(cliflag.AtLeast(refLog.Handler(), slog.LevelError))
 	}
-	ref := &reference.Server{Addr: "127.0.0.1:0", Profile: p, Config: reference.DemoConfig(), Logger: refLog}
-	demoID := firmakit.Demo().MerchantID
-	if err := ref.Config.SetWebhooks(rv.HookURL); err != nil {
-		return nil, err
-	}
-	if err := ref.Open(); err != nil {
+	stack, err := bundled.Start(plan.profile, refLog)
+	if err != nil {
 		return nil, &exitError{ExitUnreachable, err}
 	}
-	*cleanup = append(*cleanup, func() { ref.Close() })
-	t := steps.DemoTarget(ref.URL(), rv, true)
-	t.Profile = p
-	fmt.Fprintf(m.Stdout, "firmakit certify: the bundled reference server at %s, notifications at %s\n", ref.URL(), rv.HookURL(demoID))
-	return t, nil
+	*cleanup = append(*cleanup, stack.Close)
+	fmt.Fprintf(m.Stdout, "firmakit certify: the bundled reference server at %s, notifications at %s\n", stack.Reference.URL(), stack.Receiver.HookURL(stack.Target.MerchantID))
+	return stack.Target, nil
 }
 
 // runCertify runs the suite against t, showing each scenario as it ends,
@@ -218,14 +208,8 @@ var targetOnly = []string{"merchant", "api-version", "key", "secret", "disabled-
 // checkCertifyFlags refuses flags given (see givenFlags) that mean nothing
 // with the others: target flags without --target, receiver flags that
 // contradict each other, half a credential.
-func checkCertifyFlags(given map[string]string) error {
-	has := func(name string) bool { _, ok := given[name]; return ok }
-	flagName := func(name string) string {
-		if src := given[name]; src != "" {
-			return fmt.Sprintf("--%s (from %s)", name, src)
-		}
-		return "--" + name
-	}
+func checkCertifyFlags(given cliflag.Given) error {
+	has, flagName := given.Has, given.Name
 	if !has("target") {
 		for _, name := range targetOnly {
 			if has(name) {
@@ -421,18 +405,3 @@ func (m *Main) foreignTarget(ctx context.Context, p *firmakit.Profile, f foreign
 	log.Info("in-process receiver", "url", rv.URL())
 	return t, nil
 }
-
-// minLevel passes on only records at or above its level.
-type minLevel struct {
-	slog.Handler
-	level slog.Level
-}
-
-func (h minLevel) Enabled(ctx context.Context, l slog.Level) bool {
-	return l >= h.level && h.Handler.Enabled(ctx, l)
-}
-
-func (h minLevel) WithAttrs(a []slog.Attr) slog.Handler {
-	return minLevel{h.Handler.WithAttrs(a), h.level}
-}
-func (h minLevel) WithGroup(n string) slog.Handler { return minLevel{h.Handler.WithGroup(n), h.level} }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/firmakit/firmakit"
 	"io"
 	"net/http"
 	"os"
@@ -13,7 +12,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/features"
+	"github.com/firmakit/firmakit/internal/cliflag"
 	"github.com/firmakit/firmakit/internal/peer"
 	"github.com/firmakit/firmakit/reports"
 	"github.com/firmakit/firmakit/steps/webhook"
@@ -69,7 +70,7 @@ func bindWebhookFlags(fs *flag.FlagSet) *webhookFlags {
 	fs.StringVar(&f.endpoint, "endpoint", "", "URL of the merchant's webhook endpoint (its signature_webhook), where notifications are posted")
 	fs.StringVar(&f.secret, "webhook-secret", "", "the webhook secret the endpoint verifies notifications with; under an Ed25519 scheme, the secret key (whsk_…) whose public key the endpoint holds")
 	fs.StringVar(&f.merchant, "merchant", firmakit.Demo().MerchantID, "merchant id written in the notifications")
-	fs.Var((*listFlag)(&f.ids), "signature-id", "a contract the merchant's system knows, used as the notifications' signature_id (repeatable); without any, firmakit makes ids up, which an endpoint that looks contracts up answers 404")
+	fs.Var((*cliflag.List)(&f.ids), "signature-id", "a contract the merchant's system knows, used as the notifications' signature_id (repeatable); without any, firmakit makes ids up, which an endpoint that looks contracts up answers 404")
 	fs.StringVar(&f.idsFile, "signature-ids", "", "a file of contract ids the merchant's system knows, one a line ('#' starts a comment)")
 	fs.IntVar(&f.maxInFlight, "max-in-flight", webhook.DefaultMaxInFlight, "notifications in flight to the endpoint at once, over every scenario; a late answer among several runs again alone")
 	return f

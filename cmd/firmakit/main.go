@@ -10,14 +10,12 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
-	"sort"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/internal/cliflag"
 	"github.com/firmakit/firmakit/reports"
-	"go.yaml.in/yaml/v3"
 )
 
 // Exit codes of firmakit, documented in the README.
@@ -197,8 +195,12 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 		if err != nil {
 			fmt.Fprintf(m.Stderr, "firmakit %s: %v\n", c.name, err)
 			var ee *exitError
-			if errors.As(err, &ee) {
+			var ue *cliflag.UsageError
+			switch {
+			case errors.As(err, &ee):
 				return ee.code
+			case errors.As(err, &ue):
+				return ExitUsage
 			}
 			return ExitFailed
 		}
@@ -231,182 +233,28 @@ func (m *Main) runCommand(ctx context.Context, c command, args []string) error {
 	fs.Usage = func() {}
 	configFile := fs.String("config", "", "YAML file of flag values (keys are flag names)")
 	run := c.flags(fs)
-	// Flags may come before or after the positional arguments
-	// ('firmakit demo SIGNED --target URL'); "--" ends the flags.
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				fmt.Fprintf(m.Stdout, "Usage: %s\n\n%s.\n\nFlags:\n", c.usage, strings.ToUpper(c.summary[:1])+c.summary[1:])
-				fs.SetOutput(m.Stdout)
-				fs.PrintDefaults()
-				return err
-			}
-			return &exitError{ExitUsage, flagError(fs, c.name, err)}
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			break
-		}
-		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
-			positional = append(positional, rest...)
-			break
-		}
-		positional = append(positional, rest[0])
-		args = rest[1:]
+	positional, err := cliflag.Parse(fs, c.name, args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintf(m.Stdout, "Usage: %s\n\n%s.\n\nFlags:\n", c.usage, strings.ToUpper(c.summary[:1])+c.summary[1:])
+		fs.SetOutput(m.Stdout)
+		fs.PrintDefaults()
+		return err
 	}
-	given, err := m.fillFlags(fs, *configFile)
 	if err != nil {
-		return &exitError{ExitUsage, err}
+		return err
 	}
-	return listenError(fs, run(context.WithValue(ctx, givenKey{}, given), positional))
+	given, err := cliflag.Fill(fs, *configFile, m.Getenv)
+	if err != nil {
+		return err
+	}
+	return cliflag.ListenError(fs, run(cliflag.WithGiven(ctx, given), positional))
 }
 
-// givenKey holds, in a command's context, the flags given and where each
-// came from (see givenFlags).
-type givenKey struct{}
-
-// givenFlags returns the flags given to the running command, whichever
-// way: name → "" for the command line, "FIRMAKIT_<NAME>", or "config
-// FILE". A flag left at its default is not in it.
-func givenFlags(ctx context.Context) map[string]string {
-	g, _ := ctx.Value(givenKey{}).(map[string]string)
-	return g
-}
-
-// fillFlags gives every flag not set on the command line its value from
-// FIRMAKIT_<NAME>, else from the config file, and returns every flag given
-// with where it came from (see givenFlags).
-func (m *Main) fillFlags(fs *flag.FlagSet, configFile string) (map[string]string, error) {
-	set := map[string]bool{}
-	given := map[string]string{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name], given[f.Name] = true, "" })
-	if configFile == "" && !set["config"] {
-		configFile = m.Getenv("FIRMAKIT_CONFIG")
-	}
-	fromFile := map[string]any{}
-	if configFile != "" {
-		data, err := os.ReadFile(configFile)
-		if err != nil {
-			return nil, fmt.Errorf("config: %w", err)
-		}
-		if err := yaml.Unmarshal(data, &fromFile); err != nil {
-			return nil, fmt.Errorf("config %s: not a YAML map of flag names to values: %w", configFile, err)
-		}
-		var unknown []string
-		for k := range fromFile {
-			if fs.Lookup(k) == nil {
-				unknown = append(unknown, k)
-			}
-		}
-		if len(unknown) > 0 {
-			sort.Strings(unknown)
-			hint := ""
-			if near := firmakit.Closest(unknown[0], flagNames(fs)); near != "" {
-				hint = fmt.Sprintf("; did you mean %q?", near)
-			}
-			return nil, fmt.Errorf("config %s: unknown key %q for this command%s", configFile, unknown[0], hint)
-		}
-	}
-	var err error
-	fs.VisitAll(func(f *flag.Flag) {
-		if err != nil || set[f.Name] || f.Name == "config" {
-			return
-		}
-		env := "FIRMAKIT_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
-		if v := m.Getenv(env); v != "" {
-			if e := setFlag(fs, f.Name, v); e != nil {
-				err = fmt.Errorf("%s=%s (for --%s): %s", env, shownValue(f, v), f.Name, badValue(f, e))
-			}
-			given[f.Name] = env
-			return
-		}
-		if v, ok := fromFile[f.Name]; ok {
-			given[f.Name] = "config " + configFile
-			var vals []string
-			switch t := v.(type) {
-			case []any:
-				for _, x := range t {
-					vals = append(vals, fmt.Sprint(x))
-				}
-			default:
-				vals = []string{fmt.Sprint(t)}
-			}
-			for _, s := range vals {
-				if e := fs.Set(f.Name, s); e != nil {
-					err = fmt.Errorf("config %s: %s: %s: %s", configFile, f.Name, shownValue(f, s), badValue(f, e))
-				}
-			}
-		}
-	})
-	return given, err
-}
-
-// setFlag sets a flag from an environment value; list flags take a
-// comma-separated list.
-func setFlag(fs *flag.FlagSet, name, v string) error {
-	if _, ok := fs.Lookup(name).Value.(*listFlag); ok {
-		for _, s := range strings.Split(v, ",") {
-			if err := fs.Set(name, strings.TrimSpace(s)); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	return fs.Set(name, v)
-}
-
-// listFlag is a repeatable string flag.
-type listFlag []string
-
-func (l *listFlag) String() string     { return strings.Join(*l, ",") }
-func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
-
-// durationsFlag is a comma-separated list of durations.
-type durationsFlag struct {
-	d   []time.Duration
-	set bool
-}
-
-func (f *durationsFlag) String() string {
-	var s []string
-	for _, d := range f.d {
-		s = append(s, d.String())
-	}
-	return strings.Join(s, ",")
-}
-
-func (f *durationsFlag) Set(v string) error {
-	f.d, f.set = []time.Duration{}, true
-	if strings.TrimSpace(v) == "" || v == "none" {
-		return nil
-	}
-	for _, p := range strings.Split(v, ",") {
-		d, err := time.ParseDuration(strings.TrimSpace(p))
-		if err != nil || d < 0 {
-			return fmt.Errorf("%q is not a duration such as 1s", p)
-		}
-		f.d = append(f.d, d)
-	}
-	return nil
-}
+// givenFlags returns the flags given to the running command (see
+// cliflag.Given).
+func givenFlags(ctx context.Context) cliflag.Given { return cliflag.GivenIn(ctx) }
 
 // logFlags adds --log-level and --log-format and returns a constructor.
 func (m *Main) logFlags(fs *flag.FlagSet, defaultLevel string) func() (*slog.Logger, error) {
-	level := fs.String("log-level", defaultLevel, "log level: debug, info, warn, error")
-	format := fs.String("log-format", "text", "log format: text or json")
-	return func() (*slog.Logger, error) {
-		var lv slog.Level
-		if err := lv.UnmarshalText([]byte(*level)); err != nil {
-			return nil, usageError("--log-level %q: want debug, info, warn or error", *level)
-		}
-		opts := &slog.HandlerOptions{Level: lv}
-		switch *format {
-		case "text":
-			return slog.New(firmakit.SafeLogs(slog.NewTextHandler(m.Stderr, opts))), nil
-		case "json":
-			return slog.New(firmakit.SafeLogs(slog.NewJSONHandler(m.Stderr, opts))), nil
-		}
-		return nil, usageError("--log-format %q: want text or json", *format)
-	}
+	return cliflag.Logger(fs, defaultLevel, m.Stderr)
 }

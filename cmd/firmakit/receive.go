@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/internal/cliflag"
 	"github.com/firmakit/firmakit/receiver"
 )
 
@@ -19,7 +20,7 @@ func (m *Main) receiverFlags(fs *flag.FlagSet, defaultAddr, defaultDB, publicURL
 	addr := fs.String("listen", defaultAddr, "address the receiver listens on")
 	db := fs.String("db", defaultDB, "database file, :memory:, or a PostgreSQL URL (postgres://user:pass@host/db), which several receivers may share as replicas")
 	dbNotify := fs.Bool("db-notify", true, "with a PostgreSQL --db, wake the other replicas with one NOTIFY per committed batch; false only for a database's one replica")
-	secrets := &listFlag{}
+	secrets := &cliflag.List{}
 	demo := firmakit.Demo()
 	fs.Var(secrets, "secret", "webhook secret of a channel, as channel=secret (repeatable; '*=secret' for every channel); default "+
 		demo.MerchantID+"="+strings.Join(demo.WebhookSecrets, ","))
@@ -32,7 +33,7 @@ func (m *Main) receiverFlags(fs *flag.FlagSet, defaultAddr, defaultDB, publicURL
 	maxConns := fs.Int("max-conns", receiver.DefaultMaxConns, "connections held at once; past it the one idle the longest, or else the slowest body, is closed")
 	publicURL := fs.String(publicURLFlag, "", "URL senders reach the receiver at; default its own address. Its host is also allowed as Host")
 	allowPrivate := fs.Bool("allow-private-replay", false, "let a replay go to loopback, link-local and private addresses (your own endpoint on localhost); never to the receiver itself")
-	channelProfiles := &listFlag{}
+	channelProfiles := &cliflag.List{}
 	fs.Var(channelProfiles, "channel-profile", "scheme of one channel's notifications, as channel=PRESET or channel=FILE, e.g. gh=github (repeatable); other channels use --profile")
 	forwardTo := fs.String("forward-to", "", "forward every notification, unchanged, to this endpoint of yours (e.g. http://localhost:3000/webhook) and answer the sender with its status")
 	forwardTimeout := fs.Duration("forward-timeout", 0, "with --forward-to, how long a sender's answer waits for your endpoint at most, its body included, then 504 (0: the profile's webhook.timeout, 10s)")

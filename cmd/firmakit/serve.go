@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/internal/cliflag"
 	"github.com/firmakit/firmakit/reference"
 	"github.com/firmakit/firmakit/reference/faults"
 	"github.com/firmakit/firmakit/reference/liberties"
@@ -65,7 +66,7 @@ func (m *Main) referenceFlags(fs *flag.FlagSet, defaultAddr string, sh shared) f
 	fs.Var(webhooks, "webhook-url", "signature_webhook of a merchant, as merchant_id=URL (repeatable); a bare URL is the only merchant's, or "+firmakit.Demo().MerchantID+"'s")
 	publicURL := fs.String("public-url", "", "base URL of links the server hands out (document_url); default: its own address")
 	delay := fs.Duration("demo-delay", reference.DefaultDemoDelay, "wait between a 201 and its demo notification")
-	retries := &durationsFlag{d: reference.DefaultRetrySchedule}
+	retries := &cliflag.Durations{D: reference.DefaultRetrySchedule}
 	fs.Var(retries, "retry-schedule", "waits before each retry of an unanswered notification, comma-separated; 'none' disables retries")
 	maxDeliveries := fs.Int("max-deliveries", reference.DefaultMaxDeliveries, "notifications sent at once; the others wait in a queue (GET /_sandbox/queue)")
 	explain := fs.Bool("explain", false, "add a diagnostic to each authentication refusal (400 Missing headers, 401): what the server received, its string to sign and the likely cause")
@@ -100,7 +101,7 @@ func (m *Main) referenceFlags(fs *flag.FlagSet, defaultAddr string, sh shared) f
 			return nil, nil, err
 		}
 		s := &reference.Server{Addr: *addr, Profile: p, Config: cfg, PublicURL: *publicURL, DemoDelay: *delay,
-			RetrySchedule: retries.d, MaxDeliveries: *maxDeliveries, Logger: log, Explain: *explain, MaxRequests: *maxRequests,
+			RetrySchedule: retries.D, MaxDeliveries: *maxDeliveries, Logger: log, Explain: *explain, MaxRequests: *maxRequests,
 			Token: *token}
 		s.Documents = openapiDocuments(s)
 		return s, set, nil

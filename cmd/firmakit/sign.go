@@ -1,12 +1,10 @@
 package main
 
 import (
-	"net/http"
-
 	"context"
 	"flag"
 	"fmt"
-	"github.com/google/uuid"
+	"net/http"
 	"os"
 	"sort"
 	"strconv"
@@ -14,6 +12,8 @@ import (
 	"time"
 
 	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/internal/cliflag"
+	"github.com/google/uuid"
 )
 
 func (m *Main) signCommand() command {
@@ -38,7 +38,7 @@ func (m *Main) signCommand() command {
 			tsOffset := fs.Duration("timestamp-offset", 0, "sign with the time moved by this much from now (or --timestamp): -10m is ten minutes ago")
 			tsText := fs.String("timestamp-text", "", "send the timestamp as this text, signed as sent: {now} is the Unix time, {now-ms} in milliseconds, "+
 				"{now-hex} in hexadecimal, {now-spaced} with a space after its fifth digit (e.g. '0{now}', '{now}.5')")
-			var omit, empty listFlag
+			var omit, empty cliflag.List
 			fs.Var(&omit, "omit", "leave out an authentication header: key, timestamp or signature (repeatable)")
 			fs.Var(&empty, "empty", "send an authentication header with an empty value: key, timestamp or signature (repeatable)")
 			sigForm := fs.String("signature-form", "", "write the signature otherwise: upper (upper-case hex), base64 or hex (the same bytes), "+

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/internal/cliflag"
 	"github.com/firmakit/firmakit/receiver"
 	"github.com/firmakit/firmakit/reference"
 )
@@ -152,7 +153,7 @@ func (m *Main) demoCommand() command {
 			secret := fs.String("secret", demo.Credential.Secret, "credential secret")
 			template := fs.String("template", demo.Template.Name, "template name")
 			signers := fs.String("template-signers", strings.Join(demo.Template.Signers, ","), "the template's signer keys")
-			data := &listFlag{}
+			data := &cliflag.List{}
 			fs.Var(data, "template-data", "data value, key=value (repeatable); default the demo template's")
 			title := fs.String("title", "contrato de prueba", "free text after the prefix")
 			rcv := fs.String("receiver", "", "base URL of a receiver ('firmakit receive') to tell of the contract, so that its dashboard shows the notification's delay")

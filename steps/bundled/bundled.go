@@ -23,7 +23,7 @@ type Stack struct {
 // Start opens a receiver (an in-memory store) and the reference server
 // with the demo merchant's webhook pointing at it, both on 127.0.0.1 and
 // free ports, under profile p (the bundled profile when nil). The
-// reference logs only its errors, to logger when given. It returns an
+// reference logs to logger (nowhere when nil). It returns an
 // error when either cannot listen; Close stops both.
 func Start(p *firmakit.Profile, logger *slog.Logger) (*Stack, error) {
 	if p == nil {
