@@ -5,6 +5,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
+	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -120,4 +123,93 @@ func Printable(s string) bool {
 		i += size
 	}
 	return true
+}
+
+// AuthRoles are the roles of a request's authentication headers, by
+// which 'firmakit sign --omit' and --empty, and the explorer, name them.
+var AuthRoles = []string{"key", "timestamp", "signature"}
+
+// AuthHeader is the profile's name of a request's authentication header
+// by its role (AuthRoles); "" for another word.
+func (p *Profile) AuthHeader(role string) string {
+	switch role {
+	case "key":
+		return p.Request.KeyHeader
+	case "timestamp":
+		return p.Request.TimestampHeader
+	case "signature":
+		return p.Request.SignatureHeader
+	}
+	return ""
+}
+
+// Otherwise is how a request's authentication is written otherwise than
+// a correct client writes it; the zero value writes it right.
+type Otherwise struct {
+	// Stamp is the timestamp's written form (TimestampText); "" is the
+	// Unix time in seconds.
+	Stamp string
+	// SigForm writes the signature in another form (RewriteSignature).
+	SigForm string
+	// Omit and Empty are the authentication headers, by role (AuthRoles),
+	// left out and sent with an empty value.
+	Omit, Empty []string
+}
+
+// SignHeaders signs a request at now with the credential (keyID,
+// secret) and sets its authentication headers in h, written as o says:
+// the one composer of what 'firmakit sign' prints and the explorer sends.
+// parts gives the method, the request target and the body; the parts
+// signed (their KeyID and Timestamp set) come back. An unknown role or
+// signature form is an error.
+func (p *Profile) SignHeaders(h http.Header, keyID, secret string, parts RequestParts, now time.Time, o Otherwise) (RequestParts, error) {
+	parts.KeyID, parts.Timestamp = keyID, strconv.FormatInt(now.Unix(), 10)
+	if o.Stamp != "" {
+		parts.Timestamp = TimestampText(o.Stamp, now)
+	}
+	sig := p.RequestSignature(secret, parts)
+	if o.SigForm != "" {
+		var err error
+		if sig, err = p.RewriteSignature(sig, o.SigForm); err != nil {
+			return parts, err
+		}
+	}
+	h.Set(p.Request.KeyHeader, keyID)
+	h.Set(p.Request.TimestampHeader, parts.Timestamp)
+	h.Set(p.Request.SignatureHeader, sig)
+	for _, role := range slices.Concat(o.Empty, o.Omit) {
+		if p.AuthHeader(role) == "" {
+			return parts, fmt.Errorf("%q is no authentication header's role (want one of %s)", role, strings.Join(AuthRoles, ", "))
+		}
+	}
+	for _, role := range o.Empty {
+		h[http.CanonicalHeaderKey(p.AuthHeader(role))] = []string{""}
+	}
+	for _, role := range o.Omit {
+		h.Del(p.AuthHeader(role))
+	}
+	return parts, nil
+}
+
+// CurlLine is a curl command that sends a request with headers h and a
+// JSON body: body's bytes, or the file bodyFile holds when it is not "".
+// --globoff and --path-as-is make curl send rawURL exactly as signed (no
+// [] or {} globbing, no ./ or ../ folding); a header with an empty value
+// is sent empty ("Name;"), as "Name:" would send none.
+func CurlLine(method, rawURL string, h http.Header, body []byte, bodyFile string) string {
+	line := "curl -sS --globoff --path-as-is -X " + method + " " + ShellQuote(rawURL) + " -H 'Content-Type: application/json'"
+	for _, k := range slices.Sorted(maps.Keys(h)) {
+		switch v := h.Get(k); {
+		case strings.EqualFold(k, "Content-Type"):
+			// written first, application/json, as signed
+		case v != "":
+			line += " -H " + ShellQuote(k+": "+v)
+		default:
+			line += " -H " + ShellQuote(k+";")
+		}
+	}
+	if bodyFile != "" {
+		return line + " --data-binary " + ShellQuote("@"+bodyFile)
+	}
+	return line + " --data-binary " + ShellQuote(string(body))
 }

@@ -2,7 +2,10 @@ package firmakit_test
 
 import (
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -73,4 +76,41 @@ func TestPrintable(t *testing.T) {
 	for s, want := range map[string]bool{"": true, `{"a":"\t"}`: true, "ñandú 😀": true, "a\tb": false, "a\nb": false, "\xff": false, "\x7f": false, "\u0085": false, "a\u202eb": false, "a\u2028b": false} {
 		assert.Equal(t, want, firmakit.Printable(s), "%q", s)
 	}
+}
+
+func TestSignHeadersWritesTheAuthenticationOtherwise(t *testing.T) {
+	p := firmakit.BundledProfile()
+	now := time.Unix(1795000000, 0)
+	parts := firmakit.RequestParts{Method: "POST", RequestTarget: "/v1/check/m", Body: []byte("{}")}
+
+	right := http.Header{}
+	signed, err := p.SignHeaders(right, "k", "s", parts, now, firmakit.Otherwise{})
+	require.NoError(t, err)
+	assert.Equal(t, "1795000000", right.Get(p.Request.TimestampHeader))
+	assert.Equal(t, p.RequestSignature("s", signed), right.Get(p.Request.SignatureHeader))
+	req := httptest.NewRequest("POST", "/v1/check/m", strings.NewReader("{}"))
+	p.SignRequest(req, "k", "s", []byte("{}"), now)
+	for _, h := range []string{p.Request.KeyHeader, p.Request.TimestampHeader, p.Request.SignatureHeader} {
+		assert.Equal(t, req.Header.Get(h), right.Get(h), "the same headers as SignRequest: %s", h)
+	}
+
+	h := http.Header{}
+	_, err = p.SignHeaders(h, "k", "s", parts, now, firmakit.Otherwise{Stamp: "0{now}", SigForm: firmakit.SignatureUpper, Omit: []string{"key"}, Empty: []string{"signature"}})
+	require.NoError(t, err)
+	assert.Equal(t, "01795000000", h.Get(p.Request.TimestampHeader))
+	assert.NotContains(t, h, http.CanonicalHeaderKey(p.Request.KeyHeader))
+	assert.Equal(t, []string{""}, h[http.CanonicalHeaderKey(p.Request.SignatureHeader)])
+
+	_, err = p.SignHeaders(http.Header{}, "k", "s", parts, now, firmakit.Otherwise{Omit: []string{"date"}})
+	assert.ErrorContains(t, err, `"date" is no authentication header's role`)
+	_, err = p.SignHeaders(http.Header{}, "k", "s", parts, now, firmakit.Otherwise{SigForm: "rot13"})
+	assert.ErrorIs(t, err, firmakit.ErrSignatureForm)
+}
+
+func TestCurlLine(t *testing.T) {
+	h := http.Header{"X-B": {"it's"}, "X-A": {""}, "Content-Type": {"text/plain"}}
+	assert.Equal(t, `curl -sS --globoff --path-as-is -X POST 'http://h/v1/check/m?a=[1]' -H 'Content-Type: application/json' -H 'X-A;' -H 'X-B: it'\''s' --data-binary '{}'`,
+		firmakit.CurlLine("POST", "http://h/v1/check/m?a=[1]", h, []byte("{}"), ""))
+	assert.Equal(t, `curl -sS --globoff --path-as-is -X POST 'http://h/' -H 'Content-Type: application/json' --data-binary '@my body.json'`,
+		firmakit.CurlLine("POST", "http://h/", nil, []byte("ignored"), "my body.json"))
 }

@@ -133,47 +133,20 @@ func (r *Request) path(apiVersion string) string {
 	return "/" + createVersion + "/signature/" + r.Merchant + query
 }
 
-// header is the profile's name of an authentication header by its role.
-func header(p *firmakit.Profile, role string) string {
-	switch role {
-	case "key":
-		return p.Request.KeyHeader
-	case "timestamp":
-		return p.Request.TimestampHeader
-	}
-	return p.Request.SignatureHeader
-}
-
 // build makes the HTTP request signed at now under the profile, as
 // 'firmakit sign' with the flags of Command signs it.
 func (r *Request) build(ctx context.Context, p *firmakit.Profile, baseURL, apiVersion string, now time.Time) (*http.Request, error) {
 	path := r.path(apiVersion)
-	stamp := strconv.FormatInt(now.Unix()+r.Offset, 10)
-	if r.Stamp != "" {
-		stamp = firmakit.TimestampText(r.Stamp, now)
-	}
 	body := r.Sent()
-	sig := p.RequestSignature(r.Cred.Secret, firmakit.RequestParts{Timestamp: stamp, Method: http.MethodPost,
-		RequestTarget: path, KeyID: r.Cred.KeyID, Body: body})
-	if r.SigForm != "" {
-		var err error
-		if sig, err = p.RewriteSignature(sig, r.SigForm); err != nil {
-			return nil, err
-		}
-	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(baseURL, "/")+path, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set(p.Request.KeyHeader, r.Cred.KeyID)
-	req.Header.Set(p.Request.TimestampHeader, stamp)
-	req.Header.Set(p.Request.SignatureHeader, sig)
-	for _, role := range r.Empty {
-		req.Header[http.CanonicalHeaderKey(header(p, role))] = []string{""}
-	}
-	for _, role := range r.Omit {
-		req.Header.Del(header(p, role))
+	parts := firmakit.RequestParts{Method: http.MethodPost, RequestTarget: path, Body: body}
+	if _, err := p.SignHeaders(req.Header, r.Cred.KeyID, r.Cred.Secret, parts, now.Add(time.Duration(r.Offset)*time.Second),
+		firmakit.Otherwise{Stamp: r.Stamp, SigForm: r.SigForm, Omit: r.Omit, Empty: r.Empty}); err != nil {
+		return nil, err
 	}
 	return req, nil
 }

@@ -4,10 +4,10 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
-	"sort"
-	"strconv"
+	"slices"
 	"strings"
 	"time"
 
@@ -87,7 +87,7 @@ func (m *Main) signCommand() command {
 					return usageError("--timestamp-offset, --timestamp-text, --omit, --empty and --signature-form alter a request's signature; a notification is signed with --webhook-secret as it is")
 				}
 				for _, role := range append(append([]string{}, omit...), empty...) {
-					if authHeader(p, role) == "" {
+					if p.AuthHeader(role) == "" {
 						return usageError("--omit and --empty take key, timestamp or signature, not %q", role)
 					}
 				}
@@ -95,8 +95,8 @@ func (m *Main) signCommand() command {
 				if u.RawQuery != "" || u.ForceQuery {
 					target += "?" + u.RawQuery
 				}
-				var h http.Header
-				var parts firmakit.RequestParts
+				h := http.Header{}
+				parts := firmakit.RequestParts{Method: strings.ToUpper(*method), RequestTarget: target, Body: b}
 				if *webhookSecret != "" {
 					if err := p.Webhook.CheckWebhookKey(*webhookSecret, true); err != nil {
 						return usageError("--webhook-secret: %v", err)
@@ -106,61 +106,20 @@ func (m *Main) signCommand() command {
 						id = "msg_" + uuid.NewString()
 					}
 					// An RFC 9421 signature covers the method and URL too.
-					req := &http.Request{Method: strings.ToUpper(*method), URL: u, Header: http.Header{}}
+					req := &http.Request{Method: parts.Method, URL: u, Header: h}
 					p.SignWebhookRequest(req, id, []string{*webhookSecret}, now, b)
-					h = req.Header
-				} else {
-					stamp := strconv.FormatInt(now.Unix(), 10)
-					if *tsText != "" {
-						stamp = firmakit.TimestampText(*tsText, now)
-					}
-					parts = firmakit.RequestParts{Timestamp: stamp, Method: strings.ToUpper(*method), RequestTarget: target, KeyID: *key, Body: b}
-					sig := p.RequestSignature(*secret, parts)
-					if *sigForm != "" {
-						if sig, err = p.RewriteSignature(sig, *sigForm); err != nil {
-							return usageError("--signature-form: %v", err)
-						}
-					}
-					h = http.Header{}
-					h.Set(p.Request.KeyHeader, *key)
-					h.Set(p.Request.TimestampHeader, stamp)
-					h.Set(p.Request.SignatureHeader, sig)
-					for _, role := range empty {
-						h[http.CanonicalHeaderKey(authHeader(p, role))] = []string{""}
-					}
-					for _, role := range omit {
-						h.Del(authHeader(p, role))
-					}
+				} else if parts, err = p.SignHeaders(h, *key, *secret, parts, now, firmakit.Otherwise{Stamp: *tsText, SigForm: *sigForm, Omit: omit, Empty: empty}); err != nil {
+					return usageError("--signature-form: %v", err)
 				}
-				names := make([]string, 0, len(h))
-				for k := range h {
-					names = append(names, k)
-				}
-				sort.Strings(names)
 				if *curl {
-					// --globoff and --path-as-is: curl sends the URL exactly as
-					// signed (no [] or {} globbing, no ./ or ../ folding); a body
-					// file is sent as its bytes, whatever they hold.
-					line := "curl -sS --globoff --path-as-is -X " + strings.ToUpper(*method) + " " + firmakit.ShellQuote(*rawURL) + " -H 'Content-Type: application/json'"
-					for _, k := range names {
-						if strings.EqualFold(k, "Content-Type") {
-							continue // written first, application/json, as signed
-						}
-						if v := h.Get(k); v != "" {
-							line += " -H " + firmakit.ShellQuote(k+": "+v)
-						} else {
-							// "Name:" would tell curl to send no such header.
-							line += " -H " + firmakit.ShellQuote(k+";")
-						}
+					file := *bodyFile
+					if file == "-" {
+						file = ""
 					}
-					if *bodyFile != "" && *bodyFile != "-" {
-						line += " --data-binary " + firmakit.ShellQuote("@"+*bodyFile)
-					} else {
-						line += " --data-binary " + firmakit.ShellQuote(string(b))
-					}
-					fmt.Fprintln(m.Stdout, line)
+					fmt.Fprintln(m.Stdout, firmakit.CurlLine(parts.Method, *rawURL, h, b, file))
 					return nil
 				}
+				names := slices.Sorted(maps.Keys(h))
 				for _, k := range names {
 					fmt.Fprintf(m.Stdout, "%s: %s\n", k, h.Get(k))
 				}
@@ -175,18 +134,4 @@ func (m *Main) signCommand() command {
 				return nil
 			}
 		}}
-}
-
-// authHeader is the profile's name of an authentication header by its
-// role: key, timestamp or signature ("" for another word).
-func authHeader(p *firmakit.Profile, role string) string {
-	switch role {
-	case "key":
-		return p.Request.KeyHeader
-	case "timestamp":
-		return p.Request.TimestampHeader
-	case "signature":
-		return p.Request.SignatureHeader
-	}
-	return ""
 }
