@@ -39,7 +39,7 @@ func (m *Main) certifyCommand() command {
 type certifyFlags struct {
 	*runFlags
 	foreign foreignFlags
-	net     *netFlags
+	net     *steps.Network
 	logger  func() (*slog.Logger, error)
 	// explore is --explore; profileName the --profile given ("" for the
 	// bundled one), which the exploration's lines name.
@@ -100,9 +100,9 @@ func (m *Main) certify(ctx context.Context, f *certifyFlags) error {
 		return err
 	}
 	bundled := f.foreign.target == ""
-	client, pacer, retries, err := f.net.build(!bundled)
+	client, pacer, retries, err := f.net.Build(!bundled)
 	if err != nil {
-		return err
+		return usageError("%v", err)
 	}
 	// The bound runs from here: the pre-flight, the suite, its reruns.
 	deadline := f.deadline()

@@ -20,7 +20,7 @@ func TestClientsBoundTheAnswerHeaders(t *testing.T) {
 	defer fine.Close()
 
 	nf := networkFlags(flag.NewFlagSet("certify", flag.ContinueOnError))
-	client, _, _, err := nf.build(true)
+	client, _, _, err := nf.Build(true)
 	require.NoError(t, err)
 	_, err = client.Get(bomb.URL)
 	require.Error(t, err)
