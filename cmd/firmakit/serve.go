@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/firmakit/firmakit"
@@ -170,21 +169,19 @@ func (m *Main) serveCommand() command {
 		usage: "firmakit serve [--addr 127.0.0.1:8080] [--merchants FILE] [--webhook-url [MERCHANT=]URL ...] [--max-deliveries 256] [--explain] [--sandbox-token T] [--profile NAME|FILE] [--fault NAME,... | --fault list | --liberty NAME,... | --liberty list]",
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			newServer := m.referenceFlags(fs, reference.DefaultAddr, m.sharedFlags(fs, "info"))
-			var names faultsFlag
+			var names cliflag.Words
 			fs.Var(&names, "fault", "switch on a deliberate fault, to check that the suite catches it (repeatable or comma-separated; 'list' prints them all)")
-			var libs faultsFlag
+			var libs cliflag.Words
 			fs.Var(&libs, "liberty", "take a deliberate liberty, a variation the documents allow, to check that the suite passes it (repeatable or comma-separated; 'list' prints them all)")
 			return func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
 					return usageError("unexpected argument %q", args[0])
 				}
 				if slices.Contains(names, "list") {
-					printFaults(m.Stdout)
-					return nil
+					return faults.WriteTable(m.Stdout)
 				}
 				if slices.Contains(libs, "list") {
-					printLiberties(m.Stdout)
-					return nil
+					return liberties.WriteTable(m.Stdout)
 				}
 				if len(names) > 0 && len(libs) > 0 {
 					return usageError("--fault and --liberty: a server takes faults or liberties, not both; drop one of them")
@@ -205,7 +202,7 @@ func (m *Main) serveCommand() command {
 					return err
 				}
 				if len(names) > 0 {
-					warnFaulty(m.Stderr, names)
+					faults.WriteWarning(m.Stderr, names)
 				}
 				fmt.Fprintf(m.Stdout, "firmakit reference server on %s\n", s.URL())
 				sandboxToken(m.Stdout, s)
@@ -257,52 +254,4 @@ func trySign(s *reference.Server) string {
 		line += " --key " + cred.KeyID + " --secret <its secret>"
 	}
 	return fmt.Sprintf("merchant %s, key %s\n%s --curl | sh", mc.ID, cred.KeyID, line)
-}
-
-// faultsFlag is a repeatable flag of comma-separated fault names.
-type faultsFlag []string
-
-func (f *faultsFlag) String() string { return strings.Join(*f, ",") }
-
-func (f *faultsFlag) Set(v string) error {
-	for _, name := range strings.Split(v, ",") {
-		if name = strings.TrimSpace(name); name != "" && !slices.Contains(*f, name) {
-			*f = append(*f, name)
-		}
-	}
-	return nil
-}
-
-// printFaults writes the table of 'firmakit serve --fault list'.
-func printFaults(w io.Writer) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tAREA\tRULE\tDESCRIPTION")
-	for _, f := range faults.List() {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", f.Name, f.Area, f.Rule, f.Description)
-	}
-	tw.Flush()
-}
-
-// printLiberties writes the table of 'firmakit serve --liberty list'.
-func printLiberties(w io.Writer) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tCLASS\tWHY IT IS ALLOWED\tDESCRIPTION")
-	for _, l := range liberties.List() {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", l.Name, l.Class, l.Why, l.Description)
-	}
-	tw.Flush()
-}
-
-// warnFaulty says loudly that the server breaks rules on purpose, and which.
-func warnFaulty(w io.Writer, names []string) {
-	byName := map[string]faults.Fault{}
-	for _, f := range faults.List() {
-		byName[f.Name] = f
-	}
-	fmt.Fprintf(w, "WARNING: this reference server is DELIBERATELY FAULTY. On purpose, it breaks:\n")
-	for _, n := range names {
-		f := byName[n]
-		fmt.Fprintf(w, "  %s (%s): %s\n", f.Name, f.Rule, f.Description)
-	}
-	fmt.Fprintln(w, "Use it only to check that a conformance suite catches these faults; it is not a reference.")
 }

@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -293,4 +294,19 @@ func ListenError(fs *flag.FlagSet, err error) error {
 			shown, flagName)
 	}
 	return Usagef("cannot listen on %q: %v; give %s an address of this machine, such as 127.0.0.1:8090", shown, op.Err, flagName)
+}
+
+// Words is a repeatable flag of comma-separated words, each kept once,
+// in the order given.
+type Words []string
+
+func (f *Words) String() string { return strings.Join(*f, ",") }
+
+func (f *Words) Set(v string) error {
+	for _, w := range strings.Split(v, ",") {
+		if w = strings.TrimSpace(w); w != "" && !slices.Contains(*f, w) {
+			*f = append(*f, w)
+		}
+	}
+	return nil
 }

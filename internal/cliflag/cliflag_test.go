@@ -109,3 +109,11 @@ func TestListenErrorNamesTheFlag(t *testing.T) {
 	other := errors.New("other")
 	assert.Same(t, other, cliflag.ListenError(fs, other), "other errors pass unchanged")
 }
+
+func TestWordsKeepsEachOnceInOrder(t *testing.T) {
+	var w cliflag.Words
+	require.NoError(t, w.Set("b, a,,b"))
+	require.NoError(t, w.Set("c,a"))
+	assert.Equal(t, cliflag.Words{"b", "a", "c"}, w)
+	assert.Equal(t, "b,a,c", w.String())
+}
