@@ -60,12 +60,9 @@ func TestChannelProfileFlag(t *testing.T) {
 		assert.Equal(t, ExitUsage, code, tc.arg)
 		assert.Contains(t, errOut, tc.want, tc.arg)
 	}
-	_, err := parseChannelProfiles([]string{"gh=github", "gh=stripe"})
-	require.Error(t, err)
-	got, err := parseChannelProfiles([]string{"gh=github", "st=stripe"})
-	require.NoError(t, err)
-	assert.Equal(t, "X-Hub-Signature-256", got["gh"].Webhook.SignatureHeader)
-	assert.Equal(t, "Stripe-Signature", got["st"].Webhook.SignatureHeader)
+	code, _, errOut := run(t, nil, "receive", "--listen", "127.0.0.1:0", "--channel-profile", "gh=github", "--channel-profile", "gh=stripe")
+	assert.Equal(t, ExitUsage, code)
+	assert.Contains(t, errOut, `--channel-profile gives channel "gh" twice`)
 }
 
 // The suites refuse, before running, a scheme their webhook sentences

@@ -46,13 +46,13 @@ func (m *Main) receiverFlags(fs *flag.FlagSet, defaultAddr, defaultDB, publicURL
 		if err != nil {
 			return nil, err
 		}
-		sec, err := parseSecrets(*secrets)
+		sec, err := receiver.ParseSecrets(*secrets)
 		if err != nil {
-			return nil, err
+			return nil, usageError("%v", err)
 		}
-		chp, err := parseChannelProfiles(*channelProfiles)
+		chp, err := receiver.ParseChannelProfiles(*channelProfiles)
 		if err != nil {
-			return nil, err
+			return nil, usageError("%v", err)
 		}
 		for ch, list := range sec {
 			q := p
@@ -114,34 +114,6 @@ func openReceiver(rv *receiver.Receiver) error {
 	return &exitError{ExitUsage, err}
 }
 
-// parseSecrets reads channel=secret pairs; nil when none are given, so
-// that the receiver's default applies.
-func parseSecrets(pairs []string) (map[string][]string, error) {
-	if len(pairs) == 0 {
-		return nil, nil
-	}
-	out := map[string][]string{}
-	for _, p := range pairs {
-		ch, sec, ok := strings.Cut(p, "=")
-		if !ok || ch == "" || sec == "" {
-			return nil, usageError("--secret %q: want channel=secret", redact(p))
-		}
-		out[ch] = append(out[ch], sec)
-	}
-	return out, nil
-}
-
-// redact keeps what an error may show of a value that may hold a secret.
-func redact(s string) string {
-	if ch, _, ok := strings.Cut(s, "="); ok {
-		return ch + "=…"
-	}
-	if len(s) > 4 {
-		return s[:2] + "…"
-	}
-	return "…"
-}
-
 func (m *Main) receiveCommand() command {
 	return command{name: "receive", summary: "run the webhook receiver and its live dashboard",
 		usage: "firmakit receive [--listen 127.0.0.1:8090] [--db FILE|postgres://…] [--secret channel=secret] [--profile NAME|FILE] [--channel-profile channel=NAME|FILE] [--strict | --forward-to URL [--forward-timeout 10s]] [--public-url URL] [--token T] [--allow-private-replay]",
@@ -185,28 +157,4 @@ func (m *Main) receiveCommand() command {
 				}
 			}
 		}}
-}
-
-// parseChannelProfiles reads --channel-profile values, channel=PRESET or
-// channel=FILE, into the receiver's per-channel profiles.
-func parseChannelProfiles(values []string) (map[string]*firmakit.Profile, error) {
-	if len(values) == 0 {
-		return nil, nil
-	}
-	out := map[string]*firmakit.Profile{}
-	for _, v := range values {
-		ch, name, ok := strings.Cut(v, "=")
-		if !ok || ch == "" || name == "" {
-			return nil, usageError("--channel-profile %q is not channel=PRESET or channel=FILE (e.g. gh=github)", v)
-		}
-		if _, dup := out[ch]; dup {
-			return nil, usageError("--channel-profile gives channel %q twice", ch)
-		}
-		p, err := firmakit.ResolveProfile(name)
-		if err != nil {
-			return nil, usageError("--channel-profile %s: %v", ch, err)
-		}
-		out[ch] = p
-	}
-	return out, nil
 }

@@ -61,7 +61,7 @@ func (m *Main) sharedFlags(fs *flag.FlagSet, logLevel string) shared {
 func (m *Main) referenceFlags(fs *flag.FlagSet, defaultAddr string, sh shared) func() (*reference.Server, map[string]bool, error) {
 	addr := fs.String("addr", defaultAddr, "address the reference server listens on")
 	merchants := fs.String("merchants", "", "merchant configuration file (YAML); default: the bundled demo merchants")
-	webhooks := &webhooksFlag{}
+	webhooks := &reference.WebhookURLs{}
 	fs.Var(webhooks, "webhook-url", "signature_webhook of a merchant, as merchant_id=URL (repeatable); a bare URL is the only merchant's, or "+firmakit.Demo().MerchantID+"'s")
 	publicURL := fs.String("public-url", "", "base URL of links the server hands out (document_url); default: its own address")
 	delay := fs.Duration("demo-delay", reference.DefaultDemoDelay, "wait between a 201 and its demo notification")
@@ -82,9 +82,9 @@ func (m *Main) referenceFlags(fs *flag.FlagSet, defaultAddr string, sh shared) f
 				return nil, nil, usageError("%v", err)
 			}
 		}
-		set, err := webhooks.apply(cfg)
+		set, err := webhooks.Apply(cfg)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, usageError("%v", err)
 		}
 		if *delay < 0 {
 			return nil, nil, usageError("--demo-delay must not be negative")
@@ -105,63 +105,6 @@ func (m *Main) referenceFlags(fs *flag.FlagSet, defaultAddr string, sh shared) f
 		s.Documents = openapiDocuments(s)
 		return s, set, nil
 	}
-}
-
-// webhooksFlag is --webhook-url: merchant_id=URL, repeatable; a bare URL
-// is the default merchant's (reference.Config.DefaultMerchant). A value
-// from the environment may hold several, comma-separated: a comma starts a
-// new one only before "id=http" or "http", so that a URL may hold commas.
-type webhooksFlag []string
-
-func (f *webhooksFlag) String() string { return strings.Join(*f, ",") }
-
-func (f *webhooksFlag) Set(v string) error {
-	for i, part := range strings.Split(v, ",") {
-		if i > 0 && !startsWebhook(part) {
-			(*f)[len(*f)-1] += "," + part
-			continue
-		}
-		*f = append(*f, strings.TrimSpace(part))
-	}
-	return nil
-}
-
-// startsWebhook tells whether s begins a --webhook-url value.
-func startsWebhook(s string) bool {
-	s = strings.TrimSpace(s)
-	if id, rest, ok := strings.Cut(s, "="); ok && !strings.Contains(id, "/") {
-		s = rest
-	}
-	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://")
-}
-
-// apply points the merchants' webhooks as the flag says and returns the
-// merchants it set; every refusal is a usage error that says what to write.
-func (f webhooksFlag) apply(cfg *reference.Config) (map[string]bool, error) {
-	set := map[string]bool{}
-	for _, v := range f {
-		id, u, named := strings.Cut(v, "=")
-		if !named || strings.HasPrefix(v, "http://") || strings.HasPrefix(v, "https://") {
-			m, err := cfg.DefaultMerchant()
-			if err != nil {
-				return nil, usageError("--webhook-url %s names no merchant, and %v: write merchant_id=URL", v, err)
-			}
-			id, u = m.ID, v
-		}
-		switch {
-		case id == "":
-			return nil, usageError("--webhook-url %q: want merchant_id=URL, or a URL for the default merchant", v)
-		case cfg.Merchant(id) == nil:
-			return nil, usageError("--webhook-url %s: no merchant %q in the configuration", v, id)
-		case set[id]:
-			return nil, usageError("--webhook-url: merchant %s is given twice", id)
-		}
-		if err := cfg.SetWebhook(id, u); err != nil {
-			return nil, usageError("--webhook-url %s: %v", v, err)
-		}
-		set[id] = true
-	}
-	return set, nil
 }
 
 func (m *Main) serveCommand() command {
