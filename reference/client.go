@@ -77,3 +77,17 @@ func CreateDemo(ctx context.Context, r DemoRequest) (*firmakit.Envelope, error) 
 	}
 	return out.Data, nil
 }
+
+// CreateDemo creates a demo contract of state st for the merchant on the
+// service at url, with its first enabled credential and its first
+// template, filled with the template's example data; title is the text
+// after the state's prefix.
+func (m *Merchant) CreateDemo(ctx context.Context, url string, p *firmakit.Profile, st firmakit.State, title string) (*firmakit.Envelope, error) {
+	cred, ok := m.EnabledCredential()
+	if !ok || len(m.Templates) == 0 {
+		return nil, fmt.Errorf("merchant %s has no enabled credential or no template", m.ID)
+	}
+	t := m.Templates[0]
+	return CreateDemo(ctx, DemoRequest{URL: url, MerchantID: m.ID, Key: cred.KeyID, Secret: cred.Secret,
+		Profile: p, Template: t.Template, Data: t.ExampleData(), State: st, Title: title})
+}

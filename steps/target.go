@@ -2,8 +2,10 @@ package steps
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/firmakit/firmakit"
@@ -156,4 +158,58 @@ func (t *Target) channel() string {
 		return t.Channel
 	}
 	return t.MerchantID
+}
+
+// TemplateChoice is the template a run's create requests use, as
+// certify's flags name it; its errors name those flags.
+type TemplateChoice struct {
+	// FromDocx is a template read from a Word file (--template-docx),
+	// whose data keys get their values from Data alone.
+	FromDocx *firmakit.Template
+	// Name, Title and Signers (comma-separated keys) name another
+	// template (--template, --template-title, --template-signers); Name
+	// and Signers also rename a FromDocx template and its signers.
+	Name, Title, Signers string
+	// Data are values of the template's data keys, key=value
+	// (--template-data); for a Name'd template, its data keys too.
+	Data []string
+}
+
+// Apply sets t's Template and Data as c chooses: with nothing chosen,
+// the demo template and its data. Every data key of the template must
+// have a value.
+func (c TemplateChoice) Apply(t *Target) error {
+	demo := DemoTarget("", nil, false)
+	t.Template, t.Data = demo.Template, demo.Data
+	switch {
+	case c.FromDocx != nil:
+		t.Template, t.Data = *c.FromDocx, map[string]string{}
+	case c.Name != "":
+		if c.Signers == "" {
+			return errors.New("--template-signers is required with --template")
+		}
+		t.Template, t.Data = firmakit.Template{Name: c.Name, Title: c.Title}, map[string]string{}
+	}
+	if c.Name != "" {
+		t.Template.Name = c.Name
+	}
+	if c.Signers != "" {
+		t.Template.Signers = strings.Split(c.Signers, ",")
+	}
+	for _, kv := range c.Data {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return fmt.Errorf("--template-data %q: want key=value", kv)
+		}
+		t.Data[k] = v
+		if c.FromDocx == nil && c.Name != "" {
+			t.Template.Data = append(t.Template.Data, k)
+		}
+	}
+	for _, k := range t.Template.Data {
+		if _, ok := t.Data[k]; !ok {
+			return fmt.Errorf("the template's data key %q has no value: add --template-data %s=…", k, k)
+		}
+	}
+	return nil
 }

@@ -124,7 +124,7 @@ func (m *Main) certify(ctx context.Context, f *certifyFlags) error {
 		return err
 	}
 	t.HTTPClient, t.Pacer, t.Retries = client, pacer, retries
-	explicit := givenFlags(ctx).Has("explore")
+	explicit := cliflag.GivenIn(ctx).Has("explore")
 	x := &explore.Beside{Explorer: f.planExploration(ctx, t, bundled), WithSuite: !explicit}
 	return m.runCertify(ctx, f, plan, t, deadline, x)
 }
@@ -143,7 +143,7 @@ func (f *certifyFlags) check(ctx context.Context) (*certifyPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkCertifyFlags(givenFlags(ctx)); err != nil {
+	if err := checkCertifyFlags(cliflag.GivenIn(ctx)); err != nil {
 		return nil, err
 	}
 	if f.explore < 0 {
@@ -153,7 +153,7 @@ func (f *certifyFlags) check(ctx context.Context) (*certifyPlan, error) {
 	if f.foreign.target != "" && selection == "" {
 		selection = "~@reference"
 	}
-	if !givenFlags(ctx).Has("max-duration") && f.foreign.target != "" {
+	if !cliflag.GivenIn(ctx).Has("max-duration") && f.foreign.target != "" {
 		f.maxDuration = DefaultMaxDuration
 	}
 	plan, err := f.plan(p, steps.Selected, selection)
@@ -205,7 +205,7 @@ var targetOnly = []string{"merchant", "api-version", "key", "secret", "disabled-
 	"webhook-secret", "template", "template-title", "template-signers", "template-docx", "template-data",
 	"receiver", "receiver-token", "listen", "public-url", "ca-cert", "client-cert", "client-key"}
 
-// checkCertifyFlags refuses flags given (see givenFlags) that mean nothing
+// checkCertifyFlags refuses flags given (see cliflag.Given) that mean nothing
 // with the others: target flags without --target, receiver flags that
 // contradict each other, half a credential.
 func checkCertifyFlags(given cliflag.Given) error {
@@ -234,21 +234,15 @@ func checkCertifyFlags(given cliflag.Given) error {
 	case has("template-title") && has("template-docx"):
 		return usageError("%s: with %s the title comes from the Word file; drop one of them", flagName("template-title"), flagName("template-docx"))
 	}
-	for _, pair := range [][2]string{{"disabled-key", "disabled-secret"}, {"other-key", "other-secret"}, {"key", "secret"}} {
-		for i, name := range pair {
+	// Flags that go in pairs, and why.
+	for _, pair := range [][3]string{{"disabled-key", "disabled-secret", "a credential is a key and its secret"},
+		{"other-key", "other-secret", "a credential is a key and its secret"}, {"key", "secret", "a credential is a key and its secret"},
+		{"sender-name", "sender-email", "the sender is a name and an e-mail"},
+		{"other-merchant", "other-webhook-secret", "the other merchant's notifications are checked at its channel, with its secret"}} {
+		for i, name := range pair[:2] {
 			if other := pair[1-i]; has(name) && !has(other) {
-				return usageError("%s needs --%s: a credential is a key and its secret", flagName(name), other)
+				return usageError("%s needs --%s: %s", flagName(name), other, pair[2])
 			}
-		}
-	}
-	for i, name := range []string{"sender-name", "sender-email"} {
-		if other := []string{"sender-email", "sender-name"}[i]; has(name) && !has(other) {
-			return usageError("%s needs --%s: the sender is a name and an e-mail", flagName(name), other)
-		}
-	}
-	for i, name := range []string{"other-merchant", "other-webhook-secret"} {
-		if other := []string{"other-webhook-secret", "other-merchant"}[i]; has(name) && !has(other) {
-			return usageError("%s needs --%s: the other merchant's notifications are checked at its channel, with its secret", flagName(name), other)
 		}
 	}
 	if has("other-merchant") && !has("other-key") {
@@ -301,42 +295,16 @@ func (m *Main) foreignTarget(ctx context.Context, p *firmakit.Profile, f foreign
 	if len(t.WebhookSecrets) == 0 {
 		return nil, usageError("--webhook-secret is required with --target: the suite checks every notification's signature")
 	}
-	demo := steps.DemoTarget("", nil, false)
-	t.Template, t.Data = demo.Template, demo.Data
-	switch {
-	case f.templateDocx != "":
+	choice := steps.TemplateChoice{Name: f.template, Title: f.templateTitle, Signers: f.templateSigners, Data: f.templateData}
+	if f.templateDocx != "" {
 		tm, err := reference.InspectDocxFile(f.templateDocx)
 		if err != nil {
 			return nil, usageError("--template-docx: %v", err)
 		}
-		t.Template, t.Data = tm, map[string]string{}
-	case f.template != "":
-		t.Template = firmakit.Template{Name: f.template, Title: f.templateTitle}
-		t.Data = map[string]string{}
-		if f.templateSigners == "" {
-			return nil, usageError("--template-signers is required with --template")
-		}
+		choice.FromDocx = &tm
 	}
-	if f.template != "" {
-		t.Template.Name = f.template
-	}
-	if f.templateSigners != "" {
-		t.Template.Signers = strings.Split(f.templateSigners, ",")
-	}
-	for _, kv := range f.templateData {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			return nil, usageError("--template-data %q: want key=value", kv)
-		}
-		t.Data[k] = v
-		if f.templateDocx == "" && f.template != "" {
-			t.Template.Data = append(t.Template.Data, k)
-		}
-	}
-	for _, k := range t.Template.Data {
-		if _, ok := t.Data[k]; !ok {
-			return nil, usageError("the template's data key %q has no value: add --template-data %s=…", k, k)
-		}
+	if err := choice.Apply(t); err != nil {
+		return nil, usageError("%v", err)
 	}
 
 	if _, err := firmakit.ParseHTTPURL(t.URL); err != nil {

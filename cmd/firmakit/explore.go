@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/firmakit/firmakit/explore"
+	"github.com/firmakit/firmakit/internal/cliflag"
 	"github.com/firmakit/firmakit/reference"
 	"github.com/firmakit/firmakit/steps"
 )
@@ -34,7 +35,7 @@ var exploreUsage = fmt.Sprintf("also send generated requests beside the suite fo
 // bundled reference, stopped when the suite ends. Its seed is --seed, or
 // a new one when that is -1.
 func (f *certifyFlags) planExploration(ctx context.Context, t *steps.Target, bundled bool) *explore.Explorer {
-	_, given := givenFlags(ctx)["explore"]
+	_, given := cliflag.GivenIn(ctx)["explore"]
 	budget := f.explore
 	if !given && !bundled {
 		budget = 0

@@ -250,10 +250,6 @@ func (m *Main) runCommand(ctx context.Context, c command, args []string) error {
 	return cliflag.ListenError(fs, run(cliflag.WithGiven(ctx, given), positional))
 }
 
-// givenFlags returns the flags given to the running command (see
-// cliflag.Given).
-func givenFlags(ctx context.Context) cliflag.Given { return cliflag.GivenIn(ctx) }
-
 // logFlags adds --log-level and --log-format and returns a constructor.
 func (m *Main) logFlags(fs *flag.FlagSet, defaultLevel string) func() (*slog.Logger, error) {
 	return cliflag.Logger(fs, defaultLevel, m.Stderr)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"github.com/firmakit/firmakit"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -9,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/internal/gateway"
 	"github.com/firmakit/firmakit/reference"
 	"github.com/stretchr/testify/assert"

@@ -70,7 +70,7 @@ func (m *Main) upCommand() command {
 				}
 				if demo != nil {
 					rv.Demo = func(ctx context.Context, st firmakit.State) (*firmakit.Envelope, error) {
-						return createDemoOn(ctx, ref.URL(), ref.Profile, demo, st, "desde el panel")
+						return demo.CreateDemo(ctx, ref.URL(), ref.Profile, st, "desde el panel")
 					}
 				}
 				dash := rv.URL() + "/"
@@ -127,19 +127,6 @@ func noteContracts(rv contractNoter, wait time.Duration) func(merchantID, signat
 		defer cancel()
 		_ = rv.NoteContract(ctx, signatureID, createdAt)
 	}
-}
-
-// createDemoOn creates a demo contract for merchant mc of a reference's
-// configuration, with its first enabled credential and its first template,
-// filled with the template's example data.
-func createDemoOn(ctx context.Context, url string, p *firmakit.Profile, mc *reference.Merchant, st firmakit.State, text string) (*firmakit.Envelope, error) {
-	cred, ok := mc.EnabledCredential()
-	if !ok || len(mc.Templates) == 0 {
-		return nil, fmt.Errorf("merchant %s has no enabled credential or no template", mc.ID)
-	}
-	t := mc.Templates[0]
-	return reference.CreateDemo(ctx, reference.DemoRequest{URL: url, MerchantID: mc.ID, Key: cred.KeyID, Secret: cred.Secret,
-		Profile: p, Template: t.Template, Data: t.ExampleData(), State: st, Title: text})
 }
 
 func (m *Main) demoCommand() command {

@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/firmakit/firmakit"
 	"os"
 	"time"
 
+	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/steps/webhook"
 )
 
