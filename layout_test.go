@@ -89,3 +89,40 @@ func TestREADMELayoutListsEveryPackage(t *testing.T) {
 		assert.True(t, want[dir], "README.md's layout table lists %s, which is not a package of the module", dir)
 	}
 }
+
+// TestEveryTestWithoutRaceRuns: a test built only without the race
+// detector (a file under //go:build !race) is not run by make test's race
+// stage, so the power stage must select it (.ci/test's power list), or it
+// would never run in make test.
+func TestEveryTestWithoutRaceRuns(t *testing.T) {
+	script, err := os.ReadFile(".ci/test")
+	require.NoError(t, err)
+	m := regexp.MustCompile(`(?m)^power='([^']+)'$`).FindSubmatch(script)
+	require.NotNil(t, m, ".ci/test's power list")
+	power := regexp.MustCompile(string(m[1]))
+	stage := regexp.MustCompile(`(?m)-run "\$power" ([^\n|]+?)( \|\||\n)`)
+	var pkgs []string
+	for _, s := range stage.FindAllSubmatch(script, -1) {
+		pkgs = append(pkgs, strings.Fields(string(s[1]))...)
+	}
+	require.NotEmpty(t, pkgs, "the packages of the power stage")
+	test := regexp.MustCompile(`(?m)^func (Test\w+)\(t \*testing\.T\)`)
+	seen := 0
+	err = filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		src, err := os.ReadFile(path)
+		if err != nil || !regexp.MustCompile(`(?m)^//go:build !race$`).Match(src) {
+			return err
+		}
+		for _, name := range test.FindAllSubmatch(src, -1) {
+			seen++
+			assert.True(t, power.Match(name[1]), "%s in %s runs only without -race, and .ci/test's power stage does not select it", name[1], path)
+			assert.Contains(t, pkgs, "./"+filepath.Dir(path), "%s: the power stage does not test its package", path)
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Positive(t, seen, "tests that run only without -race")
+}
