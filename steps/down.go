@@ -124,10 +124,14 @@ func (s *Steps) goDown(ctx context.Context, sc *scenario) error {
 	if left < time.Millisecond {
 		return s.inconclusive(ctx, "the 201 took %s ms to be read: the receiver could not be taken down before the first delivery was due", ms(time.Since(sc.answered)))
 	}
+	from := time.Now()
 	if err := r.Refuse(ctx, left); err != nil {
 		return fmt.Errorf("taking the receiver down: %w", err)
 	}
 	sc.downAt = time.Now()
+	if s.Ledger != nil {
+		s.Ledger.Down(from, sc.downAt.Add(left))
+	}
 	return nil
 }
 

@@ -27,7 +27,12 @@ type Ledger struct {
 	// unsure are the titles of create requests that may have reached the
 	// target without their answer coming back (see Unsure), by title.
 	unsure map[string]int
+	// down are the times the suite took its receiver down (see Down).
+	down []downWindow
 }
+
+// downWindow is a time the suite's receiver refused connections.
+type downWindow struct{ from, until time.Time }
 
 type ledgerEntry struct {
 	title          string
@@ -72,6 +77,26 @@ func (l *Ledger) Unsure(title string, at time.Time) {
 	if at.After(l.last) {
 		l.last = at
 	}
+}
+
+// Down records that the suite took its receiver down from from until
+// until: a notification of another contract due meanwhile met it down
+// too, and came on a retry, late through no fault of the target's.
+func (l *Ledger) Down(from, until time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.down = append(l.down, downWindow{from, until})
+}
+
+// downWhile returns a window the receiver was down in that meets
+// [from, until], and whether there is one.
+func (l *Ledger) downWhile(from, until time.Time) (downWindow, bool) {
+	for _, w := range l.down {
+		if w.from.Before(until) && w.until.After(from) {
+			return w, true
+		}
+	}
+	return downWindow{}, false
 }
 
 // AnsweredLate records that the suite's receiver was told to answer the
@@ -337,7 +362,10 @@ func (l *Ledger) judgeContract(f *ledgerFindings, t *Target, lag *LagMonitor, id
 			continue
 		}
 		if late := first.ReceivedAt.Sub(entry.answered); late > 1500*time.Millisecond {
-			if lg := lag.Max(entry.sent, first.ReceivedAt); excusedBy(lg, late-1500*time.Millisecond, t.SenderInProcess) {
+			if w, down := l.downWhile(entry.answered, entry.answered.Add(1500*time.Millisecond)); down {
+				f.excusedLate = append(f.excusedLate, fmt.Sprintf("contract %s arrived %s ms after the 201, after the suite had its receiver refuse connections for %s ms while its first delivery was due",
+					clip(id, 100), ms(late), ms(w.until.Sub(w.from))))
+			} else if lg := lag.Max(entry.sent, first.ReceivedAt); excusedBy(lg, late-1500*time.Millisecond, t.SenderInProcess) {
 				f.excusedLate = append(f.excusedLate, fmt.Sprintf("contract %s arrived %s ms after the 201 while this process ran %s ms late", clip(id, 100), ms(late), ms(lg)))
 			} else {
 				f.problemAs(reports.FailureNotificationLate, refDemo, "contract %s %q: its %s notification arrived %s ms after the 201, outside 300–1500 ms", clip(id, 100), title, state, ms(late))

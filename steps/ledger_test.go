@@ -248,3 +248,59 @@ func TestLedgerCertainlyEarly(t *testing.T) {
 		})
 	}
 }
+
+// TestLedgerExcusesWhatTheSuitesDownWindowDelayed: a notification that
+// came late because the suite had its receiver refuse connections while
+// the notification was due (another scenario's down window) is not the
+// target's lateness; the same lateness with no such window is.
+func TestLedgerExcusesWhatTheSuitesDownWindowDelayed(t *testing.T) {
+	const title = "DEMO_CREATED contrato 42"
+	for _, tc := range []struct {
+		name string
+		down func(answered time.Time) (time.Time, time.Time, bool)
+		fail bool
+	}{
+		{"down while it was due", func(a time.Time) (time.Time, time.Time, bool) {
+			return a.Add(200 * time.Millisecond), a.Add(1700 * time.Millisecond), true
+		}, false},
+		{"down before the 201 and into its window", func(a time.Time) (time.Time, time.Time, bool) {
+			return a.Add(-time.Second), a.Add(400 * time.Millisecond), true
+		}, false},
+		{"down after its window", func(a time.Time) (time.Time, time.Time, bool) {
+			return a.Add(1600 * time.Millisecond), a.Add(3 * time.Second), true
+		}, true},
+		{"never down", func(time.Time) (time.Time, time.Time, bool) { return time.Time{}, time.Time{}, false }, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			now := time.Now().Add(-time.Minute)
+			rv := &receiver.Receiver{Addr: "127.0.0.1:0", DB: ":memory:", Now: func() time.Time { return now }}
+			require.NoError(t, rv.Open())
+			t.Cleanup(func() { rv.Close() })
+			answered := now.Add(-3500 * time.Millisecond) // the retry after 1 s and 2 s
+			l := steps.NewLedger(answered.Add(-time.Second))
+			l.Created("sig_1", title, answered.Add(-50*time.Millisecond), answered)
+			if from, until, ok := tc.down(answered); ok {
+				l.Down(from, until)
+			}
+			notify(t, rv, "sig_1", "evt_1", title)
+			res := l.Check(context.Background(), steps.DemoTarget("http://127.0.0.1:1", rv, true), nil, true)
+			if tc.fail {
+				require.Equal(t, reports.Failed, res.Status, res.Error)
+				assert.Contains(t, res.Error, `contract sig_1 "DEMO_CREATED contrato 42": its CREATED notification arrived 3`)
+				assert.Contains(t, res.Error, "ms after the 201, outside 300–1500 ms")
+				return
+			}
+			assert.Equal(t, reports.Passed, res.Status, res.Error)
+
+			// Beside a contract that fails the ledger, the excused one
+			// is said, not judged.
+			l.Created("sig_2", "DEMO_CREATED contrato 43", answered, answered)
+			res = l.Check(context.Background(), steps.DemoTarget("http://127.0.0.1:1", rv, true), nil, true)
+			require.Equal(t, reports.Failed, res.Status, res.Error)
+			assert.Contains(t, res.Error, `contract sig_2 "DEMO_CREATED contrato 43" expected exactly one CREATED event, got 0`)
+			assert.NotContains(t, res.Error, `contract sig_1 "DEMO_CREATED contrato 42": its`)
+			assert.Contains(t, res.Error, "not judged: contract sig_1 arrived 3")
+			assert.Contains(t, res.Error, "ms after the 201, after the suite had its receiver refuse connections for 1")
+		})
+	}
+}
