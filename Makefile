@@ -28,7 +28,7 @@ build:
 # steps' API for such suites cannot break unnoticed, and the client
 # oapi-codegen generates from firmakit's OpenAPI document (its own module
 # too), which must still be that document's and get a 200 and a 201.
-# About 10 minutes on a quiet 2-core machine (docs/figures.md).
+# About 9 minutes on a quiet 2-core machine (docs/figures.md).
 test: deps
 	@GO=$(GO) bash .ci/test
 
