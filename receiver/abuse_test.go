@@ -21,7 +21,12 @@ import (
 )
 
 func TestContractNotesDoNotPushRecordsOut(t *testing.T) {
-	rv := MustOpenReceiver(t, func(r *receiver.Receiver) { r.MaxBytes = 2000000 })
+	// A bound of 1,000 notes, the same rule as the default 10,000 (which
+	// took a minute to pass under -race on a loaded machine), and a
+	// records' budget of 256 KiB, which the notes' pages would pass if
+	// they counted against it (checked: the test then fails).
+	const maxContracts = 1000
+	rv := MustOpenReceiver(t, func(r *receiver.Receiver) { r.MaxBytes, r.MaxContracts = 256<<10, maxContracts })
 	ctx := context.Background()
 	// Some through the API, the rest in-process: more than the notes kept.
 	for i := 0; i < 50; i++ {
@@ -29,10 +34,10 @@ func TestContractNotesDoNotPushRecordsOut(t *testing.T) {
 			map[string]string{"Content-Type": "application/json"})
 		require.Equal(t, 204, st, out)
 	}
-	for i := 0; i < receiver.MaxContracts+500; i++ {
+	for i := 0; i < maxContracts+500; i++ {
 		require.NoError(t, rv.NoteContract(ctx, fmt.Sprintf("contract-%06d-%s", i, "0123456789abcdef0123456789abcdef"), "2026-11-22T10:00:00Z"))
 	}
-	st, out := signedPost(t, rv, "merchant_demo", notification(firmakit.StateSigned, "kept", "contract-010499-0123456789abcdef0123456789abcdef"))
+	st, out := signedPost(t, rv, "merchant_demo", notification(firmakit.StateSigned, "kept", fmt.Sprintf("contract-%06d-0123456789abcdef0123456789abcdef", maxContracts+499)))
 	require.Equal(t, 200, st, out)
 	var got receiver.Record
 	require.Equal(t, 200, getJSON(t, fmt.Sprintf("%s/api/events/%v", rv.URL(), out["received"]), &got), "an acknowledged record is kept")

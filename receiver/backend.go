@@ -63,8 +63,10 @@ type backendConfig struct {
 	maxEvents int64         // records kept at most (0: no limit)
 	maxAge    time.Duration // age kept at most (0: no limit)
 	maxBytes  int64         // bytes the records may take (0: no limit)
-	now       func() time.Time
-	log       *slog.Logger
+	// maxContracts bounds the contract notes (0: DefaultMaxContracts).
+	maxContracts int
+	now          func() time.Time
+	log          *slog.Logger
 	// published is called with every committed record, in id order, each
 	// once: the hub's feed for waits and streams. With several replicas
 	// it carries the records every replica committed.

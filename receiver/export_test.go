@@ -22,9 +22,6 @@ func SetServerTimeouts(read, write time.Duration) (restore func()) {
 	return func() { readTimeout, writeTimeout = oldRead, oldWrite }
 }
 
-// MaxContracts is how many contract notes are kept.
-const MaxContracts = maxContracts
-
 // SetLookupIP makes rv resolve the names it sends to with lookup; call it
 // before Open.
 func SetLookupIP(rv *Receiver, lookup func(ctx context.Context, host string) ([]net.IP, error)) {

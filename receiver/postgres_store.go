@@ -195,7 +195,7 @@ func openPostgres(cfg backendConfig) (*pgStore, error) {
 		cancel()
 		return nil, fmt.Errorf("database %s: %w", RedactDB(cfg.dsn), err)
 	}
-	p := &pgStore{backendConfig: cfg, sqlCore: sqlCore{d: pgDialect, readDB: pgDB{pool}, writeDB: pgDB{pool}}, pool: pool,
+	p := &pgStore{backendConfig: cfg, sqlCore: sqlCore{d: pgDialect, readDB: pgDB{pool}, writeDB: pgDB{pool}, maxContracts: cfg.maxContracts}, pool: pool,
 		listen: pcfg.ConnConfig.Copy(), queue: newInserts(), done: make(chan struct{}), ctx: ctx, cancel: cancel,
 		wake: make(chan struct{}, 1)}
 	octx, ocancel := context.WithTimeout(ctx, 30*time.Second)

@@ -112,6 +112,9 @@ type Receiver struct {
 	// records. 0: DefaultMaxMemory for ":memory:", no limit for a file;
 	// negative: no limit.
 	MaxBytes int64
+	// MaxContracts is how many contract notes (POST /api/contracts) are
+	// kept, the newest (default DefaultMaxContracts).
+	MaxContracts int
 	// MaxConns is how many connections are held at once (default
 	// DefaultMaxConns); past it the one idle the longest is closed, or
 	// else the slowest request body (coming for 1 s at least), so that
@@ -224,7 +227,7 @@ func (rv *Receiver) Open() error {
 	rv.forwards = make(chan struct{}, forwardSlots(rv.MaxConns))
 	rv.readTimeout, rv.writeTimeout = readTimeout, writeTimeout
 	st, book, err := openBackend(backendConfig{dsn: rv.DB, maxEvents: rv.MaxEvents, maxAge: rv.MaxAge, maxBytes: max(rv.MaxBytes, 0),
-		now: rv.Now, log: rv.Logger, published: rv.hub.publish, noNotify: rv.NoNotify})
+		maxContracts: rv.MaxContracts, now: rv.Now, log: rv.Logger, published: rv.hub.publish, noNotify: rv.NoNotify})
 	if err != nil {
 		return fmt.Errorf("receiver: %w", err)
 	}

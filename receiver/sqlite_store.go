@@ -96,7 +96,7 @@ type sqliteStore struct {
 	// the contract lookup until then.
 	hasContracts atomic.Bool
 	// contractBytes is what the contract notes' pages take, measured
-	// after each note: they have their own bound (maxContracts), so
+	// after each note: they have their own bound (Receiver.MaxContracts), so
 	// retention by size leaves them out of the records' budget.
 	contractBytes atomic.Int64
 	notes         atomic.Int64 // contract notes since open
@@ -174,7 +174,7 @@ func openSQLite(cfg backendConfig) (*sqliteStore, error) {
 	if !memory {
 		readGate = nil
 	}
-	s := &sqliteStore{backendConfig: cfg, sqlCore: sqlCore{d: sqliteDialect, readDB: stdDB{r, readGate}, writeDB: stdDB{w, gate}}, gate: gate,
+	s := &sqliteStore{backendConfig: cfg, sqlCore: sqlCore{d: sqliteDialect, readDB: stdDB{r, readGate}, writeDB: stdDB{w, gate}, maxContracts: cfg.maxContracts}, gate: gate,
 		write: w, read: r, queue: newInserts(), passes: make(chan chan struct{}), done: make(chan struct{}), pageCost: 1}
 	if memory {
 		s.pageCost = 2

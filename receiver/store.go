@@ -1,6 +1,7 @@
 package receiver
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -23,11 +24,11 @@ import (
 // (group commit, COPY, ids, locks, LISTEN/NOTIFY) and keeps within its
 // limits stays with the backend.
 
-// maxContracts bounds the contract notes (POST /api/contracts): past it
-// the oldest noted go. With signature ids of at most 200 bytes they take a
-// few MiB at most, outside the records' budget (MaxBytes), so that noting
-// contracts never pushes acknowledged records out.
-const maxContracts = 10000
+// DefaultMaxContracts bounds the contract notes (POST /api/contracts):
+// past it the oldest noted go. With signature ids of at most 200 bytes
+// they take a few MiB at most, outside the records' budget (MaxBytes), so
+// that noting contracts never pushes acknowledged records out.
+const DefaultMaxContracts = 10000
 
 // listBytes bounds the bodies one in-process List call holds in memory; a
 // page of large records is cut short there, and paging goes on after it.
@@ -286,6 +287,8 @@ type sqlCore struct {
 	d       *dialect
 	readDB  sqlDB // reads: SQLite's read-only pool
 	writeDB sqlDB // deletes and notes: SQLite's one writing connection
+	// maxContracts bounds the contract notes (DefaultMaxContracts when 0).
+	maxContracts int
 }
 
 func (c *sqlCore) get(ctx context.Context, id int64) (*Record, error) {
@@ -367,7 +370,7 @@ func (c *sqlCore) noteContract(ctx context.Context, signatureID, createdAt strin
 		return err
 	}
 	o := c.d.contractOrder
-	q, args = c.d.bind(`DELETE FROM contracts WHERE `+o+` <= (SELECT MAX(`+o+`) FROM contracts) - ?`, maxContracts)
+	q, args = c.d.bind(`DELETE FROM contracts WHERE `+o+` <= (SELECT MAX(`+o+`) FROM contracts) - ?`, cmp.Or(c.maxContracts, DefaultMaxContracts))
 	_, err := c.writeDB.exec(ctx, q, args...)
 	return err
 }
