@@ -53,12 +53,3 @@ func ExcusedBy(lag, miss time.Duration, senderHere bool) bool {
 // Millis writes a duration in whole milliseconds, as the steps' messages
 // do.
 func Millis(d time.Duration) string { return ms(d) }
-
-// EscapeNonASCII writes every non-ASCII character of a JSON text as
-// \uXXXX.
-func EscapeNonASCII(b []byte) []byte { return escapeNonASCII(b) }
-
-// ReversedKeys writes a decoded JSON value with every object's keys in
-// reverse order and a space after each colon and comma: valid JSON no
-// encoder writes.
-func ReversedKeys(v any) ([]byte, error) { return reversedKeys(v) }

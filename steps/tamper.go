@@ -9,12 +9,12 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/internal/jsonform"
 )
 
 func (s *Steps) theBodySentIs(ctx context.Context, body string) error {
@@ -51,9 +51,9 @@ func (s *Steps) theBodyIsLaidOut(ctx context.Context, layout string) error {
 		out = append(out, '\n')
 	case "escaped-unicode":
 		out, err = json.Marshal(v)
-		out = escapeNonASCII(out)
+		out = jsonform.EscapeNonASCII(out)
 	case "keys-reversed":
-		out, err = reversedKeys(v)
+		out, err = jsonform.ReversedKeys(v)
 	case "padded":
 		// White space around the one value is still one JSON text.
 		out, err = json.Marshal(v)
@@ -64,73 +64,6 @@ func (s *Steps) theBodyIsLaidOut(ctx context.Context, layout string) error {
 	}
 	sc.rawBody = out
 	return nil
-}
-
-// escapeNonASCII writes every non-ASCII character of a JSON text as \uXXXX.
-func escapeNonASCII(b []byte) []byte {
-	var out bytes.Buffer
-	for _, r := range string(b) {
-		switch {
-		case r < 0x80:
-			out.WriteRune(r)
-		case r > 0xFFFF:
-			r -= 0x10000
-			fmt.Fprintf(&out, `\u%04x\u%04x`, 0xD800+(r>>10), 0xDC00+(r&0x3FF))
-		default:
-			fmt.Fprintf(&out, `\u%04x`, r)
-		}
-	}
-	return out.Bytes()
-}
-
-// reversedKeys writes objects with their keys in reverse order and a
-// space after each colon and comma: valid JSON no encoder writes.
-func reversedKeys(v any) ([]byte, error) {
-	var b bytes.Buffer
-	var write func(v any) error
-	write = func(v any) error {
-		switch t := v.(type) {
-		case map[string]any:
-			keys := make([]string, 0, len(t))
-			for k := range t {
-				keys = append(keys, k)
-			}
-			sort.Sort(sort.Reverse(sort.StringSlice(keys)))
-			b.WriteByte('{')
-			for i, k := range keys {
-				if i > 0 {
-					b.WriteString(", ")
-				}
-				kb, _ := json.Marshal(k)
-				b.Write(kb)
-				b.WriteString(": ")
-				if err := write(t[k]); err != nil {
-					return err
-				}
-			}
-			b.WriteByte('}')
-		case []any:
-			b.WriteByte('[')
-			for i, e := range t {
-				if i > 0 {
-					b.WriteString(", ")
-				}
-				if err := write(e); err != nil {
-					return err
-				}
-			}
-			b.WriteByte(']')
-		default:
-			eb, err := json.Marshal(t)
-			if err != nil {
-				return err
-			}
-			b.Write(eb)
-		}
-		return nil
-	}
-	err := write(v)
-	return b.Bytes(), err
 }
 
 // theBodyIsAJSONObjectOfBytes pads a JSON object to exactly n bytes.

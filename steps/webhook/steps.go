@@ -18,6 +18,7 @@ import (
 	"github.com/cucumber/godog"
 	messages "github.com/cucumber/messages/go/v21"
 	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/internal/jsonform"
 	"github.com/firmakit/firmakit/reports"
 	"github.com/firmakit/firmakit/steps"
 	"github.com/google/uuid"
@@ -463,7 +464,7 @@ func (w *webhookSteps) body(n firmakit.Notification, layout string) ([]byte, err
 func writtenAs(b []byte, layout string) ([]byte, error) {
 	switch layout {
 	case "escaped-unicode":
-		return steps.EscapeNonASCII(b), nil
+		return jsonform.EscapeNonASCII(b), nil
 	case "escaped-slash":
 		// "/" only ever appears inside strings in JSON.
 		return bytes.ReplaceAll(b, []byte("/"), []byte(`\/`)), nil
@@ -479,7 +480,7 @@ func writtenAs(b []byte, layout string) ([]byte, error) {
 	}
 	switch layout {
 	case "keys-reversed":
-		return steps.ReversedKeys(v)
+		return jsonform.ReversedKeys(v)
 	case "indented":
 		out, err := json.MarshalIndent(v, "", "    ")
 		return append(out, '\n'), err
