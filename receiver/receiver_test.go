@@ -686,6 +686,7 @@ func TestCloseWhileStreamsOpen(t *testing.T) {
 		u := "ws" + strings.TrimPrefix(rv.URL(), "http") + "/api/stream"
 		var wg sync.WaitGroup
 		ended := make(chan error, 64)
+		opened := make(chan struct{}, 1)
 		// Streams that end at once keep the count going up from none,
 		// beside others that stay.
 		for i := range 4 {
@@ -701,6 +702,10 @@ func TestCloseWhileStreamsOpen(t *testing.T) {
 						c.Close()
 						continue
 					}
+					select {
+					case opened <- struct{}{}:
+					default:
+					}
 					go func() {
 						defer c.Close()
 						c.SetReadDeadline(time.Now().Add(10 * time.Second))
@@ -713,7 +718,12 @@ func TestCloseWhileStreamsOpen(t *testing.T) {
 				}
 			}()
 		}
-		time.Sleep(20 * time.Millisecond)
+		select {
+		case <-opened: // a stream that stays is open
+		case <-time.After(30 * time.Second):
+			t.Fatal("no stream opened in 30 s")
+		}
+		time.Sleep(10 * time.Millisecond) // and others come and go
 		closed := make(chan struct{})
 		go func() { rv.Close(); close(closed) }()
 		select {

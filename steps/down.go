@@ -194,6 +194,14 @@ func (s *Steps) aNotificationArrivesOnceTheWebhookIsBack(ctx context.Context, st
 	if s.T.SharedClock && r.ReceivedAt.Before(sc.downAt) {
 		return s.inconclusive(ctx, "the first delivery came before the receiver was taken down, %s ms after the 201", ms(r.ReceivedAt.Sub(sc.answered)))
 	}
+	// A delivery the receiver took while it was to refuse connections
+	// came on a connection the refusal was closing: whether its answer
+	// reached the sender, and so whether a delivery again after it is a
+	// retry, nobody can tell.
+	if s.T.SharedClock && r.ReceivedAt.Before(upBy.Add(-5*time.Millisecond)) {
+		return s.inconclusive(ctx, "the receiver took a delivery %s ms after the 201, while it was to refuse connections until %s ms: the refusal did not hold, and nothing can be judged",
+			ms(r.ReceivedAt.Sub(sc.answered)), ms(sc.downFor))
+	}
 	sc.note, sc.noteAt = r, s.arrival(r, waited)
 	NoteEventID(ctx, r.EventID)
 	if r.State != state {
