@@ -45,12 +45,17 @@ func under(list []string, room string) []string {
 // service they receive from or test (the demo merchant is the root's).
 func TestDependenciesPointOneWay(t *testing.T) {
 	assert.Empty(t, deps(t, "."), "the root package imports nothing of this module")
-	for _, pkg := range []string{"./receiver", "./steps", "./steps/webhook", "./reports", "./features", "./explore"} {
+	for _, pkg := range []string{"./receiver", "./steps", "./steps/engine", "./steps/webhook", "./reports", "./features", "./explore"} {
 		assert.Empty(t, under(deps(t, pkg), "reference"), "%s must not depend on the reference server, its faults or its liberties", pkg)
 	}
 	// The webhook endpoint suite is built on the steps' run, never the
 	// other way round.
 	assert.Empty(t, under(deps(t, "./steps"), "steps/webhook"), "steps must not depend on steps/webhook")
+	// Both suites run on the engine, which knows neither (nor anything
+	// else under steps/).
+	assert.Empty(t, under(deps(t, "./steps/engine"), "steps"), "the run engine must not depend on either suite")
+	assert.Equal(t, []string{"steps/engine"}, under(deps(t, "./steps/webhook"), "steps"),
+		"the endpoint suite shares the engine with the service suite, nothing of the service suite itself")
 	assert.Empty(t, under(deps(t, "./reference"), "receiver"), "the reference must not depend on the receiver")
 	// The independent service measures the suite's precision only if it
 	// shares no code with what it is measured against.

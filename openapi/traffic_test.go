@@ -20,6 +20,7 @@ import (
 	"github.com/firmakit/firmakit/reference"
 	"github.com/firmakit/firmakit/reports"
 	"github.com/firmakit/firmakit/steps"
+	"github.com/firmakit/firmakit/steps/engine"
 	"github.com/pb33f/libopenapi"
 	validator "github.com/pb33f/libopenapi-validator"
 	liberrors "github.com/pb33f/libopenapi-validator/errors"
@@ -119,7 +120,7 @@ func TestCertifyTrafficConformsToTheDocument(t *testing.T) {
 	target := steps.DemoTarget(ref.URL(), rv, true)
 	target.Profile = p
 	target.HTTPClient = &http.Client{Timeout: steps.DefaultRequestTimeout, Transport: suiteRec, CheckRedirect: steps.NoRedirect}
-	suite := &steps.Suite{Target: target, RunOptions: steps.RunOptions{Lang: trafficLang, Output: io.Discard, Format: "progress"}}
+	suite := &steps.Suite{Target: target, RunOptions: engine.RunOptions{Lang: trafficLang, Output: io.Discard, Format: "progress"}}
 	start := time.Now()
 	_, err := suite.Run()
 	require.NoError(t, err)
@@ -162,7 +163,7 @@ func TestCertifyTrafficConformsToTheDocument(t *testing.T) {
 		states[string(n.Status)]++
 	}
 	t.Logf("%d requests and answers, %d notifications (%v) checked against the document", checked, len(hookRec.exchanges()), states)
-	langs, err := steps.Paths(trafficLang)
+	langs, err := engine.Paths(trafficLang)
 	require.NoError(t, err)
 	require.Greater(t, checked, 250*len(langs), "the suite's traffic was recorded, about 300 exchanges a language")
 	for _, st := range firmakit.States {

@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/cucumber/godog"
+	messages "github.com/cucumber/messages/go/v21"
 	"github.com/firmakit/firmakit/receiver"
+	"github.com/firmakit/firmakit/steps/engine"
 )
 
 // The endpoint down, then up: a scenario takes the suite's receiver down
@@ -60,10 +62,10 @@ type downFirst struct {
 
 // newDownFirst returns the order for a run of selected, or nil when no
 // selected scenario takes the receiver down.
-func newDownFirst(selected []pickled) *downFirst {
+func newDownFirst(selected []*messages.Pickle) *downFirst {
 	d := &downFirst{windows: downWindows(), clear: make(chan struct{})}
 	for _, p := range selected {
-		if scheduleWait(d.windows, p.pickle) > 0 {
+		if scheduleWait(d.windows, p) > 0 {
 			d.pending++
 		}
 	}
@@ -122,7 +124,7 @@ func (s *Steps) goDown(ctx context.Context, sc *scenario) error {
 	r := s.T.Notifications.(refuser)
 	left := time.Until(sc.answered.Add(sc.downFor))
 	if left < time.Millisecond {
-		return s.inconclusive(ctx, "the 201 took %s ms to be read: the receiver could not be taken down before the first delivery was due", ms(time.Since(sc.answered)))
+		return s.inconclusive(ctx, "the 201 took %s ms to be read: the receiver could not be taken down before the first delivery was due", engine.Millis(time.Since(sc.answered)))
 	}
 	from := time.Now()
 	if err := r.Refuse(ctx, left); err != nil {
@@ -180,19 +182,19 @@ func (s *Steps) aNotificationArrivesOnceTheWebhookIsBack(ctx context.Context, st
 	}
 	if errors.Is(err, receiver.ErrTimeout) {
 		if lag := s.Lag.Max(sc.sentAt, waited); s.excused(lag, missingAfter) {
-			return s.inconclusive(ctx, "no %s notification within %s of the receiver coming back, but this process ran up to %s ms late meanwhile", state, ms(deadline.Sub(upBy)), ms(lag))
+			return s.inconclusive(ctx, "no %s notification within %s of the receiver coming back, but this process ran up to %s ms late meanwhile", state, engine.Millis(deadline.Sub(upBy)), engine.Millis(lag))
 		}
 		// Not FailureNotificationMissing: the first delivery may well
 		// have come, and met the refusal; it is the retry that is missing.
-		return breaks(refDelivery,
+		return engine.Breaks(refDelivery,
 			"expected the %s notification for signature_id %s, whose first delivery met a refused connection (the receiver was down until %s ms after the 201), to be delivered again once the receiver was back; nothing came within %s ms of that",
-			state, sc.created, ms(sc.downFor), ms(deadline.Sub(upBy)))
+			state, sc.created, engine.Millis(sc.downFor), engine.Millis(deadline.Sub(upBy)))
 	}
 	if err != nil {
 		return err
 	}
 	if s.T.SharedClock && r.ReceivedAt.Before(sc.downAt) {
-		return s.inconclusive(ctx, "the first delivery came before the receiver was taken down, %s ms after the 201", ms(r.ReceivedAt.Sub(sc.answered)))
+		return s.inconclusive(ctx, "the first delivery came before the receiver was taken down, %s ms after the 201", engine.Millis(r.ReceivedAt.Sub(sc.answered)))
 	}
 	// A delivery the receiver took while it was to refuse connections
 	// came on a connection the refusal was closing: whether its answer
@@ -200,12 +202,12 @@ func (s *Steps) aNotificationArrivesOnceTheWebhookIsBack(ctx context.Context, st
 	// retry, nobody can tell.
 	if s.T.SharedClock && r.ReceivedAt.Before(upBy.Add(-5*time.Millisecond)) {
 		return s.inconclusive(ctx, "the receiver took a delivery %s ms after the 201, while it was to refuse connections until %s ms: the refusal did not hold, and nothing can be judged",
-			ms(r.ReceivedAt.Sub(sc.answered)), ms(sc.downFor))
+			engine.Millis(r.ReceivedAt.Sub(sc.answered)), engine.Millis(sc.downFor))
 	}
 	sc.note, sc.noteAt = r, s.arrival(r, waited)
 	NoteEventID(ctx, r.EventID)
 	if r.State != state {
-		return breaks("§6.2 "+demoPrefixOf(state), "expected a %s notification for signature_id %s, the first one is %q: %s", state, sc.created, clip(r.State, 60), clip(string(r.Body), 500))
+		return engine.Breaks("§6.2 "+demoPrefixOf(state), "expected a %s notification for signature_id %s, the first one is %q: %s", state, sc.created, clip(r.State, 60), clip(string(r.Body), 500))
 	}
 	return nil
 }
@@ -213,8 +215,8 @@ func (s *Steps) aNotificationArrivesOnceTheWebhookIsBack(ctx context.Context, st
 // bindDownSentences registers the sentences whose methods live in this
 // file, the English and the Spanish one on the same method.
 func (s *Steps) bindDownSentences(sc registrar) {
-	sc.Step(compiled(`^the webhook is down, refusing connections, until (\d+) ms after the contract's 201$`), s.theWebhookIsDownUntil)
-	sc.Step(compiled(`^el webhook está caído, rechazando conexiones, hasta (\d+) ms después del 201 del contrato$`), s.theWebhookIsDownUntil)
-	sc.Step(compiled(`^a "([A-Z]+)" notification arrives once the webhook is back, within the profile's retry delays$`), s.aNotificationArrivesOnceTheWebhookIsBack)
-	sc.Step(compiled(`^llega una notificación "([A-Z]+)" cuando el webhook vuelve, dentro de las esperas de reintento del perfil$`), s.aNotificationArrivesOnceTheWebhookIsBack)
+	sc.Step(engine.Compiled(`^the webhook is down, refusing connections, until (\d+) ms after the contract's 201$`), s.theWebhookIsDownUntil)
+	sc.Step(engine.Compiled(`^el webhook está caído, rechazando conexiones, hasta (\d+) ms después del 201 del contrato$`), s.theWebhookIsDownUntil)
+	sc.Step(engine.Compiled(`^a "([A-Z]+)" notification arrives once the webhook is back, within the profile's retry delays$`), s.aNotificationArrivesOnceTheWebhookIsBack)
+	sc.Step(engine.Compiled(`^llega una notificación "([A-Z]+)" cuando el webhook vuelve, dentro de las esperas de reintento del perfil$`), s.aNotificationArrivesOnceTheWebhookIsBack)
 }

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/firmakit/firmakit/steps/engine"
 )
 
 // titleSamples are titles a service must echo byte for byte.
@@ -295,7 +297,7 @@ func (s *Steps) signatureIDIsAUUID(ctx context.Context) error {
 		return err
 	}
 	if !uuidPattern.MatchString(v) {
-		return breaks("§2.2 signature_id", "expected signature_id to be a UUID, got %q", clip(v, 100))
+		return engine.Breaks("§2.2 signature_id", "expected signature_id to be a UUID, got %q", clip(v, 100))
 	}
 	return nil
 }
@@ -305,10 +307,10 @@ func (s *Steps) itsSignatureIDDiffersFromTheEarlierContracts(ctx context.Context
 	d, _ := sc.previous["data"].(map[string]any)
 	earlier, _ := d["signature_id"].(string)
 	if earlier == "" || sc.created == "" {
-		return breaks("§2.2 signature_id", "expected two created contracts, got %q and %q", clip(earlier, 100), clip(sc.created, 100))
+		return engine.Breaks("§2.2 signature_id", "expected two created contracts, got %q and %q", clip(earlier, 100), clip(sc.created, 100))
 	}
 	if earlier == sc.created {
-		return breaks(refCreateBody, "expected a new signature_id for the second contract, both got %q", clip(sc.created, 100))
+		return engine.Breaks(refCreateBody, "expected a new signature_id for the second contract, both got %q", clip(sc.created, 100))
 	}
 	return nil
 }
@@ -320,7 +322,7 @@ func (s *Steps) fieldIs(ctx context.Context, name, want string) error {
 		return err
 	}
 	if v != want {
-		return breaks(fieldRef(name), "expected data.%s %q, got %q", name, clip(want, 200), clip(v, 200))
+		return engine.Breaks(fieldRef(name), "expected data.%s %q, got %q", name, clip(want, 200), clip(v, 200))
 	}
 	return nil
 }
@@ -358,7 +360,7 @@ func (s *Steps) theSenderHasANameAndAValidEmail(ctx context.Context) error {
 		return sc.answerBreaks("§2.2 sender", "expected data.sender.name, %s", sc.got())
 	}
 	if !validEmail(email) {
-		return breaks("§2.2 sender", "expected data.sender.email to be an e-mail address, got %q", clip(email, 100))
+		return engine.Breaks("§2.2 sender", "expected data.sender.email to be an e-mail address, got %q", clip(email, 100))
 	}
 	return nil
 }
@@ -376,7 +378,7 @@ func (s *Steps) thereIsOneDocumentPerTemplateSent(ctx context.Context) error {
 		key, _ := doc["key"].(string)
 		title, _ := doc["title"].(string)
 		if key != "document_"+strconv.Itoa(i) || strings.TrimSpace(title) == "" {
-			return breaks("§2.2 documents", "expected documents[%d] to have key document_%d and a title, got %s", i, i, foreign(d))
+			return engine.Breaks("§2.2 documents", "expected documents[%d] to have key document_%d and a title, got %s", i, i, foreign(d))
 		}
 	}
 	return nil
@@ -413,7 +415,7 @@ func (s *Steps) thereIsOneRecipientPerSigner(ctx context.Context, status string)
 			if rec["key"] != want {
 				ref = refCreateBody // ordered signer_1, signer_2, …
 			}
-			return breaks(ref, "expected recipients[%d] to be %s with the name and e-mail sent and status %q, got %s", i, want, status, foreign(r))
+			return engine.Breaks(ref, "expected recipients[%d] to be %s with the name and e-mail sent and status %q, got %s", i, want, status, foreign(r))
 		}
 	}
 	return nil
@@ -426,11 +428,11 @@ var millisUTC = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`)
 func (s *Steps) plausible(what, v string, from, to time.Time) error {
 	t, err := time.Parse(time.RFC3339Nano, v)
 	if !millisUTC.MatchString(v) || err != nil {
-		return breaks("§2.2 created_at", "expected %s to be UTC with milliseconds, like 2026-11-22T10:00:00.512Z, got %q", what, clip(v, 100))
+		return engine.Breaks("§2.2 created_at", "expected %s to be UTC with milliseconds, like 2026-11-22T10:00:00.512Z, got %q", what, clip(v, 100))
 	}
 	allow := s.T.clockAllowance()
 	if t.Before(from.Add(-allow)) || t.After(to.Add(allow)) {
-		return breaks("§2.2 created_at", "expected %s between %s and %s (the suite's clock, ±%s), got %q",
+		return engine.Breaks("§2.2 created_at", "expected %s between %s and %s (the suite's clock, ±%s), got %q",
 			what, from.UTC().Format(time.RFC3339), to.UTC().Format(time.RFC3339), allow, clip(v, 100))
 	}
 	return nil
@@ -449,7 +451,7 @@ func (s *Steps) theSenderIs(ctx context.Context, name, email string) error {
 	sc := get(ctx)
 	sender, _ := envelope(sc)["sender"].(map[string]any)
 	if sender["name"] != name || sender["email"] != email {
-		return breaks(refCreateBody, "expected sender %q <%s>, got %s", name, email, foreign(sender))
+		return engine.Breaks(refCreateBody, "expected sender %q <%s>, got %s", name, email, foreign(sender))
 	}
 	return nil
 }
@@ -472,7 +474,7 @@ func (s *Steps) theDocumentsAreTitled(ctx context.Context, title string) error {
 	}
 	for _, d := range docs {
 		if doc, _ := d.(map[string]any); doc["title"] != title {
-			return breaks("defaults §C bullet 1", "expected every document titled %q, got %s", title, foreign(d))
+			return engine.Breaks("defaults §C bullet 1", "expected every document titled %q, got %s", title, foreign(d))
 		}
 	}
 	return nil
@@ -501,7 +503,7 @@ func (s *Steps) theResponseMatchesTheEarlierOne(ctx context.Context) error {
 		return string(out)
 	}
 	if a, b := strip(sc.previous), strip(sc.resp); a != b || sc.previous == nil {
-		return breaks(refDemoSame, "expected the same response but for signature_id, title and created_at:\n  earlier: %s\n  now:     %s", clip(a, 600), clip(b, 600))
+		return engine.Breaks(refDemoSame, "expected the same response but for signature_id, title and created_at:\n  earlier: %s\n  now:     %s", clip(a, 600), clip(b, 600))
 	}
 	return nil
 }
@@ -510,52 +512,52 @@ func (s *Steps) theResponseMatchesTheEarlierOne(ctx context.Context) error {
 // English and the Spanish one on the same method. Each file registers
 // its own, so that godog reports a step at the file of its method.
 func (s *Steps) bindEnvelopeSentences(sc registrar) {
-	sc.Step(compiled(`^a contract titled "([^"]*)"$`), s.aContractTitled)
-	sc.Step(compiled(`^un contrato titulado "([^"]*)"$`), s.aContractTitled)
-	sc.Step(compiled(`^a contract titled with the sample "([a-z]+)"$`), s.aContractTitledWithTheSample)
-	sc.Step(compiled(`^un contrato titulado con la muestra "([a-z]+)"$`), s.aContractTitledWithTheSample)
-	sc.Step(compiled(`^a "(DEMO_[A-Z]+)" contract titled with the sample "([a-z]+)"$`), s.aDemoContractTitledWithTheSample)
-	sc.Step(compiled(`^un contrato "(DEMO_[A-Z]+)" titulado con la muestra "([a-z]+)"$`), s.aDemoContractTitledWithTheSample)
-	sc.Step(compiled(`^a contract titled "([^"]*)" has been created$`), s.aContractTitledHasBeenCreated)
-	sc.Step(compiled(`^que se ha creado un contrato titulado "([^"]*)"$`), s.aContractTitledHasBeenCreated)
-	sc.Step(compiled(`^the body field "([^"]*)" is removed$`), s.theBodyFieldIsRemoved)
-	sc.Step(compiled(`^se quita el campo "([^"]*)" del cuerpo$`), s.theBodyFieldIsRemoved)
-	sc.Step(compiled(`^the body field "([^"]*)" is set to (.+)$`), s.theBodyFieldIsSetTo)
-	sc.Step(compiled(`^el campo "([^"]*)" del cuerpo vale (.+)$`), s.theBodyFieldIsSetTo)
-	sc.Step(compiled(`^the signers are sent in reverse order$`), s.theSignersAreSentInReverseOrder)
-	sc.Step(compiled(`^los firmantes se envían en orden inverso$`), s.theSignersAreSentInReverseOrder)
-	sc.Step(compiled(`^the contract is created$`), s.theContractIsCreated)
-	sc.Step(compiled(`^se crea el contrato$`), s.theContractIsCreated)
-	sc.Step(compiled(`^the response is a created signature envelope$`), s.theResponseIsACreatedSignatureEnvelope)
-	sc.Step(compiled(`^la respuesta es un sobre de firma creado$`), s.theResponseIsACreatedSignatureEnvelope)
-	sc.Step(compiled(`^the answer and its envelope hold exactly the fields of the interface, none null$`), s.theAnswerAndItsEnvelopeHoldExactlyTheFields)
-	sc.Step(compiled(`^la respuesta y su sobre traen exactamente los campos de la interfaz, ninguno null$`), s.theAnswerAndItsEnvelopeHoldExactlyTheFields)
-	sc.Step(compiled(`^signature_id is a UUID$`), s.signatureIDIsAUUID)
-	sc.Step(compiled(`^signature_id es un UUID$`), s.signatureIDIsAUUID)
-	sc.Step(compiled(`^its signature_id differs from the earlier contract's$`), s.itsSignatureIDDiffersFromTheEarlierContracts)
-	sc.Step(compiled(`^su signature_id difiere del del contrato anterior$`), s.itsSignatureIDDiffersFromTheEarlierContracts)
-	sc.Step(compiled(`^the envelope status is "([^"]*)"$`), s.theEnvelopeStatusIs)
-	sc.Step(compiled(`^el estado del sobre es "([^"]*)"$`), s.theEnvelopeStatusIs)
-	sc.Step(compiled(`^the envelope title is the title sent$`), s.theEnvelopeTitleIsTheTitleSent)
-	sc.Step(compiled(`^el título del sobre es el título enviado$`), s.theEnvelopeTitleIsTheTitleSent)
-	sc.Step(compiled(`^the routing is "([^"]*)"$`), s.theRoutingIs)
-	sc.Step(compiled(`^el enrutamiento es "([^"]*)"$`), s.theRoutingIs)
-	sc.Step(compiled(`^the sender has a name and a valid e-mail$`), s.theSenderHasANameAndAValidEmail)
-	sc.Step(compiled(`^el remitente tiene nombre y un e-mail válido$`), s.theSenderHasANameAndAValidEmail)
-	sc.Step(compiled(`^there is one document per template sent, keyed from document_0$`), s.thereIsOneDocumentPerTemplateSent)
-	sc.Step(compiled(`^hay un documento por plantilla enviada, con claves desde document_0$`), s.thereIsOneDocumentPerTemplateSent)
-	sc.Step(compiled(`^each document carries the title of its template$`), s.eachDocumentCarriesTheTitleOfItsTemplate)
-	sc.Step(compiled(`^cada documento lleva el título de su plantilla$`), s.eachDocumentCarriesTheTitleOfItsTemplate)
-	sc.Step(compiled(`^there is one recipient per signer, keyed from signer_1, each "([^"]*)"$`), s.thereIsOneRecipientPerSigner)
-	sc.Step(compiled(`^hay un destinatario por firmante, con claves desde signer_1, cada uno "([^"]*)"$`), s.thereIsOneRecipientPerSigner)
-	sc.Step(compiled(`^created_at is a UTC time with milliseconds, within the clock allowance$`), s.createdAtIsAUTCTimeWithMilliseconds)
-	sc.Step(compiled(`^created_at es una hora UTC con milisegundos, dentro del margen de reloj$`), s.createdAtIsAUTCTimeWithMilliseconds)
-	sc.Step(compiled(`^the sender is "([^"]*)" with e-mail "([^"]*)"$`), s.theSenderIs)
-	sc.Step(compiled(`^el remitente es "([^"]*)" con e-mail "([^"]*)"$`), s.theSenderIs)
-	sc.Step(compiled(`^the sender is the merchant's configured name and e-mail$`), s.theSenderIsTheMerchantsConfiguredOne)
-	sc.Step(compiled(`^el remitente es el nombre y el e-mail configurados del comercio$`), s.theSenderIsTheMerchantsConfiguredOne)
-	sc.Step(compiled(`^the documents are titled "([^"]*)"$`), s.theDocumentsAreTitled)
-	sc.Step(compiled(`^los documentos se titulan "([^"]*)"$`), s.theDocumentsAreTitled)
-	sc.Step(compiled(`^the response matches the earlier one but for signature_id, title and created_at$`), s.theResponseMatchesTheEarlierOne)
-	sc.Step(compiled(`^la respuesta coincide con la anterior salvo signature_id, title y created_at$`), s.theResponseMatchesTheEarlierOne)
+	sc.Step(engine.Compiled(`^a contract titled "([^"]*)"$`), s.aContractTitled)
+	sc.Step(engine.Compiled(`^un contrato titulado "([^"]*)"$`), s.aContractTitled)
+	sc.Step(engine.Compiled(`^a contract titled with the sample "([a-z]+)"$`), s.aContractTitledWithTheSample)
+	sc.Step(engine.Compiled(`^un contrato titulado con la muestra "([a-z]+)"$`), s.aContractTitledWithTheSample)
+	sc.Step(engine.Compiled(`^a "(DEMO_[A-Z]+)" contract titled with the sample "([a-z]+)"$`), s.aDemoContractTitledWithTheSample)
+	sc.Step(engine.Compiled(`^un contrato "(DEMO_[A-Z]+)" titulado con la muestra "([a-z]+)"$`), s.aDemoContractTitledWithTheSample)
+	sc.Step(engine.Compiled(`^a contract titled "([^"]*)" has been created$`), s.aContractTitledHasBeenCreated)
+	sc.Step(engine.Compiled(`^que se ha creado un contrato titulado "([^"]*)"$`), s.aContractTitledHasBeenCreated)
+	sc.Step(engine.Compiled(`^the body field "([^"]*)" is removed$`), s.theBodyFieldIsRemoved)
+	sc.Step(engine.Compiled(`^se quita el campo "([^"]*)" del cuerpo$`), s.theBodyFieldIsRemoved)
+	sc.Step(engine.Compiled(`^the body field "([^"]*)" is set to (.+)$`), s.theBodyFieldIsSetTo)
+	sc.Step(engine.Compiled(`^el campo "([^"]*)" del cuerpo vale (.+)$`), s.theBodyFieldIsSetTo)
+	sc.Step(engine.Compiled(`^the signers are sent in reverse order$`), s.theSignersAreSentInReverseOrder)
+	sc.Step(engine.Compiled(`^los firmantes se envían en orden inverso$`), s.theSignersAreSentInReverseOrder)
+	sc.Step(engine.Compiled(`^the contract is created$`), s.theContractIsCreated)
+	sc.Step(engine.Compiled(`^se crea el contrato$`), s.theContractIsCreated)
+	sc.Step(engine.Compiled(`^the response is a created signature envelope$`), s.theResponseIsACreatedSignatureEnvelope)
+	sc.Step(engine.Compiled(`^la respuesta es un sobre de firma creado$`), s.theResponseIsACreatedSignatureEnvelope)
+	sc.Step(engine.Compiled(`^the answer and its envelope hold exactly the fields of the interface, none null$`), s.theAnswerAndItsEnvelopeHoldExactlyTheFields)
+	sc.Step(engine.Compiled(`^la respuesta y su sobre traen exactamente los campos de la interfaz, ninguno null$`), s.theAnswerAndItsEnvelopeHoldExactlyTheFields)
+	sc.Step(engine.Compiled(`^signature_id is a UUID$`), s.signatureIDIsAUUID)
+	sc.Step(engine.Compiled(`^signature_id es un UUID$`), s.signatureIDIsAUUID)
+	sc.Step(engine.Compiled(`^its signature_id differs from the earlier contract's$`), s.itsSignatureIDDiffersFromTheEarlierContracts)
+	sc.Step(engine.Compiled(`^su signature_id difiere del del contrato anterior$`), s.itsSignatureIDDiffersFromTheEarlierContracts)
+	sc.Step(engine.Compiled(`^the envelope status is "([^"]*)"$`), s.theEnvelopeStatusIs)
+	sc.Step(engine.Compiled(`^el estado del sobre es "([^"]*)"$`), s.theEnvelopeStatusIs)
+	sc.Step(engine.Compiled(`^the envelope title is the title sent$`), s.theEnvelopeTitleIsTheTitleSent)
+	sc.Step(engine.Compiled(`^el título del sobre es el título enviado$`), s.theEnvelopeTitleIsTheTitleSent)
+	sc.Step(engine.Compiled(`^the routing is "([^"]*)"$`), s.theRoutingIs)
+	sc.Step(engine.Compiled(`^el enrutamiento es "([^"]*)"$`), s.theRoutingIs)
+	sc.Step(engine.Compiled(`^the sender has a name and a valid e-mail$`), s.theSenderHasANameAndAValidEmail)
+	sc.Step(engine.Compiled(`^el remitente tiene nombre y un e-mail válido$`), s.theSenderHasANameAndAValidEmail)
+	sc.Step(engine.Compiled(`^there is one document per template sent, keyed from document_0$`), s.thereIsOneDocumentPerTemplateSent)
+	sc.Step(engine.Compiled(`^hay un documento por plantilla enviada, con claves desde document_0$`), s.thereIsOneDocumentPerTemplateSent)
+	sc.Step(engine.Compiled(`^each document carries the title of its template$`), s.eachDocumentCarriesTheTitleOfItsTemplate)
+	sc.Step(engine.Compiled(`^cada documento lleva el título de su plantilla$`), s.eachDocumentCarriesTheTitleOfItsTemplate)
+	sc.Step(engine.Compiled(`^there is one recipient per signer, keyed from signer_1, each "([^"]*)"$`), s.thereIsOneRecipientPerSigner)
+	sc.Step(engine.Compiled(`^hay un destinatario por firmante, con claves desde signer_1, cada uno "([^"]*)"$`), s.thereIsOneRecipientPerSigner)
+	sc.Step(engine.Compiled(`^created_at is a UTC time with milliseconds, within the clock allowance$`), s.createdAtIsAUTCTimeWithMilliseconds)
+	sc.Step(engine.Compiled(`^created_at es una hora UTC con milisegundos, dentro del margen de reloj$`), s.createdAtIsAUTCTimeWithMilliseconds)
+	sc.Step(engine.Compiled(`^the sender is "([^"]*)" with e-mail "([^"]*)"$`), s.theSenderIs)
+	sc.Step(engine.Compiled(`^el remitente es "([^"]*)" con e-mail "([^"]*)"$`), s.theSenderIs)
+	sc.Step(engine.Compiled(`^the sender is the merchant's configured name and e-mail$`), s.theSenderIsTheMerchantsConfiguredOne)
+	sc.Step(engine.Compiled(`^el remitente es el nombre y el e-mail configurados del comercio$`), s.theSenderIsTheMerchantsConfiguredOne)
+	sc.Step(engine.Compiled(`^the documents are titled "([^"]*)"$`), s.theDocumentsAreTitled)
+	sc.Step(engine.Compiled(`^los documentos se titulan "([^"]*)"$`), s.theDocumentsAreTitled)
+	sc.Step(engine.Compiled(`^the response matches the earlier one but for signature_id, title and created_at$`), s.theResponseMatchesTheEarlierOne)
+	sc.Step(engine.Compiled(`^la respuesta coincide con la anterior salvo signature_id, title y created_at$`), s.theResponseMatchesTheEarlierOne)
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/firmakit/firmakit/features"
 	"github.com/firmakit/firmakit/receiver"
 	"github.com/firmakit/firmakit/reports"
+	"github.com/firmakit/firmakit/steps/engine"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -32,8 +33,8 @@ import (
 // take.
 func TestEveryCitedSentenceExists(t *testing.T) {
 	fset := token.NewFileSet()
-	// Package steps/webhook's steps cite through Breaks and Warn: their
-	// calls are read too.
+	// Both suites cite through package engine's Breaks, BreaksAs and
+	// Warn; package steps/webhook's calls are read too.
 	files, err := filepath.Glob("*.go")
 	require.NoError(t, err)
 	webhook, err := filepath.Glob("webhook/*.go")
@@ -45,8 +46,8 @@ func TestEveryCitedSentenceExists(t *testing.T) {
 		case *ast.Ident:
 			return f.Name
 		case *ast.SelectorExpr:
-			if pkg, ok := f.X.(*ast.Ident); ok && pkg.Name == "steps" {
-				return strings.ToLower(f.Sel.Name)
+			if pkg, ok := f.X.(*ast.Ident); ok && pkg.Name == "engine" {
+				return strings.ToLower(f.Sel.Name[:1]) + f.Sel.Name[1:]
 			}
 			return f.Sel.Name // a method: sc.answerBreaks
 		}
@@ -87,7 +88,7 @@ func TestEveryCitedSentenceExists(t *testing.T) {
 			ref, _ = strconv.Unquote(a.Value)
 		case *ast.Ident:
 			if a.Name == "ref" || a.Name == "basis" {
-				continue // a variable: one of the constants, chosen at run time, or passed on (shared.go)
+				continue // a variable: one of the constants, chosen at run time, or passed on
 			}
 			var ok bool
 			ref, ok = consts[filepath.Dir(fset.Position(c.Pos()).Filename)+"."+a.Name]
@@ -137,16 +138,16 @@ func TestFailureKindOf(t *testing.T) {
 		err  error
 		want reports.FailureKind
 	}{
-		{breaks(refCheckOK, "expected 200"), ""},
-		{breaksAs(reports.FailureNotificationLate, refDemo, "late"), reports.FailureNotificationLate},
+		{engine.Breaks(refCheckOK, "expected 200"), ""},
+		{engine.BreaksAs(reports.FailureNotificationLate, refDemo, "late"), reports.FailureNotificationLate},
 		{sc.answerBreaks(refCheckOK, "expected 200 %q, %s", "Authenticated", "got 401"), reports.FailureInvalidSignature},
 		{fmt.Errorf("reading the receiver: %w", &url.Error{Op: "Get", URL: "http://x", Err: refused}), ""},
 		{errors.New("connection refused"), ""},
 	} {
-		assert.Equal(t, tc.want, failureKindOf(tc.err), "%v", tc.err)
+		assert.Equal(t, tc.want, engine.FailureKindOf(tc.err), "%v", tc.err)
 	}
 	sc = &scenario{status: 200, resp: map[string]any{"message": "Authenticated"}}
-	assert.Empty(t, failureKindOf(sc.answerBreaks(refCheckFails, "expected 401")), "an answer of no known kind")
+	assert.Empty(t, engine.FailureKindOf(sc.answerBreaks(refCheckFails, "expected 401")), "an answer of no known kind")
 }
 
 // A target that refuses every connection leaves its scenarios

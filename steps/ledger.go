@@ -13,6 +13,7 @@ import (
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/receiver"
 	"github.com/firmakit/firmakit/reports"
+	"github.com/firmakit/firmakit/steps/engine"
 )
 
 // Ledger keeps every contract a run created, so that at the end of the
@@ -141,7 +142,7 @@ func (l *Ledger) Check(ctx context.Context, t *Target, lag *LagMonitor, strays b
 	l.mu.Lock()
 	last := l.last
 	l.mu.Unlock()
-	if err := sleepUntil(ctx, last.Add(quietAfter)); err != nil {
+	if err := engine.SleepUntil(ctx, last.Add(quietAfter)); err != nil {
 		res.Status, res.Error = reports.Failed, err.Error()
 		return res
 	}
@@ -343,7 +344,7 @@ func (l *Ledger) judgeContract(f *ledgerFindings, t *Target, lag *LagMonitor, id
 			// explain, is a duplicate (with a shared clock).
 			if timeout := t.Profile.Webhook.Timeout; t.SharedClock {
 				gap := next.ReceivedAt.Sub(prev.ReceivedAt)
-				if gap >= timeout || excusedBy(lag.Max(prev.ReceivedAt, next.ReceivedAt), timeout-gap, t.SenderInProcess) {
+				if gap >= timeout || engine.ExcusedBy(lag.Max(prev.ReceivedAt, next.ReceivedAt), timeout-gap, t.SenderInProcess) {
 					continue
 				}
 			}
@@ -358,17 +359,17 @@ func (l *Ledger) judgeContract(f *ledgerFindings, t *Target, lag *LagMonitor, id
 		// after the 201 could begin, whatever the network did. No lag of
 		// this process can make an arrival look earlier than it was.
 		if early := first.ReceivedAt.Sub(entry.sent); early < 300*time.Millisecond {
-			f.problemAs(reports.FailureNotificationLate, refDemo, "contract %s %q: its %s notification arrived %s ms after the create request was sent, before the 300–1500 ms after the 201 could begin", clip(id, 100), title, state, ms(early))
+			f.problemAs(reports.FailureNotificationLate, refDemo, "contract %s %q: its %s notification arrived %s ms after the create request was sent, before the 300–1500 ms after the 201 could begin", clip(id, 100), title, state, engine.Millis(early))
 			continue
 		}
 		if late := first.ReceivedAt.Sub(entry.answered); late > 1500*time.Millisecond {
 			if w, down := l.downWhile(entry.answered, entry.answered.Add(1500*time.Millisecond)); down {
 				f.excusedLate = append(f.excusedLate, fmt.Sprintf("contract %s arrived %s ms after the 201, after the suite had its receiver refuse connections for %s ms while its first delivery was due",
-					clip(id, 100), ms(late), ms(w.until.Sub(w.from))))
-			} else if lg := lag.Max(entry.sent, first.ReceivedAt); excusedBy(lg, late-1500*time.Millisecond, t.SenderInProcess) {
-				f.excusedLate = append(f.excusedLate, fmt.Sprintf("contract %s arrived %s ms after the 201 while this process ran %s ms late", clip(id, 100), ms(late), ms(lg)))
+					clip(id, 100), engine.Millis(late), engine.Millis(w.until.Sub(w.from))))
+			} else if lg := lag.Max(entry.sent, first.ReceivedAt); engine.ExcusedBy(lg, late-1500*time.Millisecond, t.SenderInProcess) {
+				f.excusedLate = append(f.excusedLate, fmt.Sprintf("contract %s arrived %s ms after the 201 while this process ran %s ms late", clip(id, 100), engine.Millis(late), engine.Millis(lg)))
 			} else {
-				f.problemAs(reports.FailureNotificationLate, refDemo, "contract %s %q: its %s notification arrived %s ms after the 201, outside 300–1500 ms", clip(id, 100), title, state, ms(late))
+				f.problemAs(reports.FailureNotificationLate, refDemo, "contract %s %q: its %s notification arrived %s ms after the 201, outside 300–1500 ms", clip(id, 100), title, state, engine.Millis(late))
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/firmakit/firmakit/receiver"
 	"github.com/firmakit/firmakit/reports"
+	"github.com/firmakit/firmakit/steps/engine"
 )
 
 // Two merchants. A merchant's notifications go to its own
@@ -51,27 +52,27 @@ func (s *Steps) itArrivedAtTheOtherMerchantsWebhookOnly(ctx context.Context) err
 	}
 	other := s.T.OtherMerchantID
 	if sc.note.Channel != other {
-		return breaks(refWebhookSig, "expected the notification of merchant %s's contract %s at its own signature_webhook (the receiver's channel %q), got it at %q",
+		return engine.Breaks(refWebhookSig, "expected the notification of merchant %s's contract %s at its own signature_webhook (the receiver's channel %q), got it at %q",
 			other, sc.created, other, clip(sc.note.Channel, 100))
 	}
 	h := sc.note.Header.Get(s.T.Profile.Webhook.SignatureHeader)
 	if err := s.T.Profile.VerifyWebhook(h, sc.note.Body, s.T.OtherWebhookSecrets, sc.note.ReceivedAt); err != nil {
-		return breaksAs(reports.FailureWebhookSignature, refWebhookSig, "expected merchant %s's notification signed with its own webhook secret, got %q: %v", other, clip(h, 300), err)
+		return engine.BreaksAs(reports.FailureWebhookSignature, refWebhookSig, "expected merchant %s's notification signed with its own webhook secret, got %q: %v", other, clip(h, 300), err)
 	}
 	mine, err := s.T.Notifications.List(ctx, receiver.Filter{SignatureID: sc.created, Channel: s.T.MerchantID, Limit: 1})
 	if err != nil {
 		return err
 	}
 	if len(mine) > 0 {
-		return breaks(refWebhookSig, "expected nothing of merchant %s's contract %s at merchant %s's signature_webhook, got a notification there: %s",
+		return engine.Breaks(refWebhookSig, "expected nothing of merchant %s's contract %s at merchant %s's signature_webhook, got a notification there: %s",
 			other, sc.created, s.T.MerchantID, clip(string(mine[0].Body), 300))
 	}
 	return nil
 }
 
 func (s *Steps) bindMerchantSentences(sc registrar) {
-	sc.Step(compiled(`^a contract of the other merchant titled "([^"]*)"$`), s.aContractOfTheOtherMerchantTitled)
-	sc.Step(compiled(`^un contrato del otro comercio titulado "([^"]*)"$`), s.aContractOfTheOtherMerchantTitled)
-	sc.Step(compiled(`^it arrived at the other merchant's webhook, signed with that merchant's webhook secret, and none at this merchant's$`), s.itArrivedAtTheOtherMerchantsWebhookOnly)
-	sc.Step(compiled(`^llegó al webhook del otro comercio, firmada con el secreto de webhook de ese comercio, y ninguna al de este comercio$`), s.itArrivedAtTheOtherMerchantsWebhookOnly)
+	sc.Step(engine.Compiled(`^a contract of the other merchant titled "([^"]*)"$`), s.aContractOfTheOtherMerchantTitled)
+	sc.Step(engine.Compiled(`^un contrato del otro comercio titulado "([^"]*)"$`), s.aContractOfTheOtherMerchantTitled)
+	sc.Step(engine.Compiled(`^it arrived at the other merchant's webhook, signed with that merchant's webhook secret, and none at this merchant's$`), s.itArrivedAtTheOtherMerchantsWebhookOnly)
+	sc.Step(engine.Compiled(`^llegó al webhook del otro comercio, firmada con el secreto de webhook de ese comercio, y ninguna al de este comercio$`), s.itArrivedAtTheOtherMerchantsWebhookOnly)
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/receiver"
 	"github.com/firmakit/firmakit/reports"
+	"github.com/firmakit/firmakit/steps/engine"
 )
 
 // Rows by operator. A listed row covers one case; a service that is wrong
@@ -1106,16 +1107,16 @@ func notifiedAsItself(s *Steps, ctx context.Context) error {
 	}
 	if errors.Is(err, receiver.ErrTimeout) {
 		if lag := s.Lag.Max(sc.sentAt, waited); s.excused(lag, missingAfter-quietAfter) {
-			return s.inconclusive(ctx, "no SIGNED notification within %s of the 201, but this process ran up to %s ms late meanwhile", missingAfter, ms(lag))
+			return s.inconclusive(ctx, "no SIGNED notification within %s of the 201, but this process ran up to %s ms late meanwhile", missingAfter, engine.Millis(lag))
 		}
-		return breaksAs(reports.FailureNotificationMissing, refDemo, "expected a SIGNED notification for signature_id %s, created with %d others at the same instant; none arrived within %s",
+		return engine.BreaksAs(reports.FailureNotificationMissing, refDemo, "expected a SIGNED notification for signature_id %s, created with %d others at the same instant; none arrived within %s",
 			sc.created, manyContracts-1, missingAfter)
 	}
 	if err != nil {
 		return err
 	}
 	sc.note, sc.noteAt = r, s.arrival(r, waited)
-	if err := sleepUntil(ctx, r.ReceivedAt.Add(quietAfter)); err != nil {
+	if err := engine.SleepUntil(ctx, r.ReceivedAt.Add(quietAfter)); err != nil {
 		return err
 	}
 	all, err := s.T.Notifications.List(ctx, receiver.Filter{SignatureID: sc.created, Limit: 20})
@@ -1123,11 +1124,11 @@ func notifiedAsItself(s *Steps, ctx context.Context) error {
 		return err
 	}
 	if within := inQuietWindow(all); len(within) != 1 {
-		return breaks(refDemo, "expected exactly one notification for signature_id %s, created with %d others at the same instant, got %d: %s",
+		return engine.Breaks(refDemo, "expected exactly one notification for signature_id %s, created with %d others at the same instant, got %d: %s",
 			sc.created, manyContracts-1, len(within), s.listing(sc, within))
 	}
 	if r.State != "SIGNED" {
-		return breaks(refDemo, "expected a SIGNED notification for signature_id %s, got %q", sc.created, clip(r.State, 60))
+		return engine.Breaks(refDemo, "expected a SIGNED notification for signature_id %s, got %q", sc.created, clip(r.State, 60))
 	}
 	if err := s.itsSignatureIDIsTheOneCreated(ctx); err != nil {
 		return err
@@ -1143,7 +1144,7 @@ func distinctIDs(ns []sentNeighbour) error {
 			continue
 		}
 		if other, ok := seen[n.v.created]; ok {
-			return breaks("defaults §C paragraph 1", "expected a new signature_id for each contract; %s and %s, created at the same instant, both got %q", other, n.name, n.v.created)
+			return engine.Breaks("defaults §C paragraph 1", "expected a new signature_id for each contract; %s and %s, created at the same instant, both got %q", other, n.name, n.v.created)
 		}
 		seen[n.v.created] = n.name
 	}
@@ -1343,7 +1344,7 @@ func (s *Steps) eachNeighbourN(ctx context.Context, n, runs int, f func(i int)) 
 
 // context is ctx running v instead of the scenario: v's own warnings.
 func (v *scenario) context(ctx context.Context) context.Context {
-	return WithWarnings(context.WithValue(ctx, scenarioKey{}, v), &v.warnings)
+	return engine.WithWarnings(context.WithValue(ctx, scenarioKey{}, v), &v.warnings)
 }
 
 // eachOneIsJudged judges every neighbour sent as its operator says: the
@@ -1386,7 +1387,7 @@ func (s *Steps) eachOneIsJudged(want string) func(context.Context) error {
 func (s *Steps) neighboursOutcome(ctx context.Context, errOf func(sentNeighbour) error) error {
 	base := get(ctx)
 	var failed []string
-	var first *breach
+	var first error // the first neighbour's breach
 	var plain error
 	for _, n := range base.sentNeighbours {
 		base.warnings = append(base.warnings, n.v.warnings...)
@@ -1404,10 +1405,9 @@ func (s *Steps) neighboursOutcome(ctx context.Context, errOf func(sentNeighbour)
 				base.inconclusive = fmt.Sprintf("%s could not be judged", n.name)
 			}
 		default:
-			var b *breach
-			if errors.As(err, &b) && first == nil {
-				first = b
-			} else if !errors.As(err, &b) && plain == nil {
+			if breach := engine.BreachOf(err) != ""; breach && first == nil {
+				first = err
+			} else if !breach && plain == nil {
 				plain = err
 			}
 			failed = append(failed, fmt.Sprintf("%s: %s", n.name, strings.ReplaceAll(strings.SplitN(err.Error(), "\n  rule:", 2)[0], "\n", "\n      ")))
@@ -1415,8 +1415,8 @@ func (s *Steps) neighboursOutcome(ctx context.Context, errOf func(sentNeighbour)
 	}
 	switch {
 	case len(failed) > 0 && first != nil:
-		return &breach{ref: first.ref, kind: first.kind,
-			msg: fmt.Sprintf("%d of %d neighbours by %s broke the rule:\n    %s", len(failed), len(base.sentNeighbours), base.operator, strings.Join(failed, "\n    "))}
+		return engine.BreaksAs(engine.FailureKindOf(first), engine.BreachOf(first),
+			"%d of %d neighbours by %s broke the rule:\n    %s", len(failed), len(base.sentNeighbours), base.operator, strings.Join(failed, "\n    "))
 	case len(failed) > 0:
 		return fmt.Errorf("%d of %d neighbours by %s: %s", len(failed), len(base.sentNeighbours), base.operator, strings.Join(failed, "; "))
 	case base.inconclusive != "":
@@ -1517,8 +1517,8 @@ func (s *Steps) eachOneIsItsOwn(ctx context.Context) error {
 }
 
 func (s *Steps) bindNeighbourSentences(sc registrar) {
-	sc.Step(compiled(`^each neighbour of the request by "([a-z0-9-]+)" is sent$`), s.eachNeighbourIsSent)
-	sc.Step(compiled(`^se envía cada vecino de la solicitud por "([a-z0-9-]+)"$`), s.eachNeighbourIsSent)
+	sc.Step(engine.Compiled(`^each neighbour of the request by "([a-z0-9-]+)" is sent$`), s.eachNeighbourIsSent)
+	sc.Step(engine.Compiled(`^se envía cada vecino de la solicitud por "([a-z0-9-]+)"$`), s.eachNeighbourIsSent)
 	for _, b := range []struct {
 		want string
 		f    func(context.Context) error
@@ -1537,7 +1537,7 @@ func (s *Steps) bindNeighbourSentences(sc registrar) {
 		{wantEachOwn, s.eachOneIsItsOwn},
 	} {
 		for _, text := range neighbourSentences[b.want] {
-			sc.Step(compiled("^"+regexp.QuoteMeta(text)+"$"), b.f)
+			sc.Step(engine.Compiled("^"+regexp.QuoteMeta(text)+"$"), b.f)
 		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/receiver"
 	"github.com/firmakit/firmakit/reports"
+	"github.com/firmakit/firmakit/steps/engine"
 )
 
 // answerer is a receiver that can be told how to answer a contract's next
@@ -38,8 +39,6 @@ func (s *Steps) arrival(r *receiver.Record, waited time.Time) time.Time {
 	}
 	return waited
 }
-
-func ms(d time.Duration) string { return strconv.FormatInt(d.Milliseconds(), 10) }
 
 // awaitFirst waits for the contract's first notification and judges when
 // it came: from when the 201 was seen to when it reached the receiver.
@@ -64,9 +63,9 @@ func (s *Steps) awaitFirst(ctx context.Context, state string, minMS, maxMS int) 
 	}
 	if errors.Is(err, receiver.ErrTimeout) {
 		if lag := s.Lag.Max(sc.sentAt, waited); s.excused(lag, missingAfter-hi) {
-			return s.inconclusive(ctx, "no %s notification within %s of the 201, but this process ran up to %s ms late meanwhile", state, missingAfter, ms(lag))
+			return s.inconclusive(ctx, "no %s notification within %s of the 201, but this process ran up to %s ms late meanwhile", state, missingAfter, engine.Millis(lag))
 		}
-		return breaksAs(reports.FailureNotificationMissing, "§6.2 paragraph 1", "expected a %s notification for signature_id %s %d–%d ms after the 201; none arrived within %s",
+		return engine.BreaksAs(reports.FailureNotificationMissing, "§6.2 paragraph 1", "expected a %s notification for signature_id %s %d–%d ms after the 201; none arrived within %s",
 			state, sc.created, minMS, maxMS, missingAfter)
 	}
 	if err != nil {
@@ -79,20 +78,20 @@ func (s *Steps) awaitFirst(ctx context.Context, state string, minMS, maxMS int) 
 	NoteEventID(ctx, r.EventID)
 	switch {
 	case afterSent < lo:
-		return breaks(refDemo, "expected the %s notification %d–%d ms after the 201; it arrived %s ms after the request was sent (the 201 came after %s ms): too early",
-			state, minMS, maxMS, ms(afterSent), ms(rtt))
+		return engine.Breaks(refDemo, "expected the %s notification %d–%d ms after the 201; it arrived %s ms after the request was sent (the 201 came after %s ms): too early",
+			state, minMS, maxMS, engine.Millis(afterSent), engine.Millis(rtt))
 	case after201 > hi:
 		lag := s.Lag.Max(sc.sentAt, at)
 		if s.excused(lag, after201-hi) {
 			return s.inconclusive(ctx, "the %s notification arrived %s ms after the 201, outside %d–%d ms, but this process ran up to %s ms late meanwhile",
-				state, ms(after201), minMS, maxMS, ms(lag))
+				state, engine.Millis(after201), minMS, maxMS, engine.Millis(lag))
 		}
 		if at, ok := s.eventTimeInWindow(r, sc.answered, hi); ok {
 			return s.inconclusive(ctx, "the %s notification arrived %s ms after the 201, outside %d–%d ms, but it says the event was %s ms after it: the rest of the way ran in this process, sender and receiver alike, which a starved machine slows without a late wake-up to show it",
-				state, ms(after201), minMS, maxMS, ms(at))
+				state, engine.Millis(after201), minMS, maxMS, engine.Millis(at))
 		}
-		return breaksAs(reports.FailureNotificationLate, refDemo, "expected the %s notification %d–%d ms after the 201; it arrived %s ms after the 201, outside %d–%d ms (this process ran at most %s ms late meanwhile)",
-			state, minMS, maxMS, ms(after201), minMS, maxMS, ms(lag))
+		return engine.BreaksAs(reports.FailureNotificationLate, refDemo, "expected the %s notification %d–%d ms after the 201; it arrived %s ms after the 201, outside %d–%d ms (this process ran at most %s ms late meanwhile)",
+			state, minMS, maxMS, engine.Millis(after201), minMS, maxMS, engine.Millis(lag))
 	case (after201 < lo || afterSent > hi) && rtt > ambiguity:
 		// The contract was made somewhere between the request and the
 		// 201; when that span straddles a bound the delay cannot be told,
@@ -102,10 +101,10 @@ func (s *Steps) awaitFirst(ctx context.Context, state string, minMS, maxMS int) 
 		}
 		lag := s.Lag.Max(sc.sentAt, sc.answered)
 		return s.inconclusive(ctx, "the %s notification arrived %s–%s ms after the contract was made, across the %d–%d ms window: the target's 201 took %s ms to come back (this process ran at most %s ms late meanwhile)",
-			state, ms(after201), ms(afterSent), minMS, maxMS, ms(rtt), ms(lag))
+			state, engine.Millis(after201), engine.Millis(afterSent), minMS, maxMS, engine.Millis(rtt), engine.Millis(lag))
 	}
 	if r.State != state {
-		return breaks("§6.2 "+demoPrefixOf(state), "expected a %s notification for signature_id %s, the first one is %q: %s", state, sc.created, clip(r.State, 60), clip(string(r.Body), 500))
+		return engine.Breaks("§6.2 "+demoPrefixOf(state), "expected a %s notification for signature_id %s, the first one is %q: %s", state, sc.created, clip(r.State, 60), clip(string(r.Body), 500))
 	}
 	return nil
 }
@@ -139,8 +138,8 @@ func (s *Steps) heldAnswer(ctx context.Context, state string, after201, rtt, lo,
 	if bound >= ambiguity || after201+bound >= lo {
 		return nil
 	}
-	return breaks(refDemo, "expected the %s notification %d–%d ms after the 201 was sent; it arrived %s ms after the 201 reached this process (before it, when negative), on the first run and again alone. The 201 took %s ms where the target answers a check in %s ms or less (this process ran at most %s ms late): the 201 left the target at most %s ms before it arrived, so the notification came at most %s ms after it. The service holds its 201 until it has sent the notification",
-		state, lo.Milliseconds(), hi.Milliseconds(), ms(after201), ms(rtt), ms(slowest), ms(lag), ms(bound), ms(after201+bound))
+	return engine.Breaks(refDemo, "expected the %s notification %d–%d ms after the 201 was sent; it arrived %s ms after the 201 reached this process (before it, when negative), on the first run and again alone. The 201 took %s ms where the target answers a check in %s ms or less (this process ran at most %s ms late): the 201 left the target at most %s ms before it arrived, so the notification came at most %s ms after it. The service holds its 201 until it has sent the notification",
+		state, lo.Milliseconds(), hi.Milliseconds(), engine.Millis(after201), engine.Millis(rtt), engine.Millis(slowest), engine.Millis(lag), engine.Millis(bound), engine.Millis(after201+bound))
 }
 
 // heldProbes is how many check requests heldAnswer measures the target
@@ -221,7 +220,7 @@ func (s *Steps) exactlyOneNotificationArrivesBetween(ctx context.Context, state 
 	sc := get(ctx)
 	// Exactly one: nothing else for this contract until the quiet window
 	// closes.
-	if err := sleepUntil(ctx, sc.answered.Add(quietAfter)); err != nil {
+	if err := engine.SleepUntil(ctx, sc.answered.Add(quietAfter)); err != nil {
 		return err
 	}
 	all, err := s.T.Notifications.List(ctx, receiver.Filter{SignatureID: sc.created, Limit: 20})
@@ -229,7 +228,7 @@ func (s *Steps) exactlyOneNotificationArrivesBetween(ctx context.Context, state 
 		return err
 	}
 	if within := inQuietWindow(all); len(within) != 1 {
-		return breaks(refDemo, "expected exactly one notification for signature_id %s until %s after the 201, got %d: %s",
+		return engine.Breaks(refDemo, "expected exactly one notification for signature_id %s until %s after the 201, got %d: %s",
 			sc.created, quietAfter, len(within), s.listing(sc, within))
 	}
 	return nil
@@ -267,7 +266,7 @@ func (s *Steps) listing(sc *scenario, recs []*receiver.Record) string {
 	for _, r := range recs {
 		p := fmt.Sprintf("%s event %s", r.State, r.EventID)
 		if s.T.SharedClock {
-			p += " at " + ms(r.ReceivedAt.Sub(sc.answered)) + " ms"
+			p += " at " + engine.Millis(r.ReceivedAt.Sub(sc.answered)) + " ms"
 		}
 		if r.Status != 0 {
 			p += fmt.Sprintf(" (answered %d)", r.Status)
@@ -277,15 +276,6 @@ func (s *Steps) listing(sc *scenario, recs []*receiver.Record) string {
 		parts = append(parts, p)
 	}
 	return strings.Join(parts, "; ")
-}
-
-func sleepUntil(ctx context.Context, t time.Time) error {
-	select {
-	case <-time.After(time.Until(t)):
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 func (s *Steps) aNotificationArrivesBetween(ctx context.Context, state string, minMS, maxMS int) error {
@@ -452,9 +442,9 @@ func (s *Steps) awaitRetry(ctx context.Context, sc *scenario) error {
 	}
 	if errors.Is(err, receiver.ErrTimeout) {
 		if lag := s.Lag.Max(prevAt, waited); s.excused(lag, missingAfter) {
-			return s.inconclusive(ctx, "the notification answered %s was not delivered again within %s, but this process ran up to %s ms late meanwhile", answerText(answered), wait, ms(lag))
+			return s.inconclusive(ctx, "the notification answered %s was not delivered again within %s, but this process ran up to %s ms late meanwhile", answerText(answered), wait, engine.Millis(lag))
 		}
-		return breaks(refDelivery, "expected the notification answered %s to be delivered again after %s (%d of the first event's deliveries so far); nothing came within %s",
+		return engine.Breaks(refDelivery, "expected the notification answered %s to be delivered again after %s (%d of the first event's deliveries so far); nothing came within %s",
 			answerText(answered), what, k+1, wait)
 	}
 	if err != nil {
@@ -476,10 +466,10 @@ func (s *Steps) awaitRetry(ctx context.Context, sc *scenario) error {
 	lag := s.Lag.Max(prevAt.Add(-time.Second), at)
 	switch {
 	case !s.excused(lag, delay-gap-retrySlack) && gap < delay-retrySlack:
-		return breaks(refDelivery, "expected the delivery again after %s following the one answered %s; it came after %s ms: too early (this process ran at most %s ms late meanwhile)",
-			what, answerText(answered), ms(gap), ms(lag))
+		return engine.Breaks(refDelivery, "expected the delivery again after %s following the one answered %s; it came after %s ms: too early (this process ran at most %s ms late meanwhile)",
+			what, answerText(answered), engine.Millis(gap), engine.Millis(lag))
 	case gap < delay-retrySlack:
-		return s.inconclusive(ctx, "the delivery again came %s ms after the one before, sooner than %s, but this process ran up to %s ms late meanwhile", ms(gap), what, ms(lag))
+		return s.inconclusive(ctx, "the delivery again came %s ms after the one before, sooner than %s, but this process ran up to %s ms late meanwhile", engine.Millis(gap), what, engine.Millis(lag))
 	}
 	// "Retries after 1 s" is judged as not sooner; a later retry, within
 	// missingAfter, is still the retry: a sender's queue on a loaded
@@ -490,10 +480,10 @@ func (s *Steps) awaitRetry(ctx context.Context, sc *scenario) error {
 		return err
 	}
 	if first.EventID == "" || second.EventID != first.EventID {
-		return breaks(refEventID, "expected the delivery again to carry the same %s %q, got %q", s.T.Profile.Notification.EventID, clip(first.EventID, 100), clip(second.EventID, 100))
+		return engine.Breaks(refEventID, "expected the delivery again to carry the same %s %q, got %q", s.T.Profile.Notification.EventID, clip(first.EventID, 100), clip(second.EventID, 100))
 	}
 	if second.SignatureID != first.SignatureID || second.Status != first.Status {
-		return breaks(refDelivery, "expected the delivery again to be the same event, got %s", clip(string(r.Body), 500))
+		return engine.Breaks(refDelivery, "expected the delivery again to be the same event, got %s", clip(string(r.Body), 500))
 	}
 	return nil
 }
@@ -519,7 +509,7 @@ func (s *Steps) noFurtherDeliveryFollows(ctx context.Context) error {
 	if sc.again.Status < 200 || sc.again.Status > 299 {
 		return fmt.Errorf("expected the receiver to answer the delivery again with a 2xx, it answered %d", sc.again.Status)
 	}
-	if err := sleepUntil(ctx, sc.retryAt[len(sc.retryAt)-1].Add(quietAfter)); err != nil {
+	if err := engine.SleepUntil(ctx, sc.retryAt[len(sc.retryAt)-1].Add(quietAfter)); err != nil {
 		return err
 	}
 	all, err := s.T.Notifications.List(ctx, receiver.Filter{SignatureID: sc.created, Limit: 20})
@@ -530,7 +520,7 @@ func (s *Steps) noFurtherDeliveryFollows(ctx context.Context) error {
 		if len(all) > want && !s.Alone {
 			return s.againAfter2xx(ctx, sc.again.Status, len(all)-want)
 		}
-		return breaks(refDelivery, "expected %d deliveries (%d answered %s, then one answered 2xx) and no more within %s, got %d: %s",
+		return engine.Breaks(refDelivery, "expected %d deliveries (%d answered %s, then one answered 2xx) and no more within %s, got %d: %s",
 			want, want-1, answerText(sc.answer), quietAfter, len(all), s.listing(sc, all))
 	}
 	return nil
@@ -548,7 +538,7 @@ func (s *Steps) itIsNotDeliveredAgain(ctx context.Context) error {
 	if retries := s.T.Profile.Webhook.Retries; len(retries) > 0 {
 		wait += retries[0]
 	}
-	if err := sleepUntil(ctx, sc.noteAt.Add(wait)); err != nil {
+	if err := engine.SleepUntil(ctx, sc.noteAt.Add(wait)); err != nil {
 		return err
 	}
 	all, err := s.T.Notifications.List(ctx, receiver.Filter{SignatureID: sc.created, Limit: 20})
@@ -559,7 +549,7 @@ func (s *Steps) itIsNotDeliveredAgain(ctx context.Context) error {
 		if len(all) > 1 && !s.Alone {
 			return s.againAfter2xx(ctx, sc.note.Status, len(all)-1)
 		}
-		return breaks(refDelivery, "expected no delivery again of the notification answered %d, a success, within %s; got %d deliveries: %s",
+		return engine.Breaks(refDelivery, "expected no delivery again of the notification answered %d, a success, within %s; got %d deliveries: %s",
 			sc.note.Status, wait, len(all), s.listing(sc, all))
 	}
 	return nil
@@ -579,7 +569,7 @@ func (s *Steps) againAfter2xx(ctx context.Context, status, extra int) error {
 func (s *Steps) signatureValid(r *receiver.Record) error {
 	h := r.Header.Get(s.T.Profile.Webhook.SignatureHeader)
 	if err := s.T.Profile.VerifyWebhook(h, r.Body, s.T.WebhookSecrets, r.ReceivedAt); err != nil {
-		return breaksAs(reports.FailureWebhookSignature, refWebhookSig, "expected a valid %s header for the webhook secret, got %q: %v", s.T.Profile.Webhook.SignatureHeader, clip(h, 300), err)
+		return engine.BreaksAs(reports.FailureWebhookSignature, refWebhookSig, "expected a valid %s header for the webhook secret, got %q: %v", s.T.Profile.Webhook.SignatureHeader, clip(h, 300), err)
 	}
 	return nil
 }
@@ -592,7 +582,7 @@ func (s *Steps) notification(ctx context.Context) (firmakit.Notification, map[st
 	r := get(ctx).note
 	n, raw, err := s.T.Profile.DecodeNotification(r.Body)
 	if err != nil {
-		return n, raw, breaks(refPayload, "expected the notification body to be the profile's payload: %v: %s", err, clip(string(r.Body), 500))
+		return n, raw, engine.Breaks(refPayload, "expected the notification body to be the profile's payload: %v: %s", err, clip(string(r.Body), 500))
 	}
 	return n, raw, nil
 }
@@ -603,7 +593,7 @@ func (s *Steps) itsSignatureIDIsTheOneCreated(ctx context.Context) error {
 		return err
 	}
 	if want := get(ctx).created; n.SignatureID != want {
-		return breaks(refPayloadKeys, "expected %s %q, got %q", s.T.Profile.Notification.SignatureID, want, clip(n.SignatureID, 100))
+		return engine.Breaks(refPayloadKeys, "expected %s %q, got %q", s.T.Profile.Notification.SignatureID, want, clip(n.SignatureID, 100))
 	}
 	return nil
 }
@@ -617,7 +607,7 @@ func (s *Steps) itHoldsExactlyTheFieldsOfANotification(ctx context.Context, stat
 	body := get(ctx).note.Body
 	obj, err := object(body)
 	if err != nil {
-		return breaks(refPayload, "expected the notification to be a JSON object, got %s", clip(string(body), 500))
+		return engine.Breaks(refPayload, "expected the notification to be a JSON object, got %s", clip(string(body), 500))
 	}
 	f := s.T.Profile.Notification
 	var want []string
@@ -635,7 +625,7 @@ func (s *Steps) itHoldsExactlyTheFieldsOfANotification(ctx context.Context, stat
 	}
 	for _, k := range []string{f.DocumentURL, f.Reason} {
 		if _, ok := obj[k]; ok && k != "" && !slices.Contains(want, k) {
-			return breaks(refPayloadKeys, "expected no %s in a %s notification: %s", k, state, clip(string(body), 500))
+			return engine.Breaks(refPayloadKeys, "expected no %s in a %s notification: %s", k, state, clip(string(body), 500))
 		}
 	}
 	var extra []string
@@ -645,14 +635,14 @@ func (s *Steps) itHoldsExactlyTheFieldsOfANotification(ctx context.Context, stat
 		}
 	}
 	if err := exactKeys("the notification", obj, want, extra...); err != nil {
-		return breaks(refPayload, "%v: %s", err, clip(string(body), 500))
+		return engine.Breaks(refPayload, "%v: %s", err, clip(string(body), 500))
 	}
 	if len(extra) > 0 {
 		sort.Strings(extra)
 		for i := range extra {
 			extra[i] = clip(extra[i], 60)
 		}
-		warn(ctx, refPayload, "the profile shows the payload without saying \"exactly\", so more keys are allowed; a receiver should ignore keys it does not know, but a strict one may refuse them",
+		engine.Warn(ctx, refPayload, "the profile shows the payload without saying \"exactly\", so more keys are allowed; a receiver should ignore keys it does not know, but a strict one may refuse them",
 			"the notification holds keys the profile does not name: %s", strings.Join(extra, ", "))
 	}
 	for k, v := range obj {
@@ -660,10 +650,10 @@ func (s *Steps) itHoldsExactlyTheFieldsOfANotification(ctx context.Context, stat
 		if k == f.Demo {
 			var b bool
 			if json.Unmarshal(v, &b) != nil {
-				return breaks(refPayload, "expected %s to be a boolean, got %s", k, clip(string(v), 100))
+				return engine.Breaks(refPayload, "expected %s to be a boolean, got %s", k, clip(string(v), 100))
 			}
 		} else if slices.Contains(want, k) && json.Unmarshal(v, &str) != nil {
-			return breaks(refPayload, "expected %s to be a string, got %s", clip(k, 60), clip(string(v), 100))
+			return engine.Breaks(refPayload, "expected %s to be a string, got %s", clip(k, 60), clip(string(v), 100))
 		}
 	}
 	return nil
@@ -678,7 +668,7 @@ func (s *Steps) stringField(ctx context.Context, name string) (string, error) {
 	v, ok := raw[name]
 	var str string
 	if !ok || json.Unmarshal(v, &str) != nil {
-		return "", breaks(refPayload, "expected the notification's %s to be a string, got %s", name, clip(string(v), 100))
+		return "", engine.Breaks(refPayload, "expected the notification's %s to be a string, got %s", name, clip(string(v), 100))
 	}
 	return str, nil
 }
@@ -689,7 +679,7 @@ func (s *Steps) fieldEquals(ctx context.Context, name, want string) error {
 		return err
 	}
 	if v != want {
-		return breaks(refPayload, "expected the notification's %s %q, got %q", name, clip(want, 200), clip(v, 200))
+		return engine.Breaks(refPayload, "expected the notification's %s %q, got %q", name, clip(want, 200), clip(v, 200))
 	}
 	return nil
 }
@@ -712,7 +702,7 @@ func (s *Steps) itIsMarkedAsADemo(ctx context.Context) error {
 		return err
 	}
 	if v := strings.TrimSpace(string(raw[s.T.Profile.Notification.Demo])); v != "true" {
-		return breaks(refPayload, "expected the notification's %s to be true, got %q", s.T.Profile.Notification.Demo, clip(v, 100))
+		return engine.Breaks(refPayload, "expected the notification's %s to be true, got %q", s.T.Profile.Notification.Demo, clip(v, 100))
 	}
 	return nil
 }
@@ -723,7 +713,7 @@ func (s *Steps) itsEventIDIsANonEmptyString(ctx context.Context) error {
 		return err
 	}
 	if strings.TrimSpace(v) == "" {
-		return breaks(refEventID, "expected a non-empty %s", s.T.Profile.Notification.EventID)
+		return engine.Breaks(refEventID, "expected a non-empty %s", s.T.Profile.Notification.EventID)
 	}
 	return nil
 }
@@ -739,7 +729,7 @@ func (s *Steps) itsEventIDDiffersFromTheEarlierNotifications(ctx context.Context
 		return err
 	}
 	if a.EventID == b.EventID {
-		return breaks(refEventID, "expected two events to carry different %s, both carry %q", s.T.Profile.Notification.EventID, clip(a.EventID, 100))
+		return engine.Breaks(refEventID, "expected two events to carry different %s, both carry %q", s.T.Profile.Notification.EventID, clip(a.EventID, 100))
 	}
 	return nil
 }
@@ -773,7 +763,7 @@ func (s *Steps) itsCreatedAtIsAUTCTimeWithMilliseconds(ctx context.Context) erro
 	if err != nil {
 		// The interface states created_at's form for the envelope only;
 		// the notification's is shown by the profile's example alone.
-		warn(ctx, refPayload, "the profile shows the notification's created_at only by example (UTC with milliseconds, the time of the event); the envelope's form, the same here, is what a receiver expects",
+		engine.Warn(ctx, refPayload, "the profile shows the notification's created_at only by example (UTC with milliseconds, the time of the event); the envelope's form, the same here, is what a receiver expects",
 			"%s", strings.TrimPrefix(strings.SplitN(err.Error(), "\n", 2)[0], "expected "))
 	}
 	return nil
@@ -786,10 +776,10 @@ func demoPrefixOf(state string) string { return "DEMO_" + state }
 func (s *Steps) itWasPostedWithAJSONContentType(ctx context.Context) error {
 	r := get(ctx).note
 	if ct := r.Header.Get("Content-Type"); !jsonContentType(ct) {
-		return breaks(refWebhookSig, "expected the notification posted as application/json, its Content-Type is %q", clip(ct, 100))
+		return engine.Breaks(refWebhookSig, "expected the notification posted as application/json, its Content-Type is %q", clip(ct, 100))
 	}
 	if r.Method != http.MethodPost {
-		return breaks(refWebhookSig, "expected the notification to be a POST, got %s", clip(r.Method, 20))
+		return engine.Breaks(refWebhookSig, "expected the notification to be a POST, got %s", clip(r.Method, 20))
 	}
 	return nil
 }
@@ -803,19 +793,19 @@ func (s *Steps) itsSignatureHeaderHasTheProfilesForm(ctx context.Context) error 
 	v := sc.note.Header.Get(p.Webhook.SignatureHeader)
 	h, err := p.ParseWebhookHeader(v)
 	if err != nil {
-		return breaks(refWebhookSig, "expected a %s header like %s=<unix seconds>,%s=<signature>, got %q: %v", p.Webhook.SignatureHeader, p.Webhook.TimestampKey, p.Webhook.SignatureKey, clip(v, 300), err)
+		return engine.Breaks(refWebhookSig, "expected a %s header like %s=<unix seconds>,%s=<signature>, got %q: %v", p.Webhook.SignatureHeader, p.Webhook.TimestampKey, p.Webhook.SignatureKey, clip(v, 300), err)
 	}
 	if !integerLiteral.MatchString(h.Timestamp) {
-		return breaks(refWebhookSig, "expected %s= to be Unix seconds in base-10 digits, got %q", p.Webhook.TimestampKey, clip(h.Timestamp, 60))
+		return engine.Breaks(refWebhookSig, "expected %s= to be Unix seconds in base-10 digits, got %q", p.Webhook.TimestampKey, clip(h.Timestamp, 60))
 	}
 	t, _ := strconv.ParseInt(h.Timestamp, 10, 64)
 	allow := s.T.clockAllowance()
 	if sent := time.Unix(t, 0); sent.Before(sc.sentAt.Add(-allow-time.Second)) || sent.After(sc.noteAt.Add(allow)) {
-		return breaks(refWebhookSig, "expected %s= to be the time it was sent (the suite's clock ±%s), got %s (%s)", p.Webhook.TimestampKey, allow, clip(h.Timestamp, 60), sent.UTC().Format(time.RFC3339))
+		return engine.Breaks(refWebhookSig, "expected %s= to be the time it was sent (the suite's clock ±%s), got %s (%s)", p.Webhook.TimestampKey, allow, clip(h.Timestamp, 60), sent.UTC().Format(time.RFC3339))
 	}
 	for _, sig := range h.Signatures {
 		if err := p.CheckWebhookSignatureForm(sig); err != nil {
-			return breaks(refWebhookSig, "expected each %s= entry %s, got %q", p.Webhook.SignatureKey, err, clip(sig, 200))
+			return engine.Breaks(refWebhookSig, "expected each %s= entry %s, got %q", p.Webhook.SignatureKey, err, clip(sig, 200))
 		}
 	}
 	return s.exactHeaderLayout(ctx, v, h)
@@ -839,7 +829,7 @@ func (s *Steps) exactHeaderLayout(ctx context.Context, v string, h firmakit.Webh
 		k, _, _ := strings.Cut(item, "=")
 		switch {
 		case i == 0 && k != w.TimestampKey:
-			return breaks(refWebhookSig, "expected %s to start with %s=, as the profile writes it, got %q", w.SignatureHeader, w.TimestampKey, clip(v, 300))
+			return engine.Breaks(refWebhookSig, "expected %s to start with %s=, as the profile writes it, got %q", w.SignatureHeader, w.TimestampKey, clip(v, 300))
 		case k == w.SignatureKey || k == w.TimestampKey:
 		default:
 			others = append(others, clip(item, 40))
@@ -853,11 +843,11 @@ func (s *Steps) exactHeaderLayout(ctx context.Context, v string, h firmakit.Webh
 		got = strings.Replace(got, ","+o, "", 1)
 	}
 	if got != want {
-		return breaks(refWebhookSig, "expected %s in the profile's exact form %s, with no spaces: a receiver that splits at \",\" reads %q otherwise; got %q",
+		return engine.Breaks(refWebhookSig, "expected %s in the profile's exact form %s, with no spaces: a receiver that splits at \",\" reads %q otherwise; got %q",
 			w.SignatureHeader, w.TimestampKey+"=<seconds>,"+w.SignatureKey+"=<signature>", clip(want, 120), clip(v, 300))
 	}
 	if len(others) > 0 {
-		warn(ctx, refWebhookSig, "the profile's form names "+w.TimestampKey+" and "+w.SignatureKey+" entries only; a receiver skips a key it does not know, but one that takes every entry as a signature would not",
+		engine.Warn(ctx, refWebhookSig, "the profile's form names "+w.TimestampKey+" and "+w.SignatureKey+" entries only; a receiver skips a key it does not know, but one that takes every entry as a signature would not",
 			"%s carries entries the profile does not name: %s", w.SignatureHeader, strings.Join(others, ", "))
 	}
 	return nil
@@ -869,7 +859,7 @@ func (s *Steps) itCarriesADocumentURL(ctx context.Context) error {
 		return err
 	}
 	if !strings.HasPrefix(n.DocumentURL, "http://") && !strings.HasPrefix(n.DocumentURL, "https://") {
-		return breaks("§6.2 rule 3", "expected %s to be an http(s) URL, got %q", s.T.Profile.Notification.DocumentURL, clip(n.DocumentURL, 200))
+		return engine.Breaks("§6.2 rule 3", "expected %s to be an http(s) URL, got %q", s.T.Profile.Notification.DocumentURL, clip(n.DocumentURL, 200))
 	}
 	return nil
 }
@@ -880,7 +870,7 @@ func (s *Steps) absent(ctx context.Context, key string) error {
 		return err
 	}
 	if v, ok := raw[key]; ok {
-		return breaks(refPayloadKeys, "expected no %s in the notification, got %s", key, clip(string(v), 200))
+		return engine.Breaks(refPayloadKeys, "expected no %s in the notification, got %s", key, clip(string(v), 200))
 	}
 	return nil
 }
@@ -899,7 +889,7 @@ func (s *Steps) itCarriesANonEmptyReason(ctx context.Context) error {
 		return err
 	}
 	if strings.TrimSpace(n.Reason) == "" {
-		return breaks("§6.2 rule 4", "expected a non-empty %s string, got %s", s.T.Profile.Notification.Reason, clip(string(raw[s.T.Profile.Notification.Reason]), 200))
+		return engine.Breaks("§6.2 rule 4", "expected a non-empty %s string, got %s", s.T.Profile.Notification.Reason, clip(string(raw[s.T.Profile.Notification.Reason]), 200))
 	}
 	return nil
 }
@@ -911,7 +901,7 @@ func (s *Steps) theDocumentURLOpensAPDF(ctx context.Context) error {
 	}
 	u, err := url.ParseRequestURI(n.DocumentURL)
 	if err != nil {
-		return breaks("§6.2 rule 3", "expected document_url to be a URL, got %q: %v", clip(n.DocumentURL, 200), err)
+		return engine.Breaks("§6.2 rule 3", "expected document_url to be a URL, got %q: %v", clip(n.DocumentURL, 200), err)
 	}
 	// The suite opens links on the target's own host, or on the host the
 	// run names as the target's document host, and no others.
@@ -920,7 +910,7 @@ func (s *Steps) theDocumentURLOpensAPDF(ctx context.Context) error {
 		case s.T.DocumentHost == "":
 			return s.notRun(ctx, "the document_url is on another host than the target's (--document-host)")
 		case !strings.EqualFold(u.Host, s.T.DocumentHost) && !strings.EqualFold(u.Hostname(), s.T.DocumentHost):
-			return breaks(refDemoURL, "expected document_url %q on the target's host or the document host %s", clip(n.DocumentURL, 200), s.T.DocumentHost)
+			return engine.Breaks(refDemoURL, "expected document_url %q on the target's host or the document host %s", clip(n.DocumentURL, 200), s.T.DocumentHost)
 		}
 	}
 	ex, err := s.T.do(ctx, func(int) (*http.Request, error) {
@@ -931,7 +921,7 @@ func (s *Steps) theDocumentURLOpensAPDF(ctx context.Context) error {
 	case errors.As(err, &rt):
 		return s.inconclusive(ctx, "document_url %q: %v", n.DocumentURL, rt)
 	case err != nil:
-		return breaks(refDemoURL, "expected document_url %q to open, it does not: %v", clip(n.DocumentURL, 200), err)
+		return engine.Breaks(refDemoURL, "expected document_url %q to open, it does not: %v", clip(n.DocumentURL, 200), err)
 	}
 	head := ex.body[:min(5, len(ex.body))]
 	if ex.status != 200 {
@@ -939,10 +929,10 @@ func (s *Steps) theDocumentURLOpensAPDF(ctx context.Context) error {
 		if ex.status >= 500 {
 			kind = reports.FailureServerError
 		}
-		return breaksAs(kind, refDemoURL, "expected document_url %q to open (200), got %d %q (%s)", clip(n.DocumentURL, 200), ex.status, clip(string(head), 10), clip(ex.header.Get("Content-Type"), 60))
+		return engine.BreaksAs(kind, refDemoURL, "expected document_url %q to open (200), got %d %q (%s)", clip(n.DocumentURL, 200), ex.status, clip(string(head), 10), clip(ex.header.Get("Content-Type"), 60))
 	}
 	if string(head) != "%PDF-" {
-		warn(ctx, refDemoURL, "the link opens, which is what the profile requires; the profile's example links a .pdf, and a signed contract is normally a PDF",
+		engine.Warn(ctx, refDemoURL, "the link opens, which is what the profile requires; the profile's example links a .pdf, and a signed contract is normally a PDF",
 			"document_url %q opened (200) but is not a PDF: %q (%s)", clip(n.DocumentURL, 200), clip(string(head), 10), clip(ex.header.Get("Content-Type"), 60))
 	}
 	return nil
@@ -962,7 +952,7 @@ func (s *Steps) noNotificationArrivesWithin(ctx context.Context, msWindow int) e
 	if err != nil {
 		return err
 	}
-	return breaks(refNotDemo, "expected no notification for %q, got a %q one: %s", clip(sc.titleSent, 80), clip(r.State, 60), clip(string(r.Body), 300))
+	return engine.Breaks(refNotDemo, "expected no notification for %q, got a %q one: %s", clip(sc.titleSent, 80), clip(r.State, 60), clip(string(r.Body), 300))
 }
 
 // noNotificationCarryingTheTitleSentArrivesWithin checks that no
@@ -986,77 +976,77 @@ func (s *Steps) noNotificationCarryingTheTitleSentArrivesWithin(ctx context.Cont
 	if err != nil {
 		return err
 	}
-	return breaks("§9 bullet 2", "expected no notification for %q, which was not created, got a %q one: %s", sc.titleSent, clip(r.State, 60), clip(string(r.Body), 300))
+	return engine.Breaks("§9 bullet 2", "expected no notification for %q, which was not created, got a %q one: %s", sc.titleSent, clip(r.State, 60), clip(string(r.Body), 300))
 }
 
 // bindNotificationSentences registers the sentences whose methods live in this file, the
 // English and the Spanish one on the same method. Each file registers
 // its own, so that godog reports a step at the file of its method.
 func (s *Steps) bindNotificationSentences(sc registrar) {
-	sc.Step(compiled(`^a contract titled "([^"]*)" has been created and notified$`), s.aContractTitledHasBeenCreatedAndNotified)
-	sc.Step(compiled(`^que se ha creado y notificado un contrato titulado "([^"]*)"$`), s.aContractTitledHasBeenCreatedAndNotified)
-	sc.Step(compiled(`^the webhook answers (\d+) to the contract's first notification$`), s.theWebhookAnswersToTheFirstNotification)
-	sc.Step(compiled(`^el webhook responde (\d+) a la primera notificación del contrato$`), s.theWebhookAnswersToTheFirstNotification)
-	sc.Step(compiled(`^exactly one "([A-Z]+)" notification arrives between (\d+) and (\d+) ms after the 201$`), s.exactlyOneNotificationArrivesBetween)
-	sc.Step(compiled(`^llega exactamente una notificación "([A-Z]+)" entre (\d+) y (\d+) ms después del 201$`), s.exactlyOneNotificationArrivesBetween)
-	sc.Step(compiled(`^a "([A-Z]+)" notification arrives between (\d+) and (\d+) ms after the 201$`), s.aNotificationArrivesBetween)
-	sc.Step(compiled(`^llega una notificación "([A-Z]+)" entre (\d+) y (\d+) ms después del 201$`), s.aNotificationArrivesBetween)
-	sc.Step(compiled(`^the webhook answers (\d+) to the contract's first (\d+) notifications$`), s.theWebhookAnswersToTheFirstNotifications)
-	sc.Step(compiled(`^el webhook responde (\d+) a las primeras (\d+) notificaciones del contrato$`), s.theWebhookAnswersToTheFirstNotifications)
-	sc.Step(compiled(`^the webhook answers (\d+) to the contract's first notification only after the profile's delivery timeout$`), s.theWebhookAnswersOnlyAfterTheDeliveryTimeout)
-	sc.Step(compiled(`^el webhook responde (\d+) a la primera notificación del contrato solo pasado el plazo de entrega del perfil$`), s.theWebhookAnswersOnlyAfterTheDeliveryTimeout)
-	sc.Step(compiled(`^the webhook ends the connection of the contract's first notification with a TCP (FIN|RST), without answering$`), s.theWebhookHangsUpOnTheFirstNotification)
-	sc.Step(compiled(`^el webhook termina la conexión de la primera notificación del contrato con un (FIN|RST) TCP, sin responder$`), s.theWebhookHangsUpOnTheFirstNotification)
-	sc.Step(compiled(`^it is delivered again after the profile's first retry delay, with the same event_id$`), s.itIsDeliveredAgainWithTheSameEventID)
-	sc.Step(compiled(`^se entrega de nuevo tras la primera espera de reintento del perfil, con el mismo event_id$`), s.itIsDeliveredAgainWithTheSameEventID)
-	sc.Step(compiled(`^it is delivered again, not sooner than the profile's delivery timeout, with the same event_id$`), s.itIsDeliveredAgainWithTheSameEventID)
-	sc.Step(compiled(`^se entrega de nuevo, no antes del plazo de entrega del perfil, con el mismo event_id$`), s.itIsDeliveredAgainWithTheSameEventID)
-	sc.Step(compiled(`^it is delivered (\d+) more times, each after the profile's next retry delay, with the same event_id$`), s.itIsDeliveredMoreTimes)
-	sc.Step(compiled(`^se entrega (\d+) veces más, cada una tras la siguiente espera de reintento del perfil, con el mismo event_id$`), s.itIsDeliveredMoreTimes)
-	sc.Step(compiled(`^it is not delivered again$`), s.itIsNotDeliveredAgain)
-	sc.Step(compiled(`^no se entrega de nuevo$`), s.itIsNotDeliveredAgain)
-	sc.Step(compiled(`^the delivery again has a valid signature for the webhook secret$`), s.theDeliveryAgainHasAValidSignature)
-	sc.Step(compiled(`^la nueva entrega tiene una firma válida para el secreto del webhook$`), s.theDeliveryAgainHasAValidSignature)
-	sc.Step(compiled(`^each delivery again has a valid signature for the webhook secret$`), s.theDeliveryAgainHasAValidSignature)
-	sc.Step(compiled(`^cada nueva entrega tiene una firma válida para el secreto del webhook$`), s.theDeliveryAgainHasAValidSignature)
-	sc.Step(compiled(`^no further delivery follows the one answered 2xx$`), s.noFurtherDeliveryFollows)
-	sc.Step(compiled(`^no sigue ninguna otra entrega a la respondida con 2xx$`), s.noFurtherDeliveryFollows)
-	sc.Step(compiled(`^its signature is valid for the webhook secret$`), s.itsSignatureIsValidForTheWebhookSecret)
-	sc.Step(compiled(`^su firma es válida para el secreto del webhook$`), s.itsSignatureIsValidForTheWebhookSecret)
-	sc.Step(compiled(`^its signature_id is the one created$`), s.itsSignatureIDIsTheOneCreated)
-	sc.Step(compiled(`^su signature_id es el del contrato creado$`), s.itsSignatureIDIsTheOneCreated)
-	sc.Step(compiled(`^it holds exactly the fields of a "([A-Z]+)" notification, none null$`), s.itHoldsExactlyTheFieldsOfANotification)
-	sc.Step(compiled(`^trae exactamente los campos de una notificación "([A-Z]+)", ninguno null$`), s.itHoldsExactlyTheFieldsOfANotification)
-	sc.Step(compiled(`^its type is "([^"]*)"$`), s.itsTypeIs)
-	sc.Step(compiled(`^su tipo es "([^"]*)"$`), s.itsTypeIs)
-	sc.Step(compiled(`^its merchant_id is the merchant's$`), s.itsMerchantIDIsTheMerchants)
-	sc.Step(compiled(`^su merchant_id es el del comercio$`), s.itsMerchantIDIsTheMerchants)
-	sc.Step(compiled(`^its title is the title sent$`), s.itsTitleIsTheTitleSent)
-	sc.Step(compiled(`^su título es el título enviado$`), s.itsTitleIsTheTitleSent)
-	sc.Step(compiled(`^it is marked as a demo$`), s.itIsMarkedAsADemo)
-	sc.Step(compiled(`^está marcada como demostración$`), s.itIsMarkedAsADemo)
-	sc.Step(compiled(`^its event_id is a non-empty string$`), s.itsEventIDIsANonEmptyString)
-	sc.Step(compiled(`^su event_id es un texto no vacío$`), s.itsEventIDIsANonEmptyString)
-	sc.Step(compiled(`^its event_id differs from the earlier notification's$`), s.itsEventIDDiffersFromTheEarlierNotifications)
-	sc.Step(compiled(`^su event_id difiere del de la notificación anterior$`), s.itsEventIDDiffersFromTheEarlierNotifications)
-	sc.Step(compiled(`^its created_at is a UTC time with milliseconds, within the clock allowance$`), s.itsCreatedAtIsAUTCTimeWithMilliseconds)
-	sc.Step(compiled(`^su created_at es una hora UTC con milisegundos, dentro del margen de reloj$`), s.itsCreatedAtIsAUTCTimeWithMilliseconds)
-	sc.Step(compiled(`^it was posted with a JSON content type$`), s.itWasPostedWithAJSONContentType)
-	sc.Step(compiled(`^se envió con un tipo de contenido JSON$`), s.itWasPostedWithAJSONContentType)
-	sc.Step(compiled(`^its signature header has the profile's form, with a time within the clock allowance$`), s.itsSignatureHeaderHasTheProfilesForm)
-	sc.Step(compiled(`^su cabecera de firma tiene la forma del perfil, con una hora dentro del margen de reloj$`), s.itsSignatureHeaderHasTheProfilesForm)
-	sc.Step(compiled(`^it carries a document_url$`), s.itCarriesADocumentURL)
-	sc.Step(compiled(`^trae un document_url$`), s.itCarriesADocumentURL)
-	sc.Step(compiled(`^it carries no document_url$`), s.itCarriesNoDocumentURL)
-	sc.Step(compiled(`^no trae document_url$`), s.itCarriesNoDocumentURL)
-	sc.Step(compiled(`^it carries a non-empty reason$`), s.itCarriesANonEmptyReason)
-	sc.Step(compiled(`^trae un reason no vacío$`), s.itCarriesANonEmptyReason)
-	sc.Step(compiled(`^it carries no reason$`), s.itCarriesNoReason)
-	sc.Step(compiled(`^no trae reason$`), s.itCarriesNoReason)
-	sc.Step(compiled(`^the document_url opens a PDF$`), s.theDocumentURLOpensAPDF)
-	sc.Step(compiled(`^el document_url abre un PDF$`), s.theDocumentURLOpensAPDF)
-	sc.Step(compiled(`^no notification arrives within (\d+) ms of the 201$`), s.noNotificationArrivesWithin)
-	sc.Step(compiled(`^no llega ninguna notificación dentro de (\d+) ms después del 201$`), s.noNotificationArrivesWithin)
-	sc.Step(compiled(`^no notification carrying the title sent arrives within (\d+) ms of the answer$`), s.noNotificationCarryingTheTitleSentArrivesWithin)
-	sc.Step(compiled(`^no llega ninguna notificación con el título enviado dentro de (\d+) ms después de la respuesta$`), s.noNotificationCarryingTheTitleSentArrivesWithin)
+	sc.Step(engine.Compiled(`^a contract titled "([^"]*)" has been created and notified$`), s.aContractTitledHasBeenCreatedAndNotified)
+	sc.Step(engine.Compiled(`^que se ha creado y notificado un contrato titulado "([^"]*)"$`), s.aContractTitledHasBeenCreatedAndNotified)
+	sc.Step(engine.Compiled(`^the webhook answers (\d+) to the contract's first notification$`), s.theWebhookAnswersToTheFirstNotification)
+	sc.Step(engine.Compiled(`^el webhook responde (\d+) a la primera notificación del contrato$`), s.theWebhookAnswersToTheFirstNotification)
+	sc.Step(engine.Compiled(`^exactly one "([A-Z]+)" notification arrives between (\d+) and (\d+) ms after the 201$`), s.exactlyOneNotificationArrivesBetween)
+	sc.Step(engine.Compiled(`^llega exactamente una notificación "([A-Z]+)" entre (\d+) y (\d+) ms después del 201$`), s.exactlyOneNotificationArrivesBetween)
+	sc.Step(engine.Compiled(`^a "([A-Z]+)" notification arrives between (\d+) and (\d+) ms after the 201$`), s.aNotificationArrivesBetween)
+	sc.Step(engine.Compiled(`^llega una notificación "([A-Z]+)" entre (\d+) y (\d+) ms después del 201$`), s.aNotificationArrivesBetween)
+	sc.Step(engine.Compiled(`^the webhook answers (\d+) to the contract's first (\d+) notifications$`), s.theWebhookAnswersToTheFirstNotifications)
+	sc.Step(engine.Compiled(`^el webhook responde (\d+) a las primeras (\d+) notificaciones del contrato$`), s.theWebhookAnswersToTheFirstNotifications)
+	sc.Step(engine.Compiled(`^the webhook answers (\d+) to the contract's first notification only after the profile's delivery timeout$`), s.theWebhookAnswersOnlyAfterTheDeliveryTimeout)
+	sc.Step(engine.Compiled(`^el webhook responde (\d+) a la primera notificación del contrato solo pasado el plazo de entrega del perfil$`), s.theWebhookAnswersOnlyAfterTheDeliveryTimeout)
+	sc.Step(engine.Compiled(`^the webhook ends the connection of the contract's first notification with a TCP (FIN|RST), without answering$`), s.theWebhookHangsUpOnTheFirstNotification)
+	sc.Step(engine.Compiled(`^el webhook termina la conexión de la primera notificación del contrato con un (FIN|RST) TCP, sin responder$`), s.theWebhookHangsUpOnTheFirstNotification)
+	sc.Step(engine.Compiled(`^it is delivered again after the profile's first retry delay, with the same event_id$`), s.itIsDeliveredAgainWithTheSameEventID)
+	sc.Step(engine.Compiled(`^se entrega de nuevo tras la primera espera de reintento del perfil, con el mismo event_id$`), s.itIsDeliveredAgainWithTheSameEventID)
+	sc.Step(engine.Compiled(`^it is delivered again, not sooner than the profile's delivery timeout, with the same event_id$`), s.itIsDeliveredAgainWithTheSameEventID)
+	sc.Step(engine.Compiled(`^se entrega de nuevo, no antes del plazo de entrega del perfil, con el mismo event_id$`), s.itIsDeliveredAgainWithTheSameEventID)
+	sc.Step(engine.Compiled(`^it is delivered (\d+) more times, each after the profile's next retry delay, with the same event_id$`), s.itIsDeliveredMoreTimes)
+	sc.Step(engine.Compiled(`^se entrega (\d+) veces más, cada una tras la siguiente espera de reintento del perfil, con el mismo event_id$`), s.itIsDeliveredMoreTimes)
+	sc.Step(engine.Compiled(`^it is not delivered again$`), s.itIsNotDeliveredAgain)
+	sc.Step(engine.Compiled(`^no se entrega de nuevo$`), s.itIsNotDeliveredAgain)
+	sc.Step(engine.Compiled(`^the delivery again has a valid signature for the webhook secret$`), s.theDeliveryAgainHasAValidSignature)
+	sc.Step(engine.Compiled(`^la nueva entrega tiene una firma válida para el secreto del webhook$`), s.theDeliveryAgainHasAValidSignature)
+	sc.Step(engine.Compiled(`^each delivery again has a valid signature for the webhook secret$`), s.theDeliveryAgainHasAValidSignature)
+	sc.Step(engine.Compiled(`^cada nueva entrega tiene una firma válida para el secreto del webhook$`), s.theDeliveryAgainHasAValidSignature)
+	sc.Step(engine.Compiled(`^no further delivery follows the one answered 2xx$`), s.noFurtherDeliveryFollows)
+	sc.Step(engine.Compiled(`^no sigue ninguna otra entrega a la respondida con 2xx$`), s.noFurtherDeliveryFollows)
+	sc.Step(engine.Compiled(`^its signature is valid for the webhook secret$`), s.itsSignatureIsValidForTheWebhookSecret)
+	sc.Step(engine.Compiled(`^su firma es válida para el secreto del webhook$`), s.itsSignatureIsValidForTheWebhookSecret)
+	sc.Step(engine.Compiled(`^its signature_id is the one created$`), s.itsSignatureIDIsTheOneCreated)
+	sc.Step(engine.Compiled(`^su signature_id es el del contrato creado$`), s.itsSignatureIDIsTheOneCreated)
+	sc.Step(engine.Compiled(`^it holds exactly the fields of a "([A-Z]+)" notification, none null$`), s.itHoldsExactlyTheFieldsOfANotification)
+	sc.Step(engine.Compiled(`^trae exactamente los campos de una notificación "([A-Z]+)", ninguno null$`), s.itHoldsExactlyTheFieldsOfANotification)
+	sc.Step(engine.Compiled(`^its type is "([^"]*)"$`), s.itsTypeIs)
+	sc.Step(engine.Compiled(`^su tipo es "([^"]*)"$`), s.itsTypeIs)
+	sc.Step(engine.Compiled(`^its merchant_id is the merchant's$`), s.itsMerchantIDIsTheMerchants)
+	sc.Step(engine.Compiled(`^su merchant_id es el del comercio$`), s.itsMerchantIDIsTheMerchants)
+	sc.Step(engine.Compiled(`^its title is the title sent$`), s.itsTitleIsTheTitleSent)
+	sc.Step(engine.Compiled(`^su título es el título enviado$`), s.itsTitleIsTheTitleSent)
+	sc.Step(engine.Compiled(`^it is marked as a demo$`), s.itIsMarkedAsADemo)
+	sc.Step(engine.Compiled(`^está marcada como demostración$`), s.itIsMarkedAsADemo)
+	sc.Step(engine.Compiled(`^its event_id is a non-empty string$`), s.itsEventIDIsANonEmptyString)
+	sc.Step(engine.Compiled(`^su event_id es un texto no vacío$`), s.itsEventIDIsANonEmptyString)
+	sc.Step(engine.Compiled(`^its event_id differs from the earlier notification's$`), s.itsEventIDDiffersFromTheEarlierNotifications)
+	sc.Step(engine.Compiled(`^su event_id difiere del de la notificación anterior$`), s.itsEventIDDiffersFromTheEarlierNotifications)
+	sc.Step(engine.Compiled(`^its created_at is a UTC time with milliseconds, within the clock allowance$`), s.itsCreatedAtIsAUTCTimeWithMilliseconds)
+	sc.Step(engine.Compiled(`^su created_at es una hora UTC con milisegundos, dentro del margen de reloj$`), s.itsCreatedAtIsAUTCTimeWithMilliseconds)
+	sc.Step(engine.Compiled(`^it was posted with a JSON content type$`), s.itWasPostedWithAJSONContentType)
+	sc.Step(engine.Compiled(`^se envió con un tipo de contenido JSON$`), s.itWasPostedWithAJSONContentType)
+	sc.Step(engine.Compiled(`^its signature header has the profile's form, with a time within the clock allowance$`), s.itsSignatureHeaderHasTheProfilesForm)
+	sc.Step(engine.Compiled(`^su cabecera de firma tiene la forma del perfil, con una hora dentro del margen de reloj$`), s.itsSignatureHeaderHasTheProfilesForm)
+	sc.Step(engine.Compiled(`^it carries a document_url$`), s.itCarriesADocumentURL)
+	sc.Step(engine.Compiled(`^trae un document_url$`), s.itCarriesADocumentURL)
+	sc.Step(engine.Compiled(`^it carries no document_url$`), s.itCarriesNoDocumentURL)
+	sc.Step(engine.Compiled(`^no trae document_url$`), s.itCarriesNoDocumentURL)
+	sc.Step(engine.Compiled(`^it carries a non-empty reason$`), s.itCarriesANonEmptyReason)
+	sc.Step(engine.Compiled(`^trae un reason no vacío$`), s.itCarriesANonEmptyReason)
+	sc.Step(engine.Compiled(`^it carries no reason$`), s.itCarriesNoReason)
+	sc.Step(engine.Compiled(`^no trae reason$`), s.itCarriesNoReason)
+	sc.Step(engine.Compiled(`^the document_url opens a PDF$`), s.theDocumentURLOpensAPDF)
+	sc.Step(engine.Compiled(`^el document_url abre un PDF$`), s.theDocumentURLOpensAPDF)
+	sc.Step(engine.Compiled(`^no notification arrives within (\d+) ms of the 201$`), s.noNotificationArrivesWithin)
+	sc.Step(engine.Compiled(`^no llega ninguna notificación dentro de (\d+) ms después del 201$`), s.noNotificationArrivesWithin)
+	sc.Step(engine.Compiled(`^no notification carrying the title sent arrives within (\d+) ms of the answer$`), s.noNotificationCarryingTheTitleSentArrivesWithin)
+	sc.Step(engine.Compiled(`^no llega ninguna notificación con el título enviado dentro de (\d+) ms después de la respuesta$`), s.noNotificationCarryingTheTitleSentArrivesWithin)
 }

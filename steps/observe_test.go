@@ -65,13 +65,3 @@ func TestStepsNoteTimingsAndIDsInTheirResult(t *testing.T) {
 	NoteSignatureID(context.Background(), "x")
 	NoteEventID(context.Background(), "x")
 }
-
-func TestProgressCountsTheLedgerAndFailures(t *testing.T) {
-	var got []Progress
-	s := &Suite{RunOptions: RunOptions{selected: 2, OnResult: func(_ reports.ScenarioResult, p Progress) { got = append(got, p) }}}
-	s.noteResult(reports.ScenarioResult{Status: reports.Failed})
-	s.noteResult(reports.ScenarioResult{Status: reports.Inconclusive})
-	s.noteResult(reports.ScenarioResult{Status: reports.NotRun, Requirement: LedgerRequirement})
-	assert.Equal(t, []Progress{{Done: 1, Total: 2, Failed: 1}, {Done: 2, Total: 2, Failed: 1, Inconclusive: 1},
-		{Done: 3, Total: 3, Failed: 1, Inconclusive: 1, NotRun: 1}}, got)
-}

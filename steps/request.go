@@ -15,6 +15,7 @@ import (
 
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/reports"
+	"github.com/firmakit/firmakit/steps/engine"
 )
 
 // checkBody is the body of a check request: any JSON object will do.
@@ -104,7 +105,7 @@ func (s *Steps) send(ctx context.Context, sc *scenario) error {
 		if sc.offset != 0 {
 			// Send just after a second ticks over, so that the time the
 			// server reads is as close to the offset as the clock allows.
-			if err := sleepUntil(ctx, now.Truncate(time.Second).Add(time.Second+10*time.Millisecond)); err != nil {
+			if err := engine.SleepUntil(ctx, now.Truncate(time.Second).Add(time.Second+10*time.Millisecond)); err != nil {
 				return nil, err
 			}
 			now = time.Now()
@@ -347,7 +348,7 @@ func (s *Steps) stampAmbiguous(sc *scenario) (string, bool) {
 	if out(lo) == out(hi) {
 		return "", false
 	}
-	return fmt.Sprintf("the request took %s ms, so the server's clock may have put the timestamp %.1f to %.1f s off, on both sides of the %.0f s tolerance", ms(sc.answered.Sub(sc.sentAt)), lo, hi, tol), true
+	return fmt.Sprintf("the request took %s ms, so the server's clock may have put the timestamp %.1f to %.1f s off, on both sides of the %.0f s tolerance", engine.Millis(sc.answered.Sub(sc.sentAt)), lo, hi, tol), true
 }
 
 // stampOff returns now shifted by off in whole seconds, rounded away from
@@ -365,10 +366,10 @@ func stampOff(now time.Time, off time.Duration) int64 {
 // English and the Spanish one on the same method. Each file registers
 // its own, so that godog reports a step at the file of its method.
 func (s *Steps) bindRequestSentences(sc registrar) {
-	sc.Step(compiled(`^a signed request to the "(check|signature)" endpoint$`), s.aSignedRequestToTheEndpoint)
-	sc.Step(compiled(`^una solicitud firmada al endpoint "(check|signature)"$`), s.aSignedRequestToTheEndpoint)
-	sc.Step(compiled(`^the request is sent$`), s.theRequestIsSent)
-	sc.Step(compiled(`^se envía la solicitud$`), s.theRequestIsSent)
+	sc.Step(engine.Compiled(`^a signed request to the "(check|signature)" endpoint$`), s.aSignedRequestToTheEndpoint)
+	sc.Step(engine.Compiled(`^una solicitud firmada al endpoint "(check|signature)"$`), s.aSignedRequestToTheEndpoint)
+	sc.Step(engine.Compiled(`^the request is sent$`), s.theRequestIsSent)
+	sc.Step(engine.Compiled(`^se envía la solicitud$`), s.theRequestIsSent)
 }
 
 // answerMessage is the message of the answer's body, the API's shape

@@ -8,6 +8,7 @@ import (
 	"github.com/firmakit/firmakit/receiver"
 	"github.com/firmakit/firmakit/reference"
 	"github.com/firmakit/firmakit/reports"
+	"github.com/firmakit/firmakit/steps/engine"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -35,12 +36,7 @@ func TestLateNotificationWhileThisProcessLagsIsInconclusive(t *testing.T) {
 			require.NoError(t, ref.Open())
 			defer ref.Close()
 			// A monitor that saw this process wake tc.lag late all along.
-			lag := &LagMonitor{period: 5 * time.Millisecond, last: time.Now().Add(time.Hour)}
-			if tc.lag > 0 {
-				for at := time.Now(); at.Before(time.Now().Add(time.Minute)); at = at.Add(50 * time.Millisecond) {
-					lag.late = append(lag.late, tick{due: at, woke: at.Add(tc.lag)})
-				}
-			}
+			lag := engine.LaggingMonitor(tc.lag)
 			s := &Suite{Target: DemoTarget(ref.URL(), rv, true), lag: lag, RunOptions: RunOptions{Lang: "en", Tags: "@DEMO-NOTIFICATION", Concurrency: 8}}
 			_, err := s.Run()
 			require.NoError(t, err)

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/steps/engine"
 )
 
 // A response is judged by its whole shape first: a JSON content type, a
@@ -77,11 +78,11 @@ var integerLiteral = regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
 // since none of them says "exactly" of the answer's own keys.
 func (sc *scenario) apiShape(ctx context.Context, ref string, keys ...string) (string, error) {
 	if ct := sc.header.Get("Content-Type"); !jsonContentType(ct) {
-		return "", breaks(refJSON, "expected a JSON answer (Content-Type application/json), the Content-Type is %q; %s", clip(ct, 100), sc.got())
+		return "", engine.Breaks(refJSON, "expected a JSON answer (Content-Type application/json), the Content-Type is %q; %s", clip(ct, 100), sc.got())
 	}
 	obj, err := object(sc.raw)
 	if err != nil {
-		return "", breaks(ref, "expected a JSON object, %s", sc.got())
+		return "", engine.Breaks(ref, "expected a JSON object, %s", sc.got())
 	}
 	var extra []string
 	for k := range obj {
@@ -90,23 +91,23 @@ func (sc *scenario) apiShape(ctx context.Context, ref string, keys ...string) (s
 		}
 	}
 	if err := exactKeys("the answer", obj, keys, extra...); err != nil {
-		return "", breaks(ref, "%v; %s", err, sc.got())
+		return "", engine.Breaks(ref, "%v; %s", err, sc.got())
 	}
 	if len(extra) > 0 {
 		sort.Strings(extra)
 		for i := range extra {
 			extra[i] = clip(extra[i], 60)
 		}
-		warn(ctx, ref, "the documents show this answer with "+strings.Join(keys, ", ")+" and do not say \"exactly\", so more keys are allowed; a client that decodes strictly may refuse them",
+		engine.Warn(ctx, ref, "the documents show this answer with "+strings.Join(keys, ", ")+" and do not say \"exactly\", so more keys are allowed; a client that decodes strictly may refuse them",
 			"the answer holds keys beyond %s: %s", strings.Join(keys, ", "), strings.Join(extra, ", "))
 	}
 	code := string(bytes.TrimSpace(obj["status_code"]))
 	if !integerLiteral.MatchString(code) || code != fmt.Sprint(sc.status) {
-		return "", breaks(ref, "expected status_code to be the integer %d, the HTTP status; %s", sc.status, sc.got())
+		return "", engine.Breaks(ref, "expected status_code to be the integer %d, the HTTP status; %s", sc.status, sc.got())
 	}
 	var msg string
 	if err := json.Unmarshal(obj["message"], &msg); err != nil {
-		return "", breaks(ref, "expected message to be a string; %s", sc.got())
+		return "", engine.Breaks(ref, "expected message to be a string; %s", sc.got())
 	}
 	return msg, nil
 }
@@ -155,7 +156,7 @@ func (s *Steps) theResponseIsOrAWarnedAcceptance(ctx context.Context, status int
 	if _, err := sc.apiShape(ctx, s.successRef(sc), s.successKeys(sc)...); err != nil {
 		return err
 	}
-	warn(ctx, labelRef(message), "it names the current time and was signed as sent, so no forgery or replay follows; but the header is base-10 ASCII digits, and a strict parser (digits only) is safer",
+	engine.Warn(ctx, labelRef(message), "it names the current time and was signed as sent, so no forgery or replay follows; but the header is base-10 ASCII digits, and a strict parser (digits only) is safer",
 		"accepted the timestamp %q with %d instead of %d %q", clip(sc.stampText, 40), sc.status, status, message)
 	return nil
 }
@@ -286,18 +287,18 @@ func (s *Steps) theRequestIsRefused(ctx context.Context) error {
 	case sc.status >= 500 || sc.status < 200:
 		return sc.answerBreaks(refErrorBody, "expected a refusal, a 4xx: no client input may produce a 5xx, %s", sc.got())
 	case sc.status >= 300 && sc.status <= 399:
-		warn(ctx, ref, "nothing was accepted, and the documents name no answer for this request; a 4xx in the API's error shape would tell a client what is wrong",
+		engine.Warn(ctx, ref, "nothing was accepted, and the documents name no answer for this request; a 4xx in the API's error shape would tell a client what is wrong",
 			"answered %d (a redirect to %q) instead of a 4xx", sc.status, clip(sc.header.Get("Location"), 120))
 		return nil
 	}
 	if ct := sc.header.Get("Content-Type"); !jsonContentType(ct) {
-		warn(ctx, refErrorBody, "the documents describe the error bodies of the merchant endpoints; the same JSON body here would let a client read every refusal alike",
+		engine.Warn(ctx, refErrorBody, "the documents describe the error bodies of the merchant endpoints; the same JSON body here would let a client read every refusal alike",
 			"refused with %d and a body that is not JSON (Content-Type %q): %s", sc.status, clip(ct, 60), clip(strings.TrimSpace(string(sc.raw)), 120))
 		return nil
 	}
 	obj, err := object(sc.raw)
 	if err != nil || obj["status_code"] == nil || obj["message"] == nil {
-		warn(ctx, refErrorBody, "the documents describe the error bodies of the merchant endpoints; the same JSON body here would let a client read every refusal alike",
+		engine.Warn(ctx, refErrorBody, "the documents describe the error bodies of the merchant endpoints; the same JSON body here would let a client read every refusal alike",
 			"refused with %d and a body that is not the API's error shape: %s", sc.status, clip(strings.TrimSpace(string(sc.raw)), 120))
 		return nil
 	}
@@ -413,7 +414,7 @@ func (s *Steps) theResponseIsA400NamingTheFieldOrADefault(ctx context.Context, f
 		return nil // null is no value: taking it as absent is JSON's own reading
 	}
 	sent, _ := json.Marshal(body[field])
-	warn(ctx, refRouting, "an optional value sent empty taken as absent loses nothing, but refusing it with a 400 tells a client that its value went missing",
+	engine.Warn(ctx, refRouting, "an optional value sent empty taken as absent loses nothing, but refusing it with a 400 tells a client that its value went missing",
 		"took %s %s as absent, and created the contract with the default %q", field, clip(string(sent), 40), def)
 	return nil
 }
@@ -422,22 +423,22 @@ func (s *Steps) theResponseIsA400NamingTheFieldOrADefault(ctx context.Context, f
 // English and the Spanish one on the same method. Each file registers
 // its own, so that godog reports a step at the file of its method.
 func (s *Steps) bindResponseSentences(sc registrar) {
-	sc.Step(compiled(`^the response is (\d+) "([^"]*)"$`), s.theResponseIs)
-	sc.Step(compiled(`^la respuesta es (\d+) "([^"]*)"$`), s.theResponseIs)
-	sc.Step(compiled(`^the response status is (\d+)$`), s.theResponseStatusIs)
-	sc.Step(compiled(`^el estado de la respuesta es (\d+)$`), s.theResponseStatusIs)
-	sc.Step(compiled(`^the response is a 400 naming the problem$`), s.theResponseIsA400NamingTheProblem)
-	sc.Step(compiled(`^la respuesta es un 400 que nombra el problema$`), s.theResponseIsA400NamingTheProblem)
-	sc.Step(compiled(`^the response is a 400 naming the field "([^"]*)"$`), s.theResponseIsA400NamingTheField)
-	sc.Step(compiled(`^la respuesta es un 400 que nombra el campo "([^"]*)"$`), s.theResponseIsA400NamingTheField)
-	sc.Step(compiled(`^the response is a 400 whose message names "([^"]*)"$`), s.theResponseIsA400WhoseMessageNames)
-	sc.Step(compiled(`^la respuesta es un 400 cuyo mensaje nombra "([^"]*)"$`), s.theResponseIsA400WhoseMessageNames)
-	sc.Step(compiled(`^the request is refused \(a 4xx, best in the API's error shape\)$`), s.theRequestIsRefused)
-	sc.Step(compiled(`^la solicitud se rechaza \(un 4xx, mejor con la forma de error de la API\)$`), s.theRequestIsRefused)
-	sc.Step(compiled(`^the response is (\d+) "([^"]*)", or an acceptance that is only a warning$`), s.theResponseIsOrAWarnedAcceptance)
-	sc.Step(compiled(`^la respuesta es (\d+) "([^"]*)", o una aceptación que solo es una advertencia$`), s.theResponseIsOrAWarnedAcceptance)
-	sc.Step(compiled(`^the response is a 400 naming the field "([^"]*)", or a contract routed "([^"]*)" with a warning$`), s.theResponseIsA400NamingTheFieldOrADefault)
-	sc.Step(compiled(`^la respuesta es un 400 que nombra el campo "([^"]*)", o un contrato con enrutamiento "([^"]*)" con una advertencia$`), s.theResponseIsA400NamingTheFieldOrADefault)
-	sc.Step(compiled(`^the response message is "([^"]*)"$`), s.theResponseMessageIs)
-	sc.Step(compiled(`^el mensaje de la respuesta es "([^"]*)"$`), s.theResponseMessageIs)
+	sc.Step(engine.Compiled(`^the response is (\d+) "([^"]*)"$`), s.theResponseIs)
+	sc.Step(engine.Compiled(`^la respuesta es (\d+) "([^"]*)"$`), s.theResponseIs)
+	sc.Step(engine.Compiled(`^the response status is (\d+)$`), s.theResponseStatusIs)
+	sc.Step(engine.Compiled(`^el estado de la respuesta es (\d+)$`), s.theResponseStatusIs)
+	sc.Step(engine.Compiled(`^the response is a 400 naming the problem$`), s.theResponseIsA400NamingTheProblem)
+	sc.Step(engine.Compiled(`^la respuesta es un 400 que nombra el problema$`), s.theResponseIsA400NamingTheProblem)
+	sc.Step(engine.Compiled(`^the response is a 400 naming the field "([^"]*)"$`), s.theResponseIsA400NamingTheField)
+	sc.Step(engine.Compiled(`^la respuesta es un 400 que nombra el campo "([^"]*)"$`), s.theResponseIsA400NamingTheField)
+	sc.Step(engine.Compiled(`^the response is a 400 whose message names "([^"]*)"$`), s.theResponseIsA400WhoseMessageNames)
+	sc.Step(engine.Compiled(`^la respuesta es un 400 cuyo mensaje nombra "([^"]*)"$`), s.theResponseIsA400WhoseMessageNames)
+	sc.Step(engine.Compiled(`^the request is refused \(a 4xx, best in the API's error shape\)$`), s.theRequestIsRefused)
+	sc.Step(engine.Compiled(`^la solicitud se rechaza \(un 4xx, mejor con la forma de error de la API\)$`), s.theRequestIsRefused)
+	sc.Step(engine.Compiled(`^the response is (\d+) "([^"]*)", or an acceptance that is only a warning$`), s.theResponseIsOrAWarnedAcceptance)
+	sc.Step(engine.Compiled(`^la respuesta es (\d+) "([^"]*)", o una aceptación que solo es una advertencia$`), s.theResponseIsOrAWarnedAcceptance)
+	sc.Step(engine.Compiled(`^the response is a 400 naming the field "([^"]*)", or a contract routed "([^"]*)" with a warning$`), s.theResponseIsA400NamingTheFieldOrADefault)
+	sc.Step(engine.Compiled(`^la respuesta es un 400 que nombra el campo "([^"]*)", o un contrato con enrutamiento "([^"]*)" con una advertencia$`), s.theResponseIsA400NamingTheFieldOrADefault)
+	sc.Step(engine.Compiled(`^the response message is "([^"]*)"$`), s.theResponseMessageIs)
+	sc.Step(engine.Compiled(`^el mensaje de la respuesta es "([^"]*)"$`), s.theResponseMessageIs)
 }

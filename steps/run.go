@@ -2,15 +2,13 @@ package steps
 
 import (
 	"context"
-	"fmt"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/cucumber/godog"
-	messages "github.com/cucumber/messages/go/v21"
 	"github.com/firmakit/firmakit/features"
 	"github.com/firmakit/firmakit/reports"
+	"github.com/firmakit/firmakit/steps/engine"
 )
 
 // Suite runs the conformance suite against a target. Its Concurrency
@@ -92,17 +90,6 @@ func (o *observations) fill(r *reports.ScenarioResult) {
 	r.EventIDs = append(r.EventIDs, o.eventIDs...)
 }
 
-// Paths returns the feature folders of a language selection.
-func Paths(lang string) ([]string, error) {
-	switch lang {
-	case "", "all":
-		return []string{"es", "en"}, nil
-	case "es", "en":
-		return []string{lang}, nil
-	}
-	return nil, fmt.Errorf("language %q: want es, en or all", lang)
-}
-
 // Run runs the suite and returns godog's status: 0 when no selected
 // scenario failed, 1 otherwise. A scenario not run or inconclusive does
 // not make it 1: Verdict says what the run came to, and is what to act on.
@@ -141,11 +128,7 @@ func (s *Suite) Run() (int, error) {
 		}
 	}
 	if ledger.Len() > 0 {
-		ctx := context.Background()
-		if p.ctx != nil {
-			ctx = p.ctx
-		}
-		s.noteResult(p.judged(ledger.Check(ctx, s.Target, lag, s.Target.SharedClock)))
+		p.File(ledger.Check(p.Context(), s.Target, lag, s.Target.SharedClock))
 	}
 	return p.Status(status), nil
 }
@@ -185,7 +168,7 @@ func (s *Suite) initializer(p *Pass, lag *LagMonitor, ledger *Ledger, g *gate) I
 	// when several run at once (down.go).
 	var down *downFirst
 	if s.Concurrency > 1 {
-		down = newDownFirst(p.selected)
+		down = newDownFirst(p.Pickles())
 	}
 	return func(sink func(reports.ScenarioResult), only map[string]bool) func(*godog.ScenarioContext) {
 		return func(sc *godog.ScenarioContext) {
@@ -197,7 +180,7 @@ func (s *Suite) initializer(p *Pass, lag *LagMonitor, ledger *Ledger, g *gate) I
 			obs := &observations{}
 			st := &Steps{T: s.Target, Lag: lag, Ledger: ledger, Alone: only != nil}
 			sc.Before(func(ctx context.Context, sp *godog.Scenario) (context.Context, error) {
-				start, key = time.Now(), pickleKey(sp)
+				start, key = time.Now(), engine.PickleKey(sp)
 				if only != nil && !only[key] {
 					return ctx, godog.ErrSkip
 				}
@@ -245,42 +228,18 @@ func (s *Suite) initializer(p *Pass, lag *LagMonitor, ledger *Ledger, g *gate) I
 // rerunRounds is how many times inconclusive rows are run again alone.
 const rerunRounds = 2
 
-// rowKey names one scenario or outline row of a result.
-func rowKey(r reports.ScenarioResult) string {
-	return fmt.Sprintf("%s\x00%s\x00%d", r.Feature, r.Name, r.Line)
-}
-
-// unran is the result of a selected scenario that godog did not run.
-func unran(p pickled) reports.ScenarioResult {
-	r := planned(p)
-	r.Status, r.Error = reports.NotRun, "selected, but godog did not run it"
-	return r
-}
-
-// planned is a selected scenario as a result with no status yet: where it
-// is, its name and row, its language and tags.
-func planned(p pickled) reports.ScenarioResult {
-	r := reports.ScenarioResult{Feature: p.pickle.Uri, Line: p.line, Name: p.pickle.Name, Row: p.row,
-		Lang: strings.SplitN(p.pickle.Uri, "/", 2)[0]}
-	classifyTags(&r, p.pickle.Tags)
-	return r
-}
-
-// classifyTags sets a result's requirement, kind and need tags from its
-// scenario's tags; a need tag is never taken for the requirement.
-func classifyTags(r *reports.ScenarioResult, tags []*messages.PickleTag) {
-	for _, t := range tags {
-		name := strings.TrimPrefix(t.Name, "@")
-		switch features.ClassifyTag(name) {
-		case features.KindTag:
-			r.Kind = name
-		case features.NeedTag:
-			r.Needs = append(r.Needs, name)
-		default:
-			r.Requirement = name
-		}
-	}
-}
-
 // String describes the suite's selection.
 func (s *Suite) String() string { return s.Describe("features") }
+
+// Select returns how many scenarios of the service's features the
+// language ("es", "en" or "all") and the godog tag expression select,
+// each row of an outline on its own: the number godog will run. See
+// engine.Count for the expressions it takes and its errors.
+func Select(lang, tags string) (int, error) { return engine.Count(features.ServiceSet, lang, tags) }
+
+// Selected returns the scenarios that Select counts as results with no
+// status yet (see engine.Planned), so that what names scenarios (an
+// expected-failures file) can be checked before a run.
+func Selected(lang, tags string) ([]reports.ScenarioResult, error) {
+	return engine.Planned(features.ServiceSet, lang, tags)
+}

@@ -3,10 +3,11 @@ package steps_test
 import (
 	"bytes"
 	"fmt"
-	"github.com/firmakit/firmakit"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/firmakit/firmakit"
 
 	"github.com/firmakit/firmakit/reports"
 	"github.com/firmakit/firmakit/steps"

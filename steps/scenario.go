@@ -2,7 +2,6 @@ package steps
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -10,10 +9,10 @@ import (
 	"time"
 
 	"github.com/cucumber/godog"
-	messages "github.com/cucumber/messages/go/v21"
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/receiver"
 	"github.com/firmakit/firmakit/reports"
+	"github.com/firmakit/firmakit/steps/engine"
 )
 
 // scenarioKey holds a scenario's state in its context, so that scenarios
@@ -123,42 +122,19 @@ func (s *Steps) inconclusive(ctx context.Context, format string, a ...any) error
 	return godog.ErrSkip
 }
 
-// outcome is what a scenario came to. godog counts a scenario cut short
-// by ErrSkip as passed; here it is "not run", never passed.
+// outcome is what a scenario came to (engine.Result), a row by operator
+// saying which.
 func outcome(ctx context.Context, p *godog.Scenario, err error) reports.ScenarioResult {
-	uri, _, _ := strings.Cut(p.Uri, ":") // a rerun names the scenario's line
-	r := reports.ScenarioResult{Feature: uri, Name: p.Name, Lang: strings.SplitN(uri, "/", 2)[0], Status: reports.Passed}
-	if len(p.AstNodeIds) > 1 { // a row of an outline: say which
-		var setup []string
-		for _, st := range p.Steps {
-			if st.Type == messages.PickleStepType_CONTEXT {
-				setup = append(setup, st.Text)
-			}
-		}
-		r.Example = strings.Join(setup, "; ")
-	}
-	classifyTags(&r, p.Tags)
 	sc, _ := ctx.Value(scenarioKey{}).(*scenario)
-	if sc != nil && sc.operator != "" {
+	if sc == nil {
+		return engine.Result(p, err, engine.Outcome{})
+	}
+	r := engine.Result(p, err, engine.Outcome{NotRun: sc.notRun, Inconclusive: sc.inconclusive,
+		InconclusiveStep: sc.inconclusiveStep, InconclusiveKind: sc.inconclusiveKind,
+		FailedStep: sc.failedStep, Warnings: sc.warnings})
+	if sc.operator != "" {
 		// A row by operator: say which, as OperatorOf reads it back.
 		r.Example = strings.TrimPrefix(r.Example+"; "+operatorNote+strconv.Quote(sc.operator), "; ")
-	}
-	switch {
-	case sc != nil && sc.inconclusive != "" && (err == nil || errors.Is(err, godog.ErrSkip)):
-		r.Status, r.Error, r.FailedStep, r.FailureKind = reports.Inconclusive, sc.inconclusive, sc.inconclusiveStep, sc.inconclusiveKind
-	case err != nil && !errors.Is(err, godog.ErrSkip):
-		r.Status, r.Error, r.Breaks, r.FailureKind = reports.Failed, err.Error(), breachOf(err), failureKindOf(err)
-		if sc != nil {
-			r.FailedStep = sc.failedStep
-		}
-	case errors.Is(err, godog.ErrSkip) || (sc != nil && sc.notRun != ""):
-		r.Status = reports.NotRun
-		if sc != nil {
-			r.Error = sc.notRun
-		}
-	}
-	if sc != nil {
-		r.Warnings = sc.warnings
 	}
 	return r
 }

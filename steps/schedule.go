@@ -10,6 +10,8 @@ import (
 
 	"github.com/cucumber/godog"
 	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/features"
+	"github.com/firmakit/firmakit/steps/engine"
 )
 
 // A run's scenarios mostly wait: for a notification, for the quiet window
@@ -179,15 +181,15 @@ func scheduleWait(waits []stepWait, sc *godog.Scenario) time.Duration {
 // delivery. Zero when no scenario waits on the schedule. make
 // bench-suite prints it beside certify's wall time.
 func Floor(p *firmakit.Profile, lang, tags string, demoDelay time.Duration) (time.Duration, error) {
-	selected, err := selectPickles(lang, tags)
+	selected, err := engine.Pickles(features.ServiceSet, lang, tags)
 	if err != nil {
 		return 0, err
 	}
 	waits, windows := scheduleWaits(p), downWindows()
 	var longest, down time.Duration
 	for _, s := range selected {
-		longest = max(longest, scheduleWait(waits, s.pickle))
-		down += scheduleWait(windows, s.pickle)
+		longest = max(longest, scheduleWait(waits, s))
+		down += scheduleWait(windows, s)
 	}
 	if longest == 0 {
 		return down, nil

@@ -8,9 +8,11 @@ import (
 
 	"github.com/cucumber/godog"
 	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/features"
 	"github.com/firmakit/firmakit/receiver"
 	"github.com/firmakit/firmakit/reference"
 	"github.com/firmakit/firmakit/reports"
+	"github.com/firmakit/firmakit/steps/engine"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -103,11 +105,11 @@ func TestScheduleWaits(t *testing.T) {
 		{"@AUTH-OK", 0},
 	} {
 		for _, lang := range []string{"en", "es"} {
-			sel, err := selectPickles(lang, tc.tags)
+			sel, err := engine.Pickles(features.ServiceSet, lang, tc.tags)
 			require.NoError(t, err)
 			require.NotEmpty(t, sel, tc.tags)
 			for _, s := range sel {
-				assert.Equal(t, tc.want, scheduleWait(waits, s.pickle), "%s %s %s", lang, tc.tags, s.row)
+				assert.Equal(t, tc.want, scheduleWait(waits, s), "%s %s %s", lang, tc.tags, s.Name)
 			}
 		}
 	}
@@ -185,15 +187,15 @@ func TestFloor(t *testing.T) {
 // other starts before each of them is up again; a run without one waits
 // for nothing.
 func TestDownFirst(t *testing.T) {
-	sel, err := selectPickles("all", "@DEMO-RETRY-REFUSED,@AUTH-OK")
+	sel, err := engine.Pickles(features.ServiceSet, "all", "@DEMO-RETRY-REFUSED,@AUTH-OK")
 	require.NoError(t, err)
 	var down, others []*godog.Scenario
 	windows := downWindows()
 	for _, s := range sel {
-		if scheduleWait(windows, s.pickle) > 0 {
-			down = append(down, s.pickle)
+		if scheduleWait(windows, s) > 0 {
+			down = append(down, s)
 		} else {
-			others = append(others, s.pickle)
+			others = append(others, s)
 		}
 	}
 	require.Len(t, down, 2, "en and es")
@@ -227,17 +229,17 @@ func TestDownFirst(t *testing.T) {
 	assert.Equal(t, "second down", <-started, "the second down scenario next")
 	assert.Equal(t, "other", <-started, "then the others")
 
-	sel, err = selectPickles("en", "@AUTH-OK")
+	sel, err = engine.Pickles(features.ServiceSet, "en", "@AUTH-OK")
 	require.NoError(t, err)
 	assert.Nil(t, newDownFirst(sel), "nothing to order")
-	leave, err := (*downFirst)(nil).enter(ctx, sel[0].pickle)
+	leave, err := (*downFirst)(nil).enter(ctx, sel[0])
 	require.NoError(t, err)
 	leave()
 
 	// A run that ends while a scenario waits for the down windows.
-	d = newDownFirst(append(sel, pickled{pickle: down[0]}))
+	d = newDownFirst(append(sel, down[0]))
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	_, err = d.enter(cctx, sel[0].pickle)
+	_, err = d.enter(cctx, sel[0])
 	assert.ErrorIs(t, err, context.Canceled)
 }

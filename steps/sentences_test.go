@@ -2,7 +2,6 @@ package steps
 
 import (
 	"bytes"
-	"github.com/cucumber/godog"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -10,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/cucumber/godog"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

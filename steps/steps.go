@@ -7,12 +7,14 @@ import (
 
 	"github.com/cucumber/godog"
 	"github.com/firmakit/firmakit/reports"
+	"github.com/firmakit/firmakit/steps/engine"
 )
 
 // Steps binds sentences to a target. The methods live by job: request.go
 // builds and sends requests, tamper.go alters them, response.go judges
 // answers, envelope.go the create-signature envelope, notification.go
-// the notifications, timing.go the clock, ledger.go the whole run.
+// the notifications, ledger.go the whole run; the run engine they run
+// on (a pass, pacing, the clock) is package steps/engine.
 type Steps struct {
 	T *Target
 	// Done receives the outcome of every scenario.
@@ -37,7 +39,7 @@ type Steps struct {
 func (s *Steps) InitializeScenario(sc *godog.ScenarioContext) {
 	sc.Before(func(ctx context.Context, _ *godog.Scenario) (context.Context, error) {
 		state := newScenario(s.T.Credential)
-		return WithWarnings(context.WithValue(ctx, scenarioKey{}, state), &state.warnings), nil
+		return engine.WithWarnings(context.WithValue(ctx, scenarioKey{}, state), &state.warnings), nil
 	})
 	sc.StepContext().After(func(ctx context.Context, st *godog.Step, status godog.StepResultStatus, err error) (context.Context, error) {
 		sc, ok := ctx.Value(scenarioKey{}).(*scenario)
@@ -88,3 +90,16 @@ const (
 	// notification missing rather than late.
 	missingAfter = 10 * time.Second
 )
+
+// Sentences lists every step sentence of the service set, English and
+// Spanish side by side, in the order they are registered (package
+// steps/webhook lists the webhook set's). It returns an error when a
+// method is not bound to exactly one sentence per language.
+func Sentences() ([]Sentence, error) {
+	return engine.ListSentences("service", (&Steps{}).bindSentences)
+}
+
+// excused tells whether a timing miss may be this process's own lateness.
+func (s *Steps) excused(lag, miss time.Duration) bool {
+	return engine.ExcusedBy(lag, miss, s.T.SenderInProcess)
+}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/cucumber/godog"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -12,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cucumber/godog"
 
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/features"

@@ -11,6 +11,7 @@ import (
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/internal/peer"
 	"github.com/firmakit/firmakit/receiver"
+	"github.com/firmakit/firmakit/steps/engine"
 )
 
 // Notifications is where the suite finds the target's notifications: an
@@ -131,14 +132,11 @@ func (t *Target) client() *http.Client {
 // judged, and a document_url is opened on the host it names only. What
 // the target answers is bounded (package peer): its headers by the
 // transport, its body by what do keeps, its time by the Timeout.
-var defaultClient = &http.Client{Timeout: DefaultRequestTimeout, CheckRedirect: noRedirect, Transport: peer.Transport()}
-
-// noRedirect is an http.Client's CheckRedirect that follows none.
-func noRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+var defaultClient = &http.Client{Timeout: DefaultRequestTimeout, CheckRedirect: engine.NoRedirect, Transport: peer.Transport()}
 
 // NoRedirect is for a Target's HTTPClient: a redirect is the target's
 // answer, not a way elsewhere with the signed headers.
-var NoRedirect = noRedirect
+var NoRedirect = engine.NoRedirect
 
 // DefaultClockAllowance is how far a time the target writes (created_at,
 // a signature's t) may stray from the suite's clock: clock skew between

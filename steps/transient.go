@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/firmakit/firmakit/steps/engine"
 )
 
 // DefaultRetries is how many times a request whose answer was transient
@@ -58,11 +60,11 @@ func transientAnswer(ctx context.Context, status int, h http.Header, body []byte
 	switch {
 	case status == http.StatusTooManyRequests:
 		t := &transient{reason: "rate-limited (429)", status: status, limited: true}
-		t.wait, _ = retryAfter(h, time.Now())
+		t.wait, _ = engine.RetryAfter(h, time.Now())
 		return t
 	case status == http.StatusServiceUnavailable && h.Get("Retry-After") != "":
 		t := &transient{reason: "unavailable (503 with Retry-After)", status: status, limited: true}
-		t.wait, _ = retryAfter(h, time.Now())
+		t.wait, _ = engine.RetryAfter(h, time.Now())
 		return t
 	case (status == http.StatusBadGateway || status == http.StatusServiceUnavailable || status == http.StatusGatewayTimeout) && !apiErrorBody(status, body):
 		return &transient{reason: fmt.Sprintf("gateway %d", status), status: status, unsure: status != http.StatusServiceUnavailable}
@@ -193,7 +195,7 @@ func (t *Target) do(ctx context.Context, build func(attempt int) (*http.Request,
 		last = tr
 		tries = append(tries, tr.reason)
 		if attempt >= retries {
-			t.Pacer.noteTransient(tr.reason, false)
+			t.Pacer.NoteTransient(tr.reason, false)
 			// One attempt (Retries < 0) shows no "every time": a gateway's
 			// 5xx seen once is no answer to judge.
 			if same && attempt > 0 && tr.status >= 500 && !tr.limited && err == nil {
@@ -202,8 +204,8 @@ func (t *Target) do(ctx context.Context, build func(attempt int) (*http.Request,
 			}
 			return nil, &retryable{reason: tr.reason, attempts: attempt + 1, tries: tries, unreached: unreached}
 		}
-		t.Pacer.noteTransient(tr.reason, true)
-		if err := sleepUntil(ctx, time.Now().Add(backoff(attempt, tr, t.Pacer.maxWait()))); err != nil {
+		t.Pacer.NoteTransient(tr.reason, true)
+		if err := engine.SleepUntil(ctx, time.Now().Add(backoff(attempt, tr, t.Pacer.WaitBound()))); err != nil {
 			return nil, err
 		}
 	}

@@ -53,11 +53,11 @@ func TestTransientAnswer(t *testing.T) {
 		wait    time.Duration
 	}{
 		{name: "429", status: 429, body: []byte("Too Many Requests"), want: "rate-limited (429)", limited: true},
-		{name: "429 with Retry-After", status: 429, h: header("Retry-After", "2"), want: "rate-limited (429)", limited: true, wait: 2 * time.Second},
+		{name: "429 with Retry-After", status: 429, h: http.Header{"Retry-After": {"2"}}, want: "rate-limited (429)", limited: true, wait: 2 * time.Second},
 		{name: "429 in the API's shape", status: 429, body: apiBody(429), want: "rate-limited (429)", limited: true},
-		{name: "503 with Retry-After, HTML", status: 503, h: header("Retry-After", "1"), body: []byte("<html>busy</html>"),
+		{name: "503 with Retry-After, HTML", status: 503, h: http.Header{"Retry-After": {"1"}}, body: []byte("<html>busy</html>"),
 			want: "unavailable (503 with Retry-After)", limited: true, wait: time.Second},
-		{name: "503 with Retry-After and the API's JSON body", status: 503, h: header("Retry-After", "1"), body: apiBody(503),
+		{name: "503 with Retry-After and the API's JSON body", status: 503, h: http.Header{"Retry-After": {"1"}}, body: apiBody(503),
 			want: "unavailable (503 with Retry-After)", limited: true, wait: time.Second},
 		{name: "502 HTML", status: 502, body: []byte(htmlBadGateway), want: "gateway 502", unsure: true},
 		{name: "502 empty", status: 502, want: "gateway 502", unsure: true},
@@ -70,11 +70,11 @@ func TestTransientAnswer(t *testing.T) {
 		{name: "502 JSON without a message", status: 502, body: []byte(`{"status_code":502}`), want: "gateway 502", unsure: true},
 		{name: "502 JSON without a status", status: 502, body: []byte(`{"message":"x"}`), want: "gateway 502", unsure: true},
 		{name: "500 HTML", status: 500, body: []byte("<html>oops</html>")},
-		{name: "500 with Retry-After", status: 500, h: header("Retry-After", "1"), body: []byte("<html>oops</html>")},
+		{name: "500 with Retry-After", status: 500, h: http.Header{"Retry-After": {"1"}}, body: []byte("<html>oops</html>")},
 		{name: "500 in the API's shape", status: 500, body: apiBody(500)},
 		{name: "501 HTML", status: 501, body: []byte("<html>no</html>")},
 		{name: "200", status: 200, body: []byte(`{"ok":true}`)},
-		{name: "200 with Retry-After", status: 200, h: header("Retry-After", "1")},
+		{name: "200 with Retry-After", status: 200, h: http.Header{"Retry-After": {"1"}}},
 		{name: "400", status: 400, body: apiBody(400)},
 		{name: "401", status: 401, body: apiBody(401)},
 		{name: "413 HTML from a gateway", status: 413, body: []byte("<html>too large</html>")},
@@ -610,8 +610,7 @@ func TestDoThroughTheGateway(t *testing.T) {
 		require.Positive(t, g.Stats().RateLimited, "the gateway refused some")
 		assert.EqualValues(t, g.Stats().RateLimited, st.RateLimited)
 		assert.Zero(t, st.GaveUp)
-		rate, _ := pacerState(p)
-		assert.Less(t, rate, 20.0, "slowed down")
+		assert.Less(t, st.Rate, 20.0, "slowed down")
 	})
 	for _, style := range []gateway.HeaderStyle{gateway.DraftHeaders, gateway.XHeaders} {
 		t.Run(fmt.Sprintf("rate-limit headers, style %d: no request refused", style), func(t *testing.T) {

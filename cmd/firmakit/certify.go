@@ -18,6 +18,7 @@ import (
 	"github.com/firmakit/firmakit/reports"
 	"github.com/firmakit/firmakit/steps"
 	"github.com/firmakit/firmakit/steps/bundled"
+	"github.com/firmakit/firmakit/steps/engine"
 )
 
 func (m *Main) certifyCommand() command {
@@ -39,7 +40,7 @@ func (m *Main) certifyCommand() command {
 type certifyFlags struct {
 	*runFlags
 	foreign foreignFlags
-	net     *steps.Network
+	net     *engine.Network
 	logger  func() (*slog.Logger, error)
 	// explore is --explore; profileName the --profile given ("" for the
 	// bundled one), which the exploration's lines name.
@@ -269,7 +270,7 @@ type foreignFlags struct {
 	senderName, senderEmail, documentHost                  string
 	skipPreflight                                          bool
 	client                                                 *http.Client
-	pacer                                                  *steps.Pacer
+	pacer                                                  *engine.Pacer
 	retries                                                int
 
 	// deadline is the run's --max-duration from its start (zero: none).

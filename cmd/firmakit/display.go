@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/firmakit/firmakit/reports"
-	"github.com/firmakit/firmakit/steps"
+	"github.com/firmakit/firmakit/steps/engine"
 	"golang.org/x/term"
 )
 
@@ -57,12 +57,12 @@ func (m *Main) newDisplay(formats string) *display {
 
 // Start shows the run from here on: total is how many results it will
 // file. It returns the suite's OnResult, nil when godog shows the run.
-func (d *display) Start(total int) func(reports.ScenarioResult, steps.Progress) {
+func (d *display) Start(total int) func(reports.ScenarioResult, engine.Progress) {
 	if d.shown == nil {
 		return nil
 	}
 	d.shown.Start(total)
-	return func(r reports.ScenarioResult, p steps.Progress) { d.shown.OnResult(r, reports.Tally(p)) }
+	return func(r reports.ScenarioResult, p engine.Progress) { d.shown.OnResult(r, reports.Tally(p)) }
 }
 
 // Stop ends the display, the status line taken off the screen.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/firmakit/firmakit/features"
 	"github.com/firmakit/firmakit/steps"
+	"github.com/firmakit/firmakit/steps/engine"
 	"github.com/firmakit/firmakit/steps/webhook"
 )
 
@@ -106,7 +107,7 @@ func (m *Main) printSentences(set string, asJSON bool) error {
 		return err
 	}
 	all = append(all, hook...)
-	var list []steps.Sentence
+	var list []engine.Sentence
 	for _, s := range all {
 		if set == "all" || s.Set == set {
 			list = append(list, s)

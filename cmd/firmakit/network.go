@@ -5,15 +5,16 @@ import (
 	"fmt"
 
 	"github.com/firmakit/firmakit/steps"
+	"github.com/firmakit/firmakit/steps/engine"
 )
 
 // networkFlags adds certify's flags for the way to the target: pacing,
 // retries, timeouts and TLS.
-func networkFlags(fs *flag.FlagSet) *steps.Network {
-	n := &steps.Network{}
+func networkFlags(fs *flag.FlagSet) *engine.Network {
+	n := &engine.Network{}
 	fs.StringVar(&n.Rate, "rate", "auto", fmt.Sprintf("requests per second to the target, across all scenarios; auto: unlimited for the bundled reference, "+
 		"against a --target %d/s doubled every second until the target shows a limit; 0: unlimited until it does. "+
-		"A 429 halves the rate, a Retry-After or RateLimit-* header is obeyed (waits capped at %s)", steps.DefaultStartRate, steps.DefaultMaxWait))
+		"A 429 halves the rate, a Retry-After or RateLimit-* header is obeyed (waits capped at %s)", engine.DefaultStartRate, engine.DefaultMaxWait))
 	fs.IntVar(&n.Retries, "retries", steps.DefaultRetries, "times a request is sent again, signed anew, after a transient answer (429, a gateway's 502/503/504, "+
 		"a broken connection, a timeout); then its scenario is inconclusive")
 	fs.DurationVar(&n.Timeout, "request-timeout", steps.DefaultRequestTimeout, "timeout of one request to the target, answer included; then it is sent again")

@@ -10,7 +10,7 @@ import (
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/explore"
 	"github.com/firmakit/firmakit/reports"
-	"github.com/firmakit/firmakit/steps"
+	"github.com/firmakit/firmakit/steps/engine"
 	"github.com/firmakit/firmakit/steps/webhook"
 )
 
@@ -57,7 +57,7 @@ func (f *runFlags) checkRun() (*firmakit.Profile, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := steps.Paths(f.lang); err != nil {
+	if _, err := engine.Paths(f.lang); err != nil {
 		return nil, usageError("--lang: %v", err)
 	}
 	if f.concurrency < 1 {
@@ -114,7 +114,7 @@ type suiteRun struct {
 	// options are the suite's, which runSuite sets from the flags, and
 	// deadline their Deadline (runFlags.deadline, from where the
 	// command's bound starts).
-	options  *steps.RunOptions
+	options  *engine.RunOptions
 	deadline time.Time
 	// count is how many scenarios a language and tags select
 	// (steps.Select, webhook.Select), for the display's total.
@@ -136,7 +136,7 @@ type suiteRun struct {
 // its exit (reports.Finish).
 func (m *Main) runSuite(f *runFlags, plan *runPlan, r suiteRun) error {
 	shown := m.newDisplay(plan.outputs.Godog)
-	*r.options = steps.RunOptions{Lang: f.lang, Tags: plan.tags, Concurrency: f.concurrency, Format: plan.outputs.ForGodog(shown.Formats),
+	*r.options = engine.RunOptions{Lang: f.lang, Tags: plan.tags, Concurrency: f.concurrency, Format: plan.outputs.ForGodog(shown.Formats),
 		Output: shown.Output, Progress: shown.Lines, Randomize: f.seed, Deadline: r.deadline}
 	r.intro()
 	total, _ := r.count(f.lang, plan.tags)
@@ -151,7 +151,7 @@ func (m *Main) runSuite(f *runFlags, plan *runPlan, r suiteRun) error {
 	if err != nil && x != nil {
 		x.Stop()
 	}
-	var se *steps.SelectionError
+	var se *engine.SelectionError
 	switch {
 	case errors.As(err, &se):
 		return usageError("--tags: %v", err)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/reports"
-	"github.com/firmakit/firmakit/steps"
+	"github.com/firmakit/firmakit/steps/engine"
 	"github.com/firmakit/firmakit/steps/webhook"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -43,7 +43,7 @@ func certifyEndpoint(t *testing.T, url, preset, secret string) map[string][]stri
 	t.Helper()
 	p, err := firmakit.Preset(preset)
 	require.NoError(t, err)
-	s := &webhook.Suite{Endpoint: &webhook.Endpoint{URL: url, Secret: secret, Profile: p}, RunOptions: steps.RunOptions{Lang: "en", Concurrency: 4, Output: io.Discard}}
+	s := &webhook.Suite{Endpoint: &webhook.Endpoint{URL: url, Secret: secret, Profile: p}, RunOptions: engine.RunOptions{Lang: "en", Concurrency: 4, Output: io.Discard}}
 	_, err = s.Run()
 	require.NoError(t, err)
 	require.NotEmpty(t, s.Results())

@@ -6,5 +6,5 @@
 // the likely mistakes its failures point at (hints), and writes the set's
 // deliveries as fixed test vectors. The run itself (godog's pass,
 // selection, reruns, the deadline, the result log) is package steps',
-// shared with the service suite through steps.RunOptions.
+// shared with the service suite through engine.RunOptions.
 package webhook

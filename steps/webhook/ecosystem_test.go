@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/firmakit/firmakit/reports"
-	"github.com/firmakit/firmakit/steps"
+	"github.com/firmakit/firmakit/steps/engine"
 	"github.com/firmakit/firmakit/steps/webhook"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -71,7 +71,7 @@ func TestEndpointsOfTheEcosystemPass(t *testing.T) {
 		t.Run(e.script, func(t *testing.T) {
 			t.Parallel()
 			url := startEndpoint(t, e.interpreter, e.script)
-			s := &webhook.Suite{Endpoint: &webhook.Endpoint{URL: url, Secret: shopSecret, MerchantID: "shop"}, RunOptions: steps.RunOptions{Lang: "all", Randomize: -1, Output: io.Discard}}
+			s := &webhook.Suite{Endpoint: &webhook.Endpoint{URL: url, Secret: shopSecret, MerchantID: "shop"}, RunOptions: engine.RunOptions{Lang: "all", Randomize: -1, Output: io.Discard}}
 			_, err := s.Run()
 			require.NoError(t, err)
 			assert.Contains(t, []string{reports.Passed, reports.PassedWithWarnings}, s.Verdict(), "%s:\n%s", e.script, unpassedWebhook(s))

@@ -20,7 +20,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/firmakit/firmakit/reports"
-	"github.com/firmakit/firmakit/steps"
+	"github.com/firmakit/firmakit/steps/engine"
 	"github.com/firmakit/firmakit/steps/webhook"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -720,7 +720,7 @@ func runShop(t *testing.T, s *shop, lang string, change func(*webhook.Endpoint))
 	if change != nil {
 		change(e)
 	}
-	suite := &webhook.Suite{Endpoint: e, RunOptions: steps.RunOptions{Lang: lang, Randomize: -1, Output: io.Discard}}
+	suite := &webhook.Suite{Endpoint: e, RunOptions: engine.RunOptions{Lang: lang, Randomize: -1, Output: io.Discard}}
 	_, err := suite.Run()
 	require.NoError(t, err)
 	return suite
@@ -746,7 +746,7 @@ func TestAnEndpointThatLooksContractsUp(t *testing.T) {
 	srv := httptest.NewServer(s)
 	t.Cleanup(srv.Close)
 	e := &webhook.Endpoint{URL: srv.URL, Secret: shopSecret, MerchantID: "shop"}
-	suite := &webhook.Suite{Endpoint: e, RunOptions: steps.RunOptions{Lang: "en", Output: io.Discard}}
+	suite := &webhook.Suite{Endpoint: e, RunOptions: engine.RunOptions{Lang: "en", Output: io.Discard}}
 	_, err := suite.Run()
 	require.ErrorIs(t, err, webhook.ErrUnknownContract)
 	assert.ErrorContains(t, err, "--signature-id")

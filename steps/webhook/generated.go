@@ -11,7 +11,7 @@ import (
 
 	"github.com/cucumber/godog"
 	"github.com/firmakit/firmakit"
-	"github.com/firmakit/firmakit/steps"
+	"github.com/firmakit/firmakit/steps/engine"
 	"github.com/google/uuid"
 )
 
@@ -222,7 +222,7 @@ func (w *webhookSteps) judgeProbes(ctx context.Context) error {
 			fmt.Fprintf(&b, "\n- %s: %s", pr.name, firstLine(pr.failed))
 		}
 		fmt.Fprintf(&b, "\n%s", w.exchange(ws))
-		return steps.Breaks(steps.BreachOf(first), "%s", b.String())
+		return engine.Breaks(engine.BreachOf(first), "%s", b.String())
 	}
 	if inconcl != "" {
 		ws.inconcl = inconcl
@@ -243,14 +243,14 @@ func (w *webhookSteps) judgeProbe(pr *neighbour, answered bool) (error, string) 
 	if pr.expect == "refuse" {
 		switch {
 		case d.err != nil && timedOut(d.err):
-			return steps.Breaks(refDelivery, "expected a status other than 2xx within the %s delivery timeout, since %s; none came within %s",
+			return engine.Breaks(refDelivery, "expected a status other than 2xx within the %s delivery timeout, since %s; none came within %s",
 				timeout, pr.why, timeout+DeliveryGrace), ""
 		case d.err != nil && !answered:
-			return steps.Breaks(refDelivery, "expected a status other than 2xx, since %s; the endpoint could not be reached: %s",
+			return engine.Breaks(refDelivery, "expected a status other than 2xx, since %s; the endpoint could not be reached: %s",
 				pr.why, firmakit.Excerpt(d.err.Error(), 300)), ""
 		case d.err == nil && is2xx(d.status):
-			return steps.Breaks(pr.ref, "expected a status other than 2xx, since %s; got %d in %s ms: the endpoint took a notification the service did not send",
-				pr.why, d.status, steps.Millis(d.latency)), ""
+			return engine.Breaks(pr.ref, "expected a status other than 2xx, since %s; got %d in %s ms: the endpoint took a notification the service did not send",
+				pr.why, d.status, engine.Millis(d.latency)), ""
 		}
 		// Any other answer, or a connection closed with none, is no 2xx:
 		// the service would not count it delivered.
@@ -258,20 +258,20 @@ func (w *webhookSteps) judgeProbe(pr *neighbour, answered bool) (error, string) 
 	}
 	switch {
 	case d.err != nil && timedOut(d.err):
-		return steps.Breaks(refDelivery, "expected a 2xx answer within the %s delivery timeout; none came within %s", timeout, timeout+DeliveryGrace), ""
+		return engine.Breaks(refDelivery, "expected a 2xx answer within the %s delivery timeout; none came within %s", timeout, timeout+DeliveryGrace), ""
 	case d.err != nil:
-		return steps.Breaks(refDelivery, "expected a 2xx answer within the %s delivery timeout; the endpoint could not be reached: %s",
+		return engine.Breaks(refDelivery, "expected a 2xx answer within the %s delivery timeout; the endpoint could not be reached: %s",
 			timeout, firmakit.Excerpt(d.err.Error(), 300)), ""
 	case !is2xx(d.status):
-		return steps.Breaks(pr.ref, "expected a 2xx answer within the %s delivery timeout, got %d in %s ms: the service would take this valid notification as not delivered and retry it",
-			timeout, d.status, steps.Millis(d.latency)), ""
+		return engine.Breaks(pr.ref, "expected a 2xx answer within the %s delivery timeout, got %d in %s ms: the service would take this valid notification as not delivered and retry it",
+			timeout, d.status, engine.Millis(d.latency)), ""
 	case d.latency > timeout:
 		if why := w.lateExcuse(d); why != "" {
 			return nil, fmt.Sprintf("the endpoint answered %d after %s ms, past the %s delivery timeout, but %s",
-				d.status, steps.Millis(d.latency), timeout, why)
+				d.status, engine.Millis(d.latency), timeout, why)
 		}
-		return steps.Breaks(refDelivery, "expected a 2xx answer within the %s delivery timeout; it came after %s ms: the service would have given up and retried",
-			timeout, steps.Millis(d.latency)), ""
+		return engine.Breaks(refDelivery, "expected a 2xx answer within the %s delivery timeout; it came after %s ms: the service would have given up and retried",
+			timeout, engine.Millis(d.latency)), ""
 	}
 	return nil, ""
 }
@@ -381,7 +381,7 @@ func (w *webhookSteps) theEndpointAnswers2xxToTheRetry(ctx context.Context) erro
 	err, why := w.judgeProbe(pr, true)
 	switch {
 	case err != nil:
-		return steps.Breaks(steps.BreachOf(err), "%s, though its first delivery %s and the retry is the same event (the same event_id), correctly signed\n%s",
+		return engine.Breaks(engine.BreachOf(err), "%s, though its first delivery %s and the retry is the same event (the same event_id), correctly signed\n%s",
 			err.Error(), firstFailures[ws.firstFails], w.exchange(ws))
 	case why != "":
 		ws.inconcl = why
@@ -441,25 +441,25 @@ var _ io.Reader = (*cutBody)(nil)
 
 // bindGenerated registers the sentences of the generated rows, whose
 // methods live in this file.
-func (w *webhookSteps) bindGenerated(sc steps.Registrar) {
-	sc.Step(steps.Compiled(`^every neighbour of its signature header whose valid signature is one of several entries is posted to the endpoint$`), w.theValidNeighboursOfItsSignatureHeaderArePosted)
-	sc.Step(steps.Compiled(`^se envía al endpoint cada vecina de su cabecera de firma cuya firma válida es una de varias entradas$`), w.theValidNeighboursOfItsSignatureHeaderArePosted)
-	sc.Step(steps.Compiled(`^every forged neighbour of its signature header is posted to the endpoint$`), w.theForgedNeighboursOfItsSignatureHeaderArePosted)
-	sc.Step(steps.Compiled(`^se envía al endpoint cada vecina falsificada de su cabecera de firma$`), w.theForgedNeighboursOfItsSignatureHeaderArePosted)
-	sc.Step(steps.Compiled(`^every forgery of it is posted to the endpoint, at every body size, about a demo and a real contract$`), w.everyForgeryOfItIsPosted)
-	sc.Step(steps.Compiled(`^se envía al endpoint cada falsificación de ella, con cada tamaño de cuerpo, sobre un contrato demo y uno real$`), w.everyForgeryOfItIsPosted)
-	sc.Step(steps.Compiled(`^it is posted to the endpoint with "(2-byte|3-byte|4-byte|combining)" characters cut by every power-of-two offset of its body$`), w.itIsPostedWithCharactersAcrossEveryBoundary)
-	sc.Step(steps.Compiled(`^se envía al endpoint con caracteres "(2-byte|3-byte|4-byte|combining)" cortados por cada posición potencia de dos de su cuerpo$`), w.itIsPostedWithCharactersAcrossEveryBoundary)
-	sc.Step(steps.Compiled(`^the endpoint answers 2xx to every one within the delivery timeout$`), w.theEndpointAnswers2xxToEveryOne)
-	sc.Step(steps.Compiled(`^el endpoint responde 2xx a cada una dentro del plazo de entrega$`), w.theEndpointAnswers2xxToEveryOne)
-	sc.Step(steps.Compiled(`^the endpoint refuses every one with a status other than 2xx$`), w.theEndpointRefusesEveryOne)
-	sc.Step(steps.Compiled(`^el endpoint rechaza cada una con un estado distinto de 2xx$`), w.theEndpointRefusesEveryOne)
-	sc.Step(steps.Compiled(`^its first delivery fails: "(another-secret|no-header|stale-t|cut-short)"$`), w.itsFirstDeliveryFails)
-	sc.Step(steps.Compiled(`^su primera entrega falla: "(another-secret|no-header|stale-t|cut-short)"$`), w.itsFirstDeliveryFails)
-	sc.Step(steps.Compiled(`^the same event is delivered again after the profile's first retry delay, correctly signed$`), w.theSameEventIsDeliveredAgainCorrectlySigned)
-	sc.Step(steps.Compiled(`^el mismo evento se entrega de nuevo tras la primera espera de reintento del perfil, bien firmado$`), w.theSameEventIsDeliveredAgainCorrectlySigned)
-	sc.Step(steps.Compiled(`^the endpoint answers 2xx to the retry within the delivery timeout$`), w.theEndpointAnswers2xxToTheRetry)
-	sc.Step(steps.Compiled(`^el endpoint responde 2xx al reintento dentro del plazo de entrega$`), w.theEndpointAnswers2xxToTheRetry)
-	sc.Step(steps.Compiled(`^every other state of the same contract follows in turn, one of them twice for two signers$`), w.everyOtherStateOfTheSameContractFollows)
-	sc.Step(steps.Compiled(`^le siguen por turno los demás estados del mismo contrato, uno de ellos dos veces por dos firmantes$`), w.everyOtherStateOfTheSameContractFollows)
+func (w *webhookSteps) bindGenerated(sc engine.Registrar) {
+	sc.Step(engine.Compiled(`^every neighbour of its signature header whose valid signature is one of several entries is posted to the endpoint$`), w.theValidNeighboursOfItsSignatureHeaderArePosted)
+	sc.Step(engine.Compiled(`^se envía al endpoint cada vecina de su cabecera de firma cuya firma válida es una de varias entradas$`), w.theValidNeighboursOfItsSignatureHeaderArePosted)
+	sc.Step(engine.Compiled(`^every forged neighbour of its signature header is posted to the endpoint$`), w.theForgedNeighboursOfItsSignatureHeaderArePosted)
+	sc.Step(engine.Compiled(`^se envía al endpoint cada vecina falsificada de su cabecera de firma$`), w.theForgedNeighboursOfItsSignatureHeaderArePosted)
+	sc.Step(engine.Compiled(`^every forgery of it is posted to the endpoint, at every body size, about a demo and a real contract$`), w.everyForgeryOfItIsPosted)
+	sc.Step(engine.Compiled(`^se envía al endpoint cada falsificación de ella, con cada tamaño de cuerpo, sobre un contrato demo y uno real$`), w.everyForgeryOfItIsPosted)
+	sc.Step(engine.Compiled(`^it is posted to the endpoint with "(2-byte|3-byte|4-byte|combining)" characters cut by every power-of-two offset of its body$`), w.itIsPostedWithCharactersAcrossEveryBoundary)
+	sc.Step(engine.Compiled(`^se envía al endpoint con caracteres "(2-byte|3-byte|4-byte|combining)" cortados por cada posición potencia de dos de su cuerpo$`), w.itIsPostedWithCharactersAcrossEveryBoundary)
+	sc.Step(engine.Compiled(`^the endpoint answers 2xx to every one within the delivery timeout$`), w.theEndpointAnswers2xxToEveryOne)
+	sc.Step(engine.Compiled(`^el endpoint responde 2xx a cada una dentro del plazo de entrega$`), w.theEndpointAnswers2xxToEveryOne)
+	sc.Step(engine.Compiled(`^the endpoint refuses every one with a status other than 2xx$`), w.theEndpointRefusesEveryOne)
+	sc.Step(engine.Compiled(`^el endpoint rechaza cada una con un estado distinto de 2xx$`), w.theEndpointRefusesEveryOne)
+	sc.Step(engine.Compiled(`^its first delivery fails: "(another-secret|no-header|stale-t|cut-short)"$`), w.itsFirstDeliveryFails)
+	sc.Step(engine.Compiled(`^su primera entrega falla: "(another-secret|no-header|stale-t|cut-short)"$`), w.itsFirstDeliveryFails)
+	sc.Step(engine.Compiled(`^the same event is delivered again after the profile's first retry delay, correctly signed$`), w.theSameEventIsDeliveredAgainCorrectlySigned)
+	sc.Step(engine.Compiled(`^el mismo evento se entrega de nuevo tras la primera espera de reintento del perfil, bien firmado$`), w.theSameEventIsDeliveredAgainCorrectlySigned)
+	sc.Step(engine.Compiled(`^the endpoint answers 2xx to the retry within the delivery timeout$`), w.theEndpointAnswers2xxToTheRetry)
+	sc.Step(engine.Compiled(`^el endpoint responde 2xx al reintento dentro del plazo de entrega$`), w.theEndpointAnswers2xxToTheRetry)
+	sc.Step(engine.Compiled(`^every other state of the same contract follows in turn, one of them twice for two signers$`), w.everyOtherStateOfTheSameContractFollows)
+	sc.Step(engine.Compiled(`^le siguen por turno los demás estados del mismo contrato, uno de ellos dos veces por dos firmantes$`), w.everyOtherStateOfTheSameContractFollows)
 }

@@ -9,20 +9,20 @@ import (
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/features"
 	"github.com/firmakit/firmakit/reports"
-	"github.com/firmakit/firmakit/steps"
+	"github.com/firmakit/firmakit/steps/engine"
 )
 
 // Suite runs the webhook feature set (features/webhook) against a
 // merchant's endpoint: firmakit plays the service, signs notifications
 // under the profile and posts them, and judges the endpoint's answers.
 // Its options, results, verdict and lines are the service suite's
-// (steps.RunOptions); its Concurrency defaults to DefaultConcurrency, and
+// (engine.RunOptions); its Concurrency defaults to DefaultConcurrency, and
 // Endpoint.MaxInFlight bounds the deliveries in flight at once, as the
 // endpoint is usually a merchant's development server, not a load test's
 // target.
 type Suite struct {
 	Endpoint *Endpoint
-	steps.RunOptions
+	engine.RunOptions
 
 	mu       sync.Mutex
 	observed map[string]observation
@@ -36,7 +36,7 @@ const DefaultConcurrency = 64
 
 // Select is steps.Select for the webhook set: how many scenarios (outline
 // rows one by one) the language and tag expression select, or a
-// *steps.SelectionError before anything runs.
+// *engine.SelectionError before anything runs.
 func Select(lang, tags string) (int, error) {
 	sel, err := Selected(lang, tags)
 	return len(sel), err
@@ -45,12 +45,12 @@ func Select(lang, tags string) (int, error) {
 // Selected is steps.Selected for the webhook set: the scenarios Select
 // counts, as results with no status yet.
 func Selected(lang, tags string) ([]reports.ScenarioResult, error) {
-	return steps.SelectedIn(features.WebhookSet, lang, tags)
+	return engine.Planned(features.WebhookSet, lang, tags)
 }
 
 // Run runs the webhook set and returns godog's status: 0 when no selected
 // scenario failed, 1 otherwise; Verdict says what the run came to. Before
-// anything runs, it returns a *steps.SelectionError when the language and
+// anything runs, it returns a *engine.SelectionError when the language and
 // tags select nothing, ErrUnknownContract when the endpoint refuses a
 // contract it does not know, and a plain error when the endpoint lacks
 // what every scenario needs.
@@ -65,7 +65,7 @@ func (s *Suite) Run() (int, error) {
 	s.mu.Lock()
 	s.observed = map[string]observation{}
 	s.mu.Unlock()
-	lag := steps.StartLagMonitor()
+	lag := engine.StartLagMonitor()
 	defer lag.Stop()
 	p, err := s.Start(sel)
 	if err != nil {
@@ -89,7 +89,7 @@ func (s *Suite) Run() (int, error) {
 // prepare checks the endpoint and selects the scenarios before anything
 // runs, sets the defaults of what was left unset, and creates the
 // contract the notifications are about when none was given.
-func (s *Suite) prepare(ctx context.Context) (*steps.Selection, error) {
+func (s *Suite) prepare(ctx context.Context) (*engine.Selection, error) {
 	if s.Endpoint == nil {
 		return nil, fmt.Errorf("no endpoint")
 	}
@@ -120,12 +120,12 @@ func (s *Suite) prepare(ctx context.Context) (*steps.Selection, error) {
 
 // initializer gives each scenario its own steps on the run's lag
 // monitor, and keeps what each observed of the endpoint.
-func (s *Suite) initializer(p *steps.Pass, lag *steps.LagMonitor) steps.Initializer {
+func (s *Suite) initializer(p *engine.Pass, lag *engine.LagMonitor) engine.Initializer {
 	return func(sink func(reports.ScenarioResult), only map[string]bool) func(*godog.ScenarioContext) {
 		return func(sc *godog.ScenarioContext) {
 			var key string
 			sc.Before(func(ctx context.Context, sp *godog.Scenario) (context.Context, error) {
-				key = steps.PickleKey(sp)
+				key = engine.PickleKey(sp)
 				if only != nil && !only[key] {
 					return ctx, godog.ErrSkip
 				}
@@ -137,7 +137,7 @@ func (s *Suite) initializer(p *steps.Pass, lag *steps.LagMonitor) steps.Initiali
 				}
 				p.Place(&r, key)
 				s.mu.Lock()
-				s.observed[steps.RowKey(r)] = o
+				s.observed[engine.RowKey(r)] = o
 				s.mu.Unlock()
 				sink(r)
 			}}
@@ -164,7 +164,7 @@ func (s *Suite) facts() ([]reports.ScenarioResult, []observation) {
 	results := s.Results()
 	observed := make([]observation, len(results))
 	for i, r := range results {
-		observed[i] = obs[steps.RowKey(r)]
+		observed[i] = obs[engine.RowKey(r)]
 	}
 	return results, observed
 }

@@ -16,11 +16,10 @@ import (
 	"time"
 
 	"github.com/cucumber/godog"
-	messages "github.com/cucumber/messages/go/v21"
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/internal/jsonform"
 	"github.com/firmakit/firmakit/reports"
-	"github.com/firmakit/firmakit/steps"
+	"github.com/firmakit/firmakit/steps/engine"
 	"github.com/google/uuid"
 )
 
@@ -34,7 +33,7 @@ type webhookSteps struct {
 	Done func(reports.ScenarioResult, observation)
 	// Lag measures how late this process runs, to tell a slow endpoint
 	// from a suite that could not look in time.
-	Lag *steps.LagMonitor
+	Lag *engine.LagMonitor
 }
 
 // observation is what the endpoint did in one scenario, the stuff of the
@@ -156,7 +155,7 @@ func getWebhook(ctx context.Context) *webhookScenario {
 func (w *webhookSteps) InitializeScenario(sc *godog.ScenarioContext) {
 	sc.Before(func(ctx context.Context, _ *godog.Scenario) (context.Context, error) {
 		ws := &webhookScenario{sign: "webhook"}
-		return steps.WithWarnings(context.WithValue(ctx, webhookKey{}, ws), &ws.warnings), nil
+		return engine.WithWarnings(context.WithValue(ctx, webhookKey{}, ws), &ws.warnings), nil
 	})
 	sc.StepContext().After(func(ctx context.Context, st *godog.Step, _ godog.StepResultStatus, err error) (context.Context, error) {
 		ws, ok := ctx.Value(webhookKey{}).(*webhookScenario)
@@ -776,29 +775,29 @@ func (w *webhookSteps) judgeAccepted(ctx context.Context, ws *webhookScenario, i
 		ws.inconcl = crowdedError(d, timeout) + which
 		return godog.ErrSkip
 	case d.err != nil && timedOut(d.err):
-		return steps.Breaks(refDelivery, "expected a 2xx answer%s within the %s delivery timeout; none came within %s\n%s",
+		return engine.Breaks(refDelivery, "expected a 2xx answer%s within the %s delivery timeout; none came within %s\n%s",
 			which, timeout, timeout+DeliveryGrace, w.exchange(ws))
 	case d.err != nil:
-		return steps.Breaks(refDelivery, "expected a 2xx answer%s within the %s delivery timeout; the endpoint could not be reached: %s\n%s",
+		return engine.Breaks(refDelivery, "expected a 2xx answer%s within the %s delivery timeout; the endpoint could not be reached: %s\n%s",
 			which, timeout, firmakit.Excerpt(d.err.Error(), 300), w.exchange(ws))
 	case !is2xx(d.status) && ws.window && w.straddles(d, true):
 		ws.inconcl = fmt.Sprintf("the endpoint refused a t %+d s from now, but between signing and its answer (%s ms) t came to lie up to %d s from now, past the %s tolerance: it may have judged it outside",
-			int64(ws.offset/time.Second), steps.Millis(d.sentAt.Add(d.latency).Sub(d.signedAt)), w.farthest(d), w.E.profile().Webhook.Tolerance)
+			int64(ws.offset/time.Second), engine.Millis(d.sentAt.Add(d.latency).Sub(d.signedAt)), w.farthest(d), w.E.profile().Webhook.Tolerance)
 		return godog.ErrSkip
 	case !is2xx(d.status):
-		return steps.Breaks(refRotation, "expected a 2xx answer%s within the %s delivery timeout, got %d in %s ms: the service would take this valid notification as not delivered and retry it\n%s",
-			which, timeout, d.status, steps.Millis(d.latency), w.exchange(ws))
+		return engine.Breaks(refRotation, "expected a 2xx answer%s within the %s delivery timeout, got %d in %s ms: the service would take this valid notification as not delivered and retry it\n%s",
+			which, timeout, d.status, engine.Millis(d.latency), w.exchange(ws))
 	case d.latency > timeout:
 		// The answer waits for this process's scheduler as a
 		// notification does on its way into the receiver (receiverHops);
 		// the endpoint's own process is not this one's to excuse.
 		if why := w.lateExcuse(d); why != "" {
 			ws.inconcl = fmt.Sprintf("the endpoint answered %d%s after %s ms, past the %s delivery timeout, but %s",
-				d.status, which, steps.Millis(d.latency), timeout, why)
+				d.status, which, engine.Millis(d.latency), timeout, why)
 			return godog.ErrSkip
 		}
-		return steps.Breaks(refDelivery, "expected a 2xx answer%s within the %s delivery timeout; it came after %s ms: the service would have given up and retried\n%s",
-			which, timeout, steps.Millis(d.latency), w.exchange(ws))
+		return engine.Breaks(refDelivery, "expected a 2xx answer%s within the %s delivery timeout; it came after %s ms: the service would have given up and retried\n%s",
+			which, timeout, engine.Millis(d.latency), w.exchange(ws))
 	}
 	return nil
 }
@@ -810,8 +809,8 @@ func (w *webhookSteps) judgeAccepted(ctx context.Context, ws *webhookScenario, i
 // excuses it.
 func (w *webhookSteps) lateExcuse(d *delivery) string {
 	timeout := w.E.timeout()
-	if lag := w.Lag.Max(d.sentAt, d.sentAt.Add(d.latency)); steps.ExcusedBy(lag, d.latency-timeout, false) {
-		return fmt.Sprintf("this process ran up to %s ms late meanwhile", steps.Millis(lag))
+	if lag := w.Lag.Max(d.sentAt, d.sentAt.Add(d.latency)); engine.ExcusedBy(lag, d.latency-timeout, false) {
+		return fmt.Sprintf("this process ran up to %s ms late meanwhile", engine.Millis(lag))
 	}
 	if d.crowd > 1 {
 		return fmt.Sprintf("%d deliveries were in flight to the endpoint at once", d.crowd)
@@ -881,21 +880,21 @@ func (w *webhookSteps) refused(ctx context.Context, lenient bool) error {
 		ws.inconcl = crowdedError(d, timeout)
 		return godog.ErrSkip
 	case d.err != nil && timedOut(d.err):
-		return steps.Breaks(refDelivery, "expected a status other than 2xx within the %s delivery timeout, since %s; none came within %s\n%s",
+		return engine.Breaks(refDelivery, "expected a status other than 2xx within the %s delivery timeout, since %s; none came within %s\n%s",
 			timeout, ws.why, timeout+DeliveryGrace, w.exchange(ws))
 	case d.err != nil:
-		return steps.Breaks(refDelivery, "expected a status other than 2xx, since %s; the endpoint could not be reached: %s\n%s", ws.why, firmakit.Excerpt(d.err.Error(), 300), w.exchange(ws))
+		return engine.Breaks(refDelivery, "expected a status other than 2xx, since %s; the endpoint could not be reached: %s\n%s", ws.why, firmakit.Excerpt(d.err.Error(), 300), w.exchange(ws))
 	case is2xx(d.status) && ws.offset != 0 && ws.sign == "webhook" && ws.shiftAfter == 0 && ws.forged == "" && ws.malformed == "" && w.straddles(d, false):
 		ws.inconcl = fmt.Sprintf("the endpoint accepted a t %+d s from now, but between signing and its answer (%s ms) t came within the %s tolerance: it may have judged it inside",
-			int64(ws.offset/time.Second), steps.Millis(d.sentAt.Add(d.latency).Sub(d.signedAt)), w.E.profile().Webhook.Tolerance)
+			int64(ws.offset/time.Second), engine.Millis(d.sentAt.Add(d.latency).Sub(d.signedAt)), w.E.profile().Webhook.Tolerance)
 		return godog.ErrSkip
 	case is2xx(d.status) && lenient:
-		steps.Warn(ctx, refWebhookSig, "the service never writes t so, and it was signed as written and names the current time, so no forgery or replay follows; a strict parser (digits only) is safer",
+		engine.Warn(ctx, refWebhookSig, "the service never writes t so, and it was signed as written and names the current time, so no forgery or replay follows; a strict parser (digits only) is safer",
 			"accepted a t written %q (%s), answering %d", ws.tsForm, firmakit.Excerpt(timestampText(d.t, ws.tsForm), 40), d.status)
 		return nil
 	case is2xx(d.status):
-		return steps.Breaks(ref, "expected a status other than 2xx, since %s; got %d in %s ms: the endpoint took a notification the service did not send\n%s",
-			ws.why, d.status, steps.Millis(d.latency), w.exchange(ws))
+		return engine.Breaks(ref, "expected a status other than 2xx, since %s; got %d in %s ms: the endpoint took a notification the service did not send\n%s",
+			ws.why, d.status, engine.Millis(d.latency), w.exchange(ws))
 	}
 	return nil
 }
@@ -985,9 +984,9 @@ func (w *webhookSteps) writeDelivery(b *strings.Builder, ws *webhookScenario, d 
 	case d.cut:
 		fmt.Fprintf(b, "answered: nothing awaited: the service cut the delivery short after %d of its %d bytes", len(d.body)/2, len(d.body))
 	case d.err != nil:
-		fmt.Fprintf(b, "answered: nothing after %s ms: %s", steps.Millis(d.latency), firmakit.Excerpt(d.err.Error(), 300))
+		fmt.Fprintf(b, "answered: nothing after %s ms: %s", engine.Millis(d.latency), firmakit.Excerpt(d.err.Error(), 300))
 	default:
-		fmt.Fprintf(b, "answered: %d in %s ms: %s", d.status, steps.Millis(d.latency), excerpt(d.answer, 512))
+		fmt.Fprintf(b, "answered: %d in %s ms: %s", d.status, engine.Millis(d.latency), excerpt(d.answer, 512))
 		if d.location != "" {
 			fmt.Fprintf(b, "\n  (a redirect to %s, not followed: the service posts to the configured URL only)", firmakit.Excerpt(d.location, 300))
 		}
@@ -1047,19 +1046,8 @@ func excerpt(b []byte, n int) string {
 
 // outcome is what a webhook scenario came to, with the exchange.
 func (w *webhookSteps) outcome(ctx context.Context, p *godog.Scenario, err error) (reports.ScenarioResult, observation) {
-	uri, _, _ := strings.Cut(p.Uri, ":")
-	r := reports.ScenarioResult{Feature: uri, Name: p.Name, Lang: strings.SplitN(uri, "/", 2)[0], Status: reports.Passed}
-	if len(p.AstNodeIds) > 1 {
-		var setup []string
-		for _, st := range p.Steps {
-			if st.Type == messages.PickleStepType_CONTEXT {
-				setup = append(setup, st.Text)
-			}
-		}
-		r.Example = strings.Join(setup, "; ")
-	}
-	steps.ClassifyTags(&r, p.Tags)
 	var obs observation
+	var exchange string
 	ws, _ := ctx.Value(webhookKey{}).(*webhookScenario)
 	if ws != nil {
 		obs.Expect, obs.why, obs.Lenient = ws.expect, ws.why, ws.lenient
@@ -1084,25 +1072,16 @@ func (w *webhookSteps) outcome(ctx context.Context, p *godog.Scenario, err error
 			}
 		}
 		if len(ws.deliveries)+len(ws.probes) > 0 {
-			r.Exchange = w.exchange(ws)
+			exchange = w.exchange(ws)
 		}
 	}
-	switch {
-	case ws != nil && ws.inapplicable != "":
-		r.Status, r.Error = reports.NotRun, ws.inapplicable
-	case ws != nil && ws.inconcl != "" && (err == nil || errors.Is(err, godog.ErrSkip)):
-		r.Status, r.Error, r.FailedStep = reports.Inconclusive, ws.inconcl, ws.inconclStep
-	case err != nil && !errors.Is(err, godog.ErrSkip):
-		r.Status, r.Error, r.Breaks, r.FailureKind = reports.Failed, err.Error(), steps.BreachOf(err), steps.FailureKindOf(err)
-		if ws != nil {
-			r.FailedStep = ws.failedStep
-		}
-	case errors.Is(err, godog.ErrSkip):
-		r.Status = reports.NotRun
-	}
+	var o engine.Outcome
 	if ws != nil {
-		r.Warnings = ws.warnings
+		o = engine.Outcome{NotRun: ws.inapplicable, Inconclusive: ws.inconcl, InconclusiveStep: ws.inconclStep,
+			FailedStep: ws.failedStep, Warnings: ws.warnings}
 	}
+	r := engine.Result(p, err, o)
+	r.Exchange = exchange
 	return r, obs
 }
 
@@ -1110,63 +1089,63 @@ func (w *webhookSteps) outcome(ctx context.Context, p *godog.Scenario, err error
 // Spanish side by side, in the order they are registered (steps.Sentences
 // lists the service set's). It returns an error when a method is not
 // bound to exactly one sentence per language.
-func Sentences() ([]steps.Sentence, error) {
-	return steps.ListSentences("webhook", (&webhookSteps{}).bindSentences)
+func Sentences() ([]engine.Sentence, error) {
+	return engine.ListSentences("webhook", (&webhookSteps{}).bindSentences)
 }
 
 // bindSentences registers the sentences of the webhook set, whose methods live in this file, the
 // English and the Spanish one on the same method. Each file registers
 // its own, so that godog reports a step at the file of its method.
-func (w *webhookSteps) bindSentences(sc steps.Registrar) {
-	sc.Step(steps.Compiled("^"+`a `+stateParam+` notification`+"$"), w.aNotification)
-	sc.Step(steps.Compiled("^"+`una notificación `+stateParam+"$"), w.aNotification)
-	sc.Step(steps.Compiled("^"+`a `+stateParam+` notification of a real contract, its optional keys absent`+"$"), w.aNotificationOfARealContract)
-	sc.Step(steps.Compiled("^"+`una notificación `+stateParam+` de un contrato real, sin sus claves opcionales`+"$"), w.aNotificationOfARealContract)
-	sc.Step(steps.Compiled(`^its free text is "(long-title|long-reason|scripts-title|scripts-reason)"$`), w.itsFreeTextIs)
-	sc.Step(steps.Compiled(`^su texto libre es "(long-title|long-reason|scripts-title|scripts-reason)"$`), w.itsFreeTextIs)
-	sc.Step(steps.Compiled(`^its body is written "(keys-reversed|indented|escaped-unicode|escaped-slash|crlf)"$`), w.itsBodyIsWritten)
-	sc.Step(steps.Compiled(`^su cuerpo se escribe "(keys-reversed|indented|escaped-unicode|escaped-slash|crlf)"$`), w.itsBodyIsWritten)
-	sc.Step(steps.Compiled(`^its t is written "(fraction|exponent|nan|plus-sign|word)", signed as written$`), w.itsTIsWritten)
-	sc.Step(steps.Compiled(`^su t se escribe "(fraction|exponent|nan|plus-sign|word)", firmada tal como se escribe$`), w.itsTIsWritten)
-	sc.Step(steps.Compiled(`^its timestamp is (-?\d+) seconds from now$`), w.itsTimestampIsSecondsFromNow)
-	sc.Step(steps.Compiled(`^su marca de tiempo está a (-?\d+) segundos de ahora$`), w.itsTimestampIsSecondsFromNow)
-	sc.Step(steps.Compiled(`^it is sent with "(lower-case-header-name|content-type-charset)"$`), w.itIsSentWith)
-	sc.Step(steps.Compiled(`^se envía con "(lower-case-header-name|content-type-charset)"$`), w.itIsSentWith)
-	sc.Step(steps.Compiled("^"+`a `+stateParam+` notification of the same contract is posted to the endpoint`+"$"), w.aNotificationOfTheSameContractIsPosted)
-	sc.Step(steps.Compiled("^"+`una notificación `+stateParam+` del mismo contrato se envía al endpoint`+"$"), w.aNotificationOfTheSameContractIsPosted)
-	sc.Step(steps.Compiled(`^the same delivery is repeated at once, its bytes and signature header unchanged$`), w.theSameDeliveryIsRepeated)
-	sc.Step(steps.Compiled(`^la misma entrega se repite enseguida, con los mismos bytes y la misma cabecera de firma$`), w.theSameDeliveryIsRepeated)
-	sc.Step(steps.Compiled(`^it is signed with the webhook secret$`), w.itIsSignedWithTheWebhookSecret)
-	sc.Step(steps.Compiled(`^se firma con el secreto del webhook$`), w.itIsSignedWithTheWebhookSecret)
-	sc.Step(steps.Compiled(`^it is signed with another secret$`), w.itIsSignedWithAnotherSecret)
-	sc.Step(steps.Compiled(`^se firma con otro secreto$`), w.itIsSignedWithAnotherSecret)
-	sc.Step(steps.Compiled(`^it is sent without the signature header$`), w.itIsSentWithoutTheSignatureHeader)
-	sc.Step(steps.Compiled(`^se envía sin la cabecera de firma$`), w.itIsSentWithoutTheSignatureHeader)
-	sc.Step(steps.Compiled(`^its body is changed after signing$`), w.itsBodyIsChangedAfterSigning)
-	sc.Step(steps.Compiled(`^su cuerpo se cambia después de firmarlo$`), w.itsBodyIsChangedAfterSigning)
-	sc.Step(steps.Compiled(`^its timestamp is (\d+) seconds older than the tolerance allows$`), w.itsTimestampIsOlderThanTheToleranceAllows)
-	sc.Step(steps.Compiled(`^su marca de tiempo es (\d+) segundos más antigua de lo que permite la tolerancia$`), w.itsTimestampIsOlderThanTheToleranceAllows)
-	sc.Step(steps.Compiled(`^its timestamp is (\d+) seconds further ahead than the tolerance allows$`), w.itsTimestampIsFurtherAheadThanTheToleranceAllows)
-	sc.Step(steps.Compiled(`^su marca de tiempo está (\d+) segundos más adelantada de lo que permite la tolerancia$`), w.itsTimestampIsFurtherAheadThanTheToleranceAllows)
-	sc.Step(steps.Compiled(`^its timestamp is changed by (-?\d+) seconds after signing$`), w.itsTimestampIsChangedAfterSigning)
-	sc.Step(steps.Compiled(`^su marca de tiempo se cambia en (-?\d+) segundos después de firmar$`), w.itsTimestampIsChangedAfterSigning)
-	sc.Step(steps.Compiled(`^it is posted to the endpoint$`), w.itIsPostedToTheEndpoint)
-	sc.Step(steps.Compiled(`^se envía al endpoint$`), w.itIsPostedToTheEndpoint)
-	sc.Step(steps.Compiled(`^the endpoint answers 2xx within the delivery timeout$`), w.theEndpointAnswers2xxWithinTheDeliveryTimeout)
-	sc.Step(steps.Compiled(`^el endpoint responde 2xx dentro del plazo de entrega$`), w.theEndpointAnswers2xxWithinTheDeliveryTimeout)
-	sc.Step(steps.Compiled(`^the endpoint answers 2xx to both deliveries within the delivery timeout$`), w.theEndpointAnswers2xxToBothDeliveries)
-	sc.Step(steps.Compiled(`^el endpoint responde 2xx a ambas entregas dentro del plazo de entrega$`), w.theEndpointAnswers2xxToBothDeliveries)
-	sc.Step(steps.Compiled(`^the endpoint refuses it with a status other than 2xx$`), w.theEndpointRefusesIt)
-	sc.Step(steps.Compiled(`^el endpoint la rechaza con un estado distinto de 2xx$`), w.theEndpointRefusesIt)
-	sc.Step(steps.Compiled(`^the endpoint refuses it, or its acceptance is only a warning$`), w.theEndpointRefusesItOrWarns)
-	sc.Step(steps.Compiled(`^el endpoint la rechaza, o su aceptación solo es una advertencia$`), w.theEndpointRefusesItOrWarns)
-	sc.Step(steps.Compiled(`^it is signed otherwise: "(v0-only|v2-only|v1-empty|v1-shortened|v1-lengthened|body-only|no-dot|body-then-t|no-t-body-only)"$`), w.itIsSignedOtherwise)
-	sc.Step(steps.Compiled(`^se firma de otra manera: "(v0-only|v2-only|v1-empty|v1-shortened|v1-lengthened|body-only|no-dot|body-then-t|no-t-body-only)"$`), w.itIsSignedOtherwise)
-	sc.Step(steps.Compiled(`^it is signed with the webhook secret and with a retired one, the valid signature being number (1|2)$`), w.itIsSignedWithTheWebhookSecretAndARetiredOne)
-	sc.Step(steps.Compiled(`^se firma con el secreto del webhook y con uno retirado, siendo válida la firma número (1|2)$`), w.itIsSignedWithTheWebhookSecretAndARetiredOne)
-	sc.Step(steps.Compiled(`^the signature header is malformed: "(no-timestamp|no-signature|empty|not-key-value|timestamp-not-a-number)"$`), w.theSignatureHeaderIsMalformed)
-	sc.Step(steps.Compiled(`^la cabecera de firma está mal formada: "(no-timestamp|no-signature|empty|not-key-value|timestamp-not-a-number)"$`), w.theSignatureHeaderIsMalformed)
-	sc.Step(steps.Compiled(`^the same event is delivered again after the profile's first retry delay, signed anew$`), w.theSameEventIsDeliveredAgain)
-	sc.Step(steps.Compiled(`^el mismo evento se entrega de nuevo tras la primera espera de reintento del perfil, firmado otra vez$`), w.theSameEventIsDeliveredAgain)
+func (w *webhookSteps) bindSentences(sc engine.Registrar) {
+	sc.Step(engine.Compiled("^"+`a `+stateParam+` notification`+"$"), w.aNotification)
+	sc.Step(engine.Compiled("^"+`una notificación `+stateParam+"$"), w.aNotification)
+	sc.Step(engine.Compiled("^"+`a `+stateParam+` notification of a real contract, its optional keys absent`+"$"), w.aNotificationOfARealContract)
+	sc.Step(engine.Compiled("^"+`una notificación `+stateParam+` de un contrato real, sin sus claves opcionales`+"$"), w.aNotificationOfARealContract)
+	sc.Step(engine.Compiled(`^its free text is "(long-title|long-reason|scripts-title|scripts-reason)"$`), w.itsFreeTextIs)
+	sc.Step(engine.Compiled(`^su texto libre es "(long-title|long-reason|scripts-title|scripts-reason)"$`), w.itsFreeTextIs)
+	sc.Step(engine.Compiled(`^its body is written "(keys-reversed|indented|escaped-unicode|escaped-slash|crlf)"$`), w.itsBodyIsWritten)
+	sc.Step(engine.Compiled(`^su cuerpo se escribe "(keys-reversed|indented|escaped-unicode|escaped-slash|crlf)"$`), w.itsBodyIsWritten)
+	sc.Step(engine.Compiled(`^its t is written "(fraction|exponent|nan|plus-sign|word)", signed as written$`), w.itsTIsWritten)
+	sc.Step(engine.Compiled(`^su t se escribe "(fraction|exponent|nan|plus-sign|word)", firmada tal como se escribe$`), w.itsTIsWritten)
+	sc.Step(engine.Compiled(`^its timestamp is (-?\d+) seconds from now$`), w.itsTimestampIsSecondsFromNow)
+	sc.Step(engine.Compiled(`^su marca de tiempo está a (-?\d+) segundos de ahora$`), w.itsTimestampIsSecondsFromNow)
+	sc.Step(engine.Compiled(`^it is sent with "(lower-case-header-name|content-type-charset)"$`), w.itIsSentWith)
+	sc.Step(engine.Compiled(`^se envía con "(lower-case-header-name|content-type-charset)"$`), w.itIsSentWith)
+	sc.Step(engine.Compiled("^"+`a `+stateParam+` notification of the same contract is posted to the endpoint`+"$"), w.aNotificationOfTheSameContractIsPosted)
+	sc.Step(engine.Compiled("^"+`una notificación `+stateParam+` del mismo contrato se envía al endpoint`+"$"), w.aNotificationOfTheSameContractIsPosted)
+	sc.Step(engine.Compiled(`^the same delivery is repeated at once, its bytes and signature header unchanged$`), w.theSameDeliveryIsRepeated)
+	sc.Step(engine.Compiled(`^la misma entrega se repite enseguida, con los mismos bytes y la misma cabecera de firma$`), w.theSameDeliveryIsRepeated)
+	sc.Step(engine.Compiled(`^it is signed with the webhook secret$`), w.itIsSignedWithTheWebhookSecret)
+	sc.Step(engine.Compiled(`^se firma con el secreto del webhook$`), w.itIsSignedWithTheWebhookSecret)
+	sc.Step(engine.Compiled(`^it is signed with another secret$`), w.itIsSignedWithAnotherSecret)
+	sc.Step(engine.Compiled(`^se firma con otro secreto$`), w.itIsSignedWithAnotherSecret)
+	sc.Step(engine.Compiled(`^it is sent without the signature header$`), w.itIsSentWithoutTheSignatureHeader)
+	sc.Step(engine.Compiled(`^se envía sin la cabecera de firma$`), w.itIsSentWithoutTheSignatureHeader)
+	sc.Step(engine.Compiled(`^its body is changed after signing$`), w.itsBodyIsChangedAfterSigning)
+	sc.Step(engine.Compiled(`^su cuerpo se cambia después de firmarlo$`), w.itsBodyIsChangedAfterSigning)
+	sc.Step(engine.Compiled(`^its timestamp is (\d+) seconds older than the tolerance allows$`), w.itsTimestampIsOlderThanTheToleranceAllows)
+	sc.Step(engine.Compiled(`^su marca de tiempo es (\d+) segundos más antigua de lo que permite la tolerancia$`), w.itsTimestampIsOlderThanTheToleranceAllows)
+	sc.Step(engine.Compiled(`^its timestamp is (\d+) seconds further ahead than the tolerance allows$`), w.itsTimestampIsFurtherAheadThanTheToleranceAllows)
+	sc.Step(engine.Compiled(`^su marca de tiempo está (\d+) segundos más adelantada de lo que permite la tolerancia$`), w.itsTimestampIsFurtherAheadThanTheToleranceAllows)
+	sc.Step(engine.Compiled(`^its timestamp is changed by (-?\d+) seconds after signing$`), w.itsTimestampIsChangedAfterSigning)
+	sc.Step(engine.Compiled(`^su marca de tiempo se cambia en (-?\d+) segundos después de firmar$`), w.itsTimestampIsChangedAfterSigning)
+	sc.Step(engine.Compiled(`^it is posted to the endpoint$`), w.itIsPostedToTheEndpoint)
+	sc.Step(engine.Compiled(`^se envía al endpoint$`), w.itIsPostedToTheEndpoint)
+	sc.Step(engine.Compiled(`^the endpoint answers 2xx within the delivery timeout$`), w.theEndpointAnswers2xxWithinTheDeliveryTimeout)
+	sc.Step(engine.Compiled(`^el endpoint responde 2xx dentro del plazo de entrega$`), w.theEndpointAnswers2xxWithinTheDeliveryTimeout)
+	sc.Step(engine.Compiled(`^the endpoint answers 2xx to both deliveries within the delivery timeout$`), w.theEndpointAnswers2xxToBothDeliveries)
+	sc.Step(engine.Compiled(`^el endpoint responde 2xx a ambas entregas dentro del plazo de entrega$`), w.theEndpointAnswers2xxToBothDeliveries)
+	sc.Step(engine.Compiled(`^the endpoint refuses it with a status other than 2xx$`), w.theEndpointRefusesIt)
+	sc.Step(engine.Compiled(`^el endpoint la rechaza con un estado distinto de 2xx$`), w.theEndpointRefusesIt)
+	sc.Step(engine.Compiled(`^the endpoint refuses it, or its acceptance is only a warning$`), w.theEndpointRefusesItOrWarns)
+	sc.Step(engine.Compiled(`^el endpoint la rechaza, o su aceptación solo es una advertencia$`), w.theEndpointRefusesItOrWarns)
+	sc.Step(engine.Compiled(`^it is signed otherwise: "(v0-only|v2-only|v1-empty|v1-shortened|v1-lengthened|body-only|no-dot|body-then-t|no-t-body-only)"$`), w.itIsSignedOtherwise)
+	sc.Step(engine.Compiled(`^se firma de otra manera: "(v0-only|v2-only|v1-empty|v1-shortened|v1-lengthened|body-only|no-dot|body-then-t|no-t-body-only)"$`), w.itIsSignedOtherwise)
+	sc.Step(engine.Compiled(`^it is signed with the webhook secret and with a retired one, the valid signature being number (1|2)$`), w.itIsSignedWithTheWebhookSecretAndARetiredOne)
+	sc.Step(engine.Compiled(`^se firma con el secreto del webhook y con uno retirado, siendo válida la firma número (1|2)$`), w.itIsSignedWithTheWebhookSecretAndARetiredOne)
+	sc.Step(engine.Compiled(`^the signature header is malformed: "(no-timestamp|no-signature|empty|not-key-value|timestamp-not-a-number)"$`), w.theSignatureHeaderIsMalformed)
+	sc.Step(engine.Compiled(`^la cabecera de firma está mal formada: "(no-timestamp|no-signature|empty|not-key-value|timestamp-not-a-number)"$`), w.theSignatureHeaderIsMalformed)
+	sc.Step(engine.Compiled(`^the same event is delivered again after the profile's first retry delay, signed anew$`), w.theSameEventIsDeliveredAgain)
+	sc.Step(engine.Compiled(`^el mismo evento se entrega de nuevo tras la primera espera de reintento del perfil, firmado otra vez$`), w.theSameEventIsDeliveredAgain)
 	w.bindGenerated(sc)
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/reports"
-	"github.com/firmakit/firmakit/steps"
+	"github.com/firmakit/firmakit/steps/engine"
 )
 
 // VectorsVersion is the version of the Vectors format; it changes
@@ -92,7 +92,7 @@ func MakeVectors(p *firmakit.Profile, secret, merchantID string, at time.Time) (
 	at = at.Truncate(time.Second)
 	e := &Endpoint{URL: "http://endpoint.invalid/webhook", Secret: secret, MerchantID: merchantID, Profile: p,
 		Now: func() time.Time { return at }, HTTPClient: &http.Client{Transport: answerAll{}}}
-	s := &Suite{Endpoint: e, RunOptions: steps.RunOptions{Lang: "en", Concurrency: 8, Output: io.Discard}}
+	s := &Suite{Endpoint: e, RunOptions: engine.RunOptions{Lang: "en", Concurrency: 8, Output: io.Discard}}
 	if _, err := s.Run(); err != nil {
 		return nil, err
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/receiver"
 	"github.com/firmakit/firmakit/reports"
-	"github.com/firmakit/firmakit/steps"
+	"github.com/firmakit/firmakit/steps/engine"
 	"github.com/firmakit/firmakit/steps/webhook"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -40,7 +40,7 @@ func runWebhook(t *testing.T, url, lang, tags string, change func(*webhook.Endpo
 		change(e)
 	}
 	var progress bytes.Buffer
-	s := &webhook.Suite{Endpoint: e, RunOptions: steps.RunOptions{Lang: lang, Tags: tags, Randomize: -1, Output: io.Discard, Progress: &progress}}
+	s := &webhook.Suite{Endpoint: e, RunOptions: engine.RunOptions{Lang: lang, Tags: tags, Randomize: -1, Output: io.Discard, Progress: &progress}}
 	_, err := s.Run()
 	require.NoError(t, err)
 	t.Cleanup(func() {
@@ -258,16 +258,16 @@ func TestSelectWebhook(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 2*70, n)
 	_, err = webhook.Select("en", "@AUTH-OK")
-	var se *steps.SelectionError
+	var se *engine.SelectionError
 	require.ErrorAs(t, err, &se)
-	assert.ErrorIs(t, err, steps.ErrUnknownTag, "a service tag is not the webhook set's")
+	assert.ErrorIs(t, err, engine.ErrUnknownTag, "a service tag is not the webhook set's")
 	_, err = webhook.Select("en", "@WH-STAT")
 	require.ErrorAs(t, err, &se)
 	assert.Equal(t, "@WH-STATE", se.Closest[0])
 	_, err = webhook.Select("en", "@WH-STATE && @WH-ROTATION")
-	assert.ErrorIs(t, err, steps.ErrNothingSelected)
+	assert.ErrorIs(t, err, engine.ErrNothingSelected)
 	_, err = webhook.Select("en", "@WH-STATE or @WH-ROTATION")
-	assert.ErrorIs(t, err, steps.ErrMalformedTags)
+	assert.ErrorIs(t, err, engine.ErrMalformedTags)
 }
 
 func TestEndpointValidate(t *testing.T) {

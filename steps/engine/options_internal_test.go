@@ -1,15 +1,16 @@
-package steps
+package engine
 
 import (
 	"bytes"
 	"testing"
 
+	"github.com/firmakit/firmakit/features"
 	"github.com/firmakit/firmakit/reports"
 	"github.com/stretchr/testify/assert"
 )
 
 // The steps mark a timing check that could not be judged inconclusive;
-// from there on the suite counts it, names it and never calls it passed.
+// from there on the run counts it, names it and never calls it passed.
 // Each case adds one result to a run where everything passed.
 func TestSuiteCountsInconclusive(t *testing.T) {
 	passed := reports.ScenarioResult{Feature: "en/demo.feature", Line: 7, Lang: "en", Requirement: "DEMO-NOTIFICATION", Name: "n", Status: reports.Passed}
@@ -31,13 +32,13 @@ func TestSuiteCountsInconclusive(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var progress bytes.Buffer
-			s := &Suite{RunOptions: RunOptions{Progress: &progress}}
-			s.noteResult(passed)
+			s := &RunOptions{Progress: &progress}
+			s.NoteResult(passed)
 			p2 := passed
 			p2.Line = 8
-			s.noteResult(p2)
+			s.NoteResult(p2)
 			if tc.add != nil {
-				s.noteResult(*tc.add)
+				s.NoteResult(*tc.add)
 			}
 			assert.Equal(t, tc.summary, s.Summary())
 			assert.Contains(t, s.VerdictLine(), tc.verdict)
@@ -52,7 +53,7 @@ func TestSuiteCountsInconclusive(t *testing.T) {
 // A selected scenario that godog did not run is reported not run, with
 // its requirement, need tags and row, never left out of the counts.
 func TestUnranIsNotRun(t *testing.T) {
-	sel, err := selectPickles("en", "@AUTH-DISABLED-KEY")
+	sel, err := selectFrom(loaderOf(features.ServiceSet), "en", "@AUTH-DISABLED-KEY")
 	if !assert.NoError(t, err) || !assert.Len(t, sel, 2) {
 		return
 	}
@@ -65,4 +66,16 @@ func TestUnranIsNotRun(t *testing.T) {
 	assert.Equal(t, "en/verification.feature", r.Feature)
 	assert.Greater(t, r.Line, 0)
 	assert.Equal(t, "selected, but godog did not run it", r.Error)
+}
+
+// A result filed beyond the selection (the service suite's ledger)
+// counts in the total; failures and the rest are counted by status.
+func TestProgressCountsTheLedgerAndFailures(t *testing.T) {
+	var got []Progress
+	s := &RunOptions{selected: 2, OnResult: func(_ reports.ScenarioResult, p Progress) { got = append(got, p) }}
+	s.NoteResult(reports.ScenarioResult{Status: reports.Failed})
+	s.NoteResult(reports.ScenarioResult{Status: reports.Inconclusive})
+	s.NoteResult(reports.ScenarioResult{Status: reports.NotRun, Requirement: "RUN-LEDGER"})
+	assert.Equal(t, []Progress{{Done: 1, Total: 2, Failed: 1}, {Done: 2, Total: 2, Failed: 1, Inconclusive: 1},
+		{Done: 3, Total: 3, Failed: 1, Inconclusive: 1, NotRun: 1}}, got)
 }

@@ -1,15 +1,16 @@
-package steps
+package engine
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/firmakit/firmakit"
 	"io/fs"
 	"regexp"
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/firmakit/firmakit"
 
 	gherkin "github.com/cucumber/gherkin/go/v26"
 	messages "github.com/cucumber/messages/go/v21"
@@ -58,34 +59,57 @@ func (e *SelectionError) Error() string {
 // Unwrap returns the sentinel error the selection error is an instance of.
 func (e *SelectionError) Unwrap() error { return e.Err }
 
-// Select returns how many scenarios the language ("es", "en" or "all")
-// and the godog tag expression select, counting each row of an outline on
-// its own: the number godog will run. It reads the embedded features with
-// the gherkin parser godog uses and filters them the way godog v0.15
-// does: "@a" (carries a), "~@a" (does not), "@a,@b" (or), "@a && ~@b"
-// (and; && binds looser than ","); the @ may be left out. It returns a
-// *SelectionError for an expression godog would misread or stop on (an
-// empty term, "or", "and", "not", "||", "!", parentheses, spaces inside a
-// term), for a tag no scenario of either language carries, and for a
-// selection of no scenario; an unknown language is a plain error.
-func Select(lang, tags string) (int, error) {
-	sel, err := selectPickles(lang, tags)
+// Count returns how many scenarios of set the language ("es", "en" or
+// "all") and the godog tag expression select, counting each row of an
+// outline on its own: the number godog will run. It reads the embedded
+// features with the gherkin parser godog uses and filters them the way
+// godog v0.15 does: "@a" (carries a), "~@a" (does not), "@a,@b" (or),
+// "@a && ~@b" (and; && binds looser than ","); the @ may be left out. It
+// returns a *SelectionError for an expression godog would misread or
+// stop on (an empty term, "or", "and", "not", "||", "!", parentheses,
+// spaces inside a term), for a tag no scenario of either language
+// carries, and for a selection of no scenario; an unknown language is a
+// plain error.
+func Count(set *features.Set, lang, tags string) (int, error) {
+	sel, err := selectFrom(loaderOf(set), lang, tags)
 	return len(sel), err
 }
 
-// Selected returns the scenarios that Select counts, each row of an
+// Planned returns the scenarios that Count counts, each row of an
 // outline on its own, as results with no status yet (feature, line, name,
 // row, language, requirement, kind and need tags), so that what names
 // scenarios (an expected-failures file) can be checked before a run. It
-// returns Select's errors.
-func Selected(lang, tags string) ([]reports.ScenarioResult, error) {
-	return plannedFrom(loadSuite, lang, tags)
+// returns Count's errors.
+func Planned(set *features.Set, lang, tags string) ([]reports.ScenarioResult, error) {
+	return plannedFrom(loaderOf(set), lang, tags)
 }
 
-// SelectedIn is Selected for another feature set than the service's (the
-// webhook set of package steps/webhook).
-func SelectedIn(set *features.Set, lang, tags string) ([]reports.ScenarioResult, error) {
-	return plannedFrom(loaderOf(set), lang, tags)
+// Pickles returns the scenarios that Count counts, as godog runs them.
+func Pickles(set *features.Set, lang, tags string) ([]*messages.Pickle, error) {
+	sel, err := selectFrom(loaderOf(set), lang, tags)
+	if err != nil {
+		return nil, err
+	}
+	return picklesOf(sel), nil
+}
+
+func picklesOf(sel []pickled) []*messages.Pickle {
+	out := make([]*messages.Pickle, len(sel))
+	for i, p := range sel {
+		out[i] = p.pickle
+	}
+	return out
+}
+
+// KnownTags returns every tag of set's features, both languages, with @,
+// sorted: requirement, kind (@spec, @profile, @reference) and need tags,
+// on scenarios, outlines' Examples or features.
+func KnownTags(set *features.Set) ([]string, error) {
+	s, err := loaderOf(set)()
+	if err != nil {
+		return nil, err
+	}
+	return append([]string(nil), s.tags...), nil
 }
 
 func plannedFrom(load func() (*suiteIndex, error), lang, tags string) ([]reports.ScenarioResult, error) {
@@ -112,8 +136,6 @@ type suiteIndex struct {
 	byLang map[string][]pickled
 	tags   []string // every tag, with @, sorted
 }
-
-var loadSuite = loaderOf(features.ServiceSet)
 
 // indexes are the loaders of the feature sets' indexes, by set: each set
 // is parsed once.
@@ -223,28 +245,6 @@ func rowsOf(doc *messages.GherkinDocument) map[string]rowInfo {
 	return out
 }
 
-// pickleKey identifies a pickle by what it runs, so that a pickle godog
-// compiled is found among ours whatever ids either parse gave it.
-func pickleKey(p *messages.Pickle) string {
-	var b strings.Builder
-	uri, _, _ := strings.Cut(p.Uri, ":") // a rerun names the scenario's line
-	b.WriteString(uri + "\x00" + p.Name)
-	for _, st := range p.Steps {
-		b.WriteString("\x00" + st.Text)
-		if st.Argument != nil && st.Argument.DocString != nil {
-			b.WriteString("\x01" + st.Argument.DocString.Content)
-		}
-		if st.Argument != nil && st.Argument.DataTable != nil {
-			for _, r := range st.Argument.DataTable.Rows {
-				for _, c := range r.Cells {
-					b.WriteString("\x02" + c.Value)
-				}
-			}
-		}
-	}
-	return b.String()
-}
-
 // term is one tag test of an expression: the tag (without @), negated or not.
 type term struct {
 	tag string
@@ -322,10 +322,6 @@ func matches(expr [][]term, tags []*messages.PickleTag) bool {
 	}
 	return true
 }
-
-// selectPickles returns what a language and a tag expression select of
-// the service's features.
-func selectPickles(lang, tags string) ([]pickled, error) { return selectFrom(loadSuite, lang, tags) }
 
 // selectFrom returns what a language and a tag expression select of the
 // features load indexes.
@@ -409,4 +405,31 @@ func nothingSelected(idx *suiteIndex, paths []string, lang string, expr [][]term
 // distance, ignoring case, nearest first.
 func closest(known []string, n int, words ...string) []string {
 	return firmakit.Nearest(known, n, firmakit.NearestOptions{Fold: func(s string) string { return strings.ToLower(strings.TrimPrefix(s, "@")) }}, words...)
+}
+
+// Paths returns the feature folders of a language selection.
+func Paths(lang string) ([]string, error) {
+	switch lang {
+	case "", "all":
+		return []string{"es", "en"}, nil
+	case "es", "en":
+		return []string{lang}, nil
+	}
+	return nil, fmt.Errorf("language %q: want es, en or all", lang)
+}
+
+// unran is the result of a selected scenario that godog did not run.
+func unran(p pickled) reports.ScenarioResult {
+	r := planned(p)
+	r.Status, r.Error = reports.NotRun, "selected, but godog did not run it"
+	return r
+}
+
+// planned is a selected scenario as a result with no status yet: where it
+// is, its name and row, its language and tags.
+func planned(p pickled) reports.ScenarioResult {
+	r := reports.ScenarioResult{Feature: p.pickle.Uri, Line: p.line, Name: p.pickle.Name, Row: p.row,
+		Lang: strings.SplitN(p.pickle.Uri, "/", 2)[0]}
+	ClassifyTags(&r, p.pickle.Tags)
+	return r
 }

@@ -1,4 +1,4 @@
-package steps
+package engine
 
 import (
 	"context"
@@ -67,20 +67,20 @@ func TestRetryAfter(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, ok := retryAfter(header("Retry-After", tc.value), now)
+			got, ok := RetryAfter(header("Retry-After", tc.value), now)
 			assert.Equal(t, tc.ok, ok)
 			assert.Equal(t, tc.want, got)
 		})
 	}
 	t.Run("absent", func(t *testing.T) {
-		got, ok := retryAfter(http.Header{}, now)
+		got, ok := RetryAfter(http.Header{}, now)
 		assert.False(t, ok)
 		assert.Zero(t, got)
 	})
 	t.Run("larger than a Duration holds", func(t *testing.T) {
 		// 10^11 s does not fit in a Duration's nanoseconds: it must not
 		// wrap round to a negative wait, which would hold nothing.
-		got, ok := retryAfter(header("Retry-After", "100000000000"), now)
+		got, ok := RetryAfter(header("Retry-After", "100000000000"), now)
 		assert.True(t, ok)
 		assert.Greater(t, got, 24*time.Hour)
 	})
@@ -176,7 +176,7 @@ func TestNilPacerPacesNothing(t *testing.T) {
 	var p *Pacer
 	assert.NoError(t, p.Acquire(context.Background()))
 	p.Observe(http.StatusTooManyRequests, header("Retry-After", "5"))
-	p.noteTransient("gateway 502", true)
+	p.NoteTransient("gateway 502", true)
 	assert.Equal(t, NetworkStats{}, p.Stats())
 }
 
@@ -581,9 +581,9 @@ func TestPacerStatsAndSuggest(t *testing.T) {
 	p.decreased = time.Time{}
 	p.mu.Unlock()
 	p.Observe(http.StatusTooManyRequests, nil) // at 8 after slow start: 4
-	p.noteTransient("rate-limited (429)", true)
-	p.noteTransient("gateway 502", true)
-	p.noteTransient("gateway 502", false)
+	p.NoteTransient("rate-limited (429)", true)
+	p.NoteTransient("gateway 502", true)
+	p.NoteTransient("gateway 502", false)
 	st := p.Stats()
 	assert.Equal(t, 2, st.Requests)
 	assert.Equal(t, 2, st.RateLimited)
@@ -663,7 +663,7 @@ func TestPacerConcurrentUse(t *testing.T) {
 				case 1:
 					p.Observe(http.StatusOK, header("RateLimit-Remaining", "500", "RateLimit-Reset", "1"))
 				case 2:
-					p.noteTransient("gateway 502", i%2 == 0)
+					p.NoteTransient("gateway 502", i%2 == 0)
 				default:
 					_ = p.Stats().String()
 				}

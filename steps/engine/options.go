@@ -1,4 +1,4 @@
-package steps
+package engine
 
 import (
 	"context"
@@ -102,8 +102,8 @@ func (o *RunOptions) reset(selected int) {
 	o.mu.Unlock()
 }
 
-// noteResult files a result, tells OnResult and writes its Progress line.
-func (o *RunOptions) noteResult(r reports.ScenarioResult) {
+// NoteResult files a result, tells OnResult and writes its Progress line.
+func (o *RunOptions) NoteResult(r reports.ScenarioResult) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.results = append(o.results, r)

@@ -1,4 +1,4 @@
-package steps
+package engine
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cucumber/godog"
+	messages "github.com/cucumber/messages/go/v21"
 	"github.com/firmakit/firmakit/features"
 	"github.com/firmakit/firmakit/reports"
 )
@@ -87,7 +88,7 @@ func (o *RunOptions) Start(sel *Selection) (*Pass, error) {
 	p := &Pass{log: o, set: sel.set, fsys: fsys, paths: sel.paths, selected: sel.pickles,
 		rows: map[string]pickled{}, ran: map[string]bool{}}
 	for _, s := range sel.pickles {
-		p.rows[pickleKey(s.pickle)] = s
+		p.rows[PickleKey(s.pickle)] = s
 	}
 	p.bound(o.Deadline)
 	return p, nil
@@ -118,6 +119,23 @@ func (p *Pass) End() {
 
 // OutOfTime tells whether the run's deadline has passed.
 func (p *Pass) OutOfTime() bool { return p.ctx != nil && p.ctx.Err() != nil }
+
+// Context is the run's: it ends at the deadline (Background when there
+// is none). What the run checks after its scenarios uses it.
+func (p *Pass) Context() context.Context {
+	if p.ctx == nil {
+		return context.Background()
+	}
+	return p.ctx
+}
+
+// File files a result of the run that is not a scenario's (a check after
+// them, such as the service suite's ledger), judged as a scenario's is:
+// inconclusive once the deadline has passed.
+func (p *Pass) File(r reports.ScenarioResult) { p.log.NoteResult(p.judged(r)) }
+
+// Pickles are the scenarios the pass runs, as godog runs them.
+func (p *Pass) Pickles() []*messages.Pickle { return picklesOf(p.selected) }
 
 // judged is a result as it is filed: inconclusive once the deadline has
 // passed, unless a scenario the target's configuration cannot run, which
@@ -168,20 +186,20 @@ func (p *Pass) Run(name string, concurrency int, init Initializer) int {
 	status := godog.TestSuite{Name: name, ScenarioInitializer: p.init(func(r reports.ScenarioResult) {
 		r = p.judged(r)
 		p.mu.Lock()
-		p.ran[rowKey(r)] = true
+		p.ran[RowKey(r)] = true
 		p.mu.Unlock()
-		p.log.noteResult(r)
+		p.log.NoteResult(r)
 	}, nil), Options: o}.Run()
 	p.mu.Lock()
 	var missing []pickled
 	for _, s := range p.selected {
-		if !p.ran[rowKey(reports.ScenarioResult{Feature: s.pickle.Uri, Name: s.pickle.Name, Line: s.line})] {
+		if !p.ran[RowKey(reports.ScenarioResult{Feature: s.pickle.Uri, Name: s.pickle.Name, Line: s.line})] {
 			missing = append(missing, s)
 		}
 	}
 	p.mu.Unlock()
 	for _, s := range missing {
-		p.log.noteResult(unran(s))
+		p.log.NoteResult(unran(s))
 	}
 	return status
 }
@@ -237,21 +255,21 @@ func (p *Pass) RerunInconclusive(name string) error {
 			r = p.judged(r)
 			mu.Lock()
 			defer mu.Unlock()
-			redone[rowKey(r)] = r
+			redone[RowKey(r)] = r
 		}, only), Options: p.options([]string{path}, "progress", io.Discard, 1, 0)}.Run()
 	}
 	p.log.mu.Lock()
 	p.log.results = keep
 	p.log.mu.Unlock()
 	for _, r := range again {
-		n, ok := redone[rowKey(r)]
+		n, ok := redone[RowKey(r)]
 		switch {
 		case !ok:
 			n = r // not run again: stays inconclusive
 		case n.Status == reports.Inconclusive && n.Error != NotJudgedInTime:
 			n.Error = "again when run alone: " + strings.TrimPrefix(n.Error, "again when run alone: ")
 		}
-		p.log.noteResult(n)
+		p.log.NoteResult(n)
 	}
 	return nil
 }

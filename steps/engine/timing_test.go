@@ -1,4 +1,4 @@
-package steps
+package engine
 
 import (
 	"os"
@@ -41,9 +41,9 @@ func TestLagMonitorCountsAStallInProgress(t *testing.T) {
 }
 
 func TestExcused(t *testing.T) {
-	assert.True(t, excusedBy(100*time.Millisecond, 800*time.Millisecond, true), "sender and receiver in this process")
-	assert.False(t, excusedBy(100*time.Millisecond, 801*time.Millisecond, true))
-	assert.True(t, excusedBy(100*time.Millisecond, 400*time.Millisecond, false), "the receiver alone")
-	assert.False(t, excusedBy(100*time.Millisecond, 401*time.Millisecond, false))
-	assert.False(t, excusedBy(0, time.Millisecond, true), "no lag excuses nothing")
+	assert.True(t, ExcusedBy(100*time.Millisecond, 800*time.Millisecond, true), "sender and receiver in this process")
+	assert.False(t, ExcusedBy(100*time.Millisecond, 801*time.Millisecond, true))
+	assert.True(t, ExcusedBy(100*time.Millisecond, 400*time.Millisecond, false), "the receiver alone")
+	assert.False(t, ExcusedBy(100*time.Millisecond, 401*time.Millisecond, false))
+	assert.False(t, ExcusedBy(0, time.Millisecond, true), "no lag excuses nothing")
 }

@@ -1,6 +1,8 @@
-package steps
+package engine
 
 import (
+	"context"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -123,15 +125,41 @@ const (
 	senderHops   = 4
 )
 
-// excused tells whether a timing miss may be this process's own lateness.
-func (s *Steps) excused(lag, miss time.Duration) bool {
-	return excusedBy(lag, miss, s.T.SenderInProcess)
-}
-
-func excusedBy(lag, miss time.Duration, senderHere bool) bool {
+// ExcusedBy tells whether a timing miss may be this process's own
+// lateness: lag is how late it ran meanwhile (LagMonitor.Max);
+// senderHere, that the sender of what was timed runs in it too.
+func ExcusedBy(lag, miss time.Duration, senderHere bool) bool {
 	hops := time.Duration(receiverHops)
 	if senderHere {
 		hops += senderHops
 	}
 	return lag > 0 && lag*hops >= miss
+}
+
+// LaggingMonitor is a monitor that saw this process wake lag late every
+// 50 ms from now on for an hour, and measures nothing more: what a run on
+// a loaded machine decides, made reproducible (a zero lag: a process
+// always on time).
+func LaggingMonitor(lag time.Duration) *LagMonitor {
+	m := &LagMonitor{period: 5 * time.Millisecond, last: time.Now().Add(time.Hour)}
+	if lag > 0 {
+		for at, end := time.Now(), time.Now().Add(time.Hour); at.Before(end); at = at.Add(50 * time.Millisecond) {
+			m.late = append(m.late, tick{due: at, woke: at.Add(lag)})
+		}
+	}
+	return m
+}
+
+// Millis writes a duration in whole milliseconds, as the steps' messages
+// do.
+func Millis(d time.Duration) string { return strconv.FormatInt(d.Milliseconds(), 10) }
+
+// SleepUntil waits until t, or until ctx ends (its error).
+func SleepUntil(ctx context.Context, t time.Time) error {
+	select {
+	case <-time.After(time.Until(t)):
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }

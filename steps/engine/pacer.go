@@ -1,4 +1,4 @@
-package steps
+package engine
 
 import (
 	"context"
@@ -144,7 +144,7 @@ func (p *Pacer) Acquire(ctx context.Context) error {
 		}
 		gen := p.gen
 		p.mu.Unlock()
-		if err := sleepUntil(ctx, at); err != nil {
+		if err := SleepUntil(ctx, at); err != nil {
 			return err
 		}
 		// A hold set while this request waited for its slot applies too,
@@ -244,9 +244,9 @@ func (p *Pacer) Observe(status int, h http.Header) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := time.Now()
-	maxWait := p.maxWait()
+	maxWait := p.WaitBound()
 	limited := status == http.StatusTooManyRequests || (status == http.StatusServiceUnavailable && h.Get("Retry-After") != "")
-	if wait, ok := retryAfter(h, now); ok && limited {
+	if wait, ok := RetryAfter(h, now); ok && limited {
 		p.holdFor(min(wait, maxWait), now)
 	}
 	rl := readRateLimit(h, now)
@@ -298,8 +298,8 @@ func (p *Pacer) Observe(status int, h http.Header) {
 	p.next = now.Add(time.Duration(float64(time.Second) / p.rate))
 }
 
-// maxWait is MaxWait or its default; a nil pacer's is the default.
-func (p *Pacer) maxWait() time.Duration {
+// WaitBound is MaxWait or its default; a nil pacer's is the default.
+func (p *Pacer) WaitBound() time.Duration {
 	if p == nil || p.MaxWait <= 0 {
 		return DefaultMaxWait
 	}
@@ -317,9 +317,9 @@ func (p *Pacer) holdFor(d time.Duration, now time.Time) {
 	}
 }
 
-// noteTransient counts a transient answer by reason; retried tells that
+// NoteTransient counts a transient answer by reason; retried tells that
 // the request will be sent again, else that the run gave up on it.
-func (p *Pacer) noteTransient(reason string, retried bool) {
+func (p *Pacer) NoteTransient(reason string, retried bool) {
 	if p == nil {
 		return
 	}
@@ -422,8 +422,8 @@ func (s NetworkStats) String() string {
 
 func rateText(r float64) string { return strconv.FormatFloat(math.Round(r*10)/10, 'f', -1, 64) }
 
-// retryAfter reads Retry-After: delay seconds or an HTTP date.
-func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
+// RetryAfter reads Retry-After: delay seconds or an HTTP date.
+func RetryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 	v := strings.TrimSpace(h.Get("Retry-After"))
 	if v == "" {
 		return 0, false

@@ -1,4 +1,4 @@
-package steps
+package engine
 
 import (
 	"crypto/tls"
@@ -70,7 +70,7 @@ func (n Network) Build(foreign bool) (*http.Client, *Pacer, int, error) {
 		}
 		tr.TLSClientConfig = cfg
 	}
-	return &http.Client{Transport: tr, Timeout: n.Timeout, CheckRedirect: noRedirect}, pacer, retries, nil
+	return &http.Client{Transport: tr, Timeout: n.Timeout, CheckRedirect: NoRedirect}, pacer, retries, nil
 }
 
 // tls is the TLS configuration of CACert, ClientCert and ClientKey.
@@ -102,3 +102,7 @@ func (n Network) tls() (*tls.Config, error) {
 	}
 	return cfg, nil
 }
+
+// NoRedirect is an http.Client's CheckRedirect that follows none: a
+// redirect is the answer under test.
+func NoRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }

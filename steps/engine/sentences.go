@@ -1,4 +1,4 @@
-package steps
+package engine
 
 import (
 	"fmt"
@@ -17,10 +17,6 @@ import (
 type Registrar interface {
 	Step(expr, stepFunc any)
 }
-
-// registrar is Registrar under the name the service set's files bind
-// their sentences with.
-type registrar = Registrar
 
 // Sentence is one step of the suites, in both languages: what a team
 // needs to write new scenarios with firmakit's steps without reading Go.
@@ -41,10 +37,10 @@ type Sentence struct {
 	Location string `json:"location"`
 }
 
-// compiled returns a sentence's expression compiled, once per process:
+// Compiled returns a sentence's expression compiled, once per process:
 // every scenario registers every sentence again, and godog would compile
 // each string each time (7 ms of CPU a scenario for the service set).
-func compiled(expr string) *regexp.Regexp {
+func Compiled(expr string) *regexp.Regexp {
 	if re, ok := compiledExprs.Load(expr); ok {
 		return re.(*regexp.Regexp)
 	}
@@ -53,10 +49,6 @@ func compiled(expr string) *regexp.Regexp {
 }
 
 var compiledExprs sync.Map // expression → *regexp.Regexp
-
-// Compiled is a sentence's expression compiled once per process, for the
-// sentences of package steps/webhook.
-func Compiled(expr string) *regexp.Regexp { return compiled(expr) }
 
 // recorder is a registrar that notes what is registered.
 type recorder struct {
@@ -79,14 +71,6 @@ func (r *recorder) Step(expr, fn any) {
 		r.err = fmt.Errorf("steps: %s has no Spanish sentence", r.list[n-1].Method)
 	}
 	r.list = append(r.list, Sentence{Set: r.set, English: text, Method: name, Location: loc, Params: params(text)})
-}
-
-// Sentences lists every step sentence of the service set, English and
-// Spanish side by side, in the order they are registered (package
-// steps/webhook lists the webhook set's). It returns an error when a
-// method is not bound to exactly one sentence per language.
-func Sentences() ([]Sentence, error) {
-	return ListSentences("service", (&Steps{}).bindSentences)
 }
 
 // ListSentences lists the sentences that bind registers, as the set named
