@@ -116,9 +116,9 @@ func (s *Suite) Run() (int, error) {
 	// godog starts scenarios in its own order; handed every one at once,
 	// it leaves the order to a gate of Concurrency slots that starts the
 	// longest waits first (schedule.go).
-	concurrency, g := s.Concurrency, (*gate)(nil)
+	concurrency, g := s.Concurrency, (*engine.Gate)(nil)
 	if concurrency > 1 && sel.Len() > concurrency {
-		concurrency, g = sel.Len(), newGate(s.Concurrency)
+		concurrency, g = sel.Len(), engine.NewGate(s.Concurrency)
 	}
 	status := p.Run("firmakit", concurrency, s.initializer(p, lag, ledger, g))
 	// Twice at most: a passing spike of load should not decide a verdict.
@@ -159,7 +159,7 @@ func (s *Suite) prepare() (*Selection, error) {
 // on the run's lag monitor and ledger.
 // A gate, when not nil, starts the scenarios of the first run (not of the
 // reruns, which go one at a time).
-func (s *Suite) initializer(p *Pass, lag *LagMonitor, ledger *Ledger, g *gate) Initializer {
+func (s *Suite) initializer(p *Pass, lag *LagMonitor, ledger *Ledger, g *engine.Gate) Initializer {
 	var waits []stepWait
 	if g != nil {
 		waits = scheduleWaits(s.Target.Profile)
@@ -197,7 +197,7 @@ func (s *Suite) initializer(p *Pass, lag *LagMonitor, ledger *Ledger, g *gate) I
 				}
 				if g != nil && only == nil {
 					var err error
-					if leave, err = g.enter(ctx, scheduleWait(waits, sp)); err != nil {
+					if leave, err = g.Enter(ctx, scheduleWait(waits, sp)); err != nil {
 						leaveDown()
 						return ctx, godog.ErrSkip // the run's deadline passed
 					}
