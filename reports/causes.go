@@ -1,21 +1,20 @@
 package reports
 
 import (
-	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 )
 
 // Cause is a group of failed (or of inconclusive) scenario results that
-// look alike once what differs from one run to the next is taken out of
-// their errors: 58 failures of one wrong secret are one Cause. A result
-// of a known kind (ScenarioResult.FailureKind, set by the step that failed
-// it or left it inconclusive) is grouped by it, whatever its step and its
-// wording, and says what probably went wrong (Diagnosis).
+// have one likely cause, or break one rule alike: 58 failures of one
+// wrong secret are one Cause. A result whose kind is a likely cause
+// (ScenarioResult.FailureKind, set by the step that failed it or left it
+// inconclusive) is grouped by it, whatever its step and its wording; one
+// of a rule's kind by its facts (ScenarioResult.Facts: the message and
+// step as its step wrote them, the values taken out). Either says what
+// probably went wrong (Diagnosis).
 type Cause struct {
 	Status string `json:"status"` // Failed or Inconclusive
 	// Diagnosis names the kind of failure the results share (a FailureKind),
@@ -23,11 +22,12 @@ type Cause struct {
 	// for failures of no known kind.
 	Diagnosis   string `json:"diagnosis,omitempty"`
 	Explanation string `json:"explanation,omitempty"`
-	// Error is the first line of the example's error, normalised: ids,
-	// times, numbers and quoted values taken out, a "got <status> <body>"
-	// kept as the status and the body's message.
+	// Error is the example's message as its step wrote it with what
+	// changes from one run to the next taken out (Facts.Shape), or its
+	// first line when its step said no more.
 	Error string `json:"error"`
-	// Steps are the failed steps, normalised alike, in the order met.
+	// Steps are the failed steps, their parameters taken out
+	// (Facts.Step), in the order met.
 	Steps []string `json:"steps"`
 	// Results counts the scenario runs of the cause, each language's copy
 	// apart; Rows counts them with the Spanish and English copies of one
@@ -50,67 +50,6 @@ type CauseRow struct {
 	Example     string
 	Langs       []string // "en", "es"
 	Where       []string // feature:line of each copy
-}
-
-var (
-	uuidRe   = regexp.MustCompile(`(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
-	timeRe   = regexp.MustCompile(`\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})?`)
-	hexRe    = regexp.MustCompile(`(?i)[0-9a-f]{16,}`)
-	quotedRe = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
-	numberRe = regexp.MustCompile(`\d+(\.\d+)?`)
-	// gotRe is the answer at the end of a step's error: "got 401 {…}",
-	// before the request that was sent.
-	gotRe = regexp.MustCompile(`(?s)\bgot (\d{3}) (.*)$`)
-)
-
-// NormaliseError is the first line of an error with what changes from
-// one run to the next taken out: UUIDs become <id>, times <time>, long hex
-// <hex>, quoted values "…" and numbers #. A trailing "got <status> <JSON
-// body>" is kept as the status and the body's message, which tell causes
-// apart: got 401 "Invalid signature".
-func NormaliseError(err string) string {
-	line, tail := splitAnswer(err)
-	return normalise(line) + tail
-}
-
-// ShortError is the first line of an error with the answer it ends with,
-// "got <status> <JSON body>", cut to the status and the body's message:
-// `expected 200 "Authenticated", got 401 "Invalid signature"`.
-func ShortError(err string) string {
-	line, tail := splitAnswer(err)
-	return line + tail
-}
-
-// splitAnswer splits an error's first line from the answer it ends with,
-// said as "got <status>" and the body's message when it has one.
-func splitAnswer(err string) (string, string) {
-	head, _, _ := strings.Cut(err, "\n  sent: ")
-	line := firstLine(head)
-	m := gotRe.FindStringSubmatchIndex(head)
-	if m == nil || m[0] >= len(line) {
-		return line, ""
-	}
-	status, body := head[m[2]:m[3]], head[m[4]:m[5]]
-	tail := "got " + status
-	var answer struct {
-		Message *string `json:"message"`
-	}
-	if json.Unmarshal([]byte(body), &answer) == nil && answer.Message != nil {
-		tail += " " + strconv.Quote(*answer.Message)
-	}
-	return head[:m[0]], tail
-}
-
-// normaliseStep is a step's text with quoted values and numbers taken
-// out, so that the rows of an outline share it.
-func normaliseStep(step string) string { return normalise(step) }
-
-func normalise(s string) string {
-	s = uuidRe.ReplaceAllString(s, "<id>")
-	s = timeRe.ReplaceAllString(s, "<time>")
-	s = hexRe.ReplaceAllString(s, "<hex>")
-	s = quotedRe.ReplaceAllString(s, `"…"`)
-	return numberRe.ReplaceAllString(s, "#")
 }
 
 // Explain says what probably went wrong for the cause's diagnosis in a
@@ -143,8 +82,9 @@ func rowKeys(results []ScenarioResult) []rowKey {
 }
 
 // Causes groups the failed and the inconclusive results of a run by
-// cause: by their kind of failure (ScenarioResult.FailureKind), else by
-// their normalised error and failed step. The Spanish and English copies
+// cause: by their kind of failure when it is a likely cause
+// (ScenarioResult.FailureKind), else by their kind, facts and failed step
+// (FailureKind.ByFacts), without reading a message. The Spanish and English copies
 // of one scenario row are merged into one CauseRow, shown by its English
 // copy when it has one. Failures come first, then the largest causes.
 func Causes(results []ScenarioResult) []Cause { return causesIn("en", results) }
@@ -191,14 +131,13 @@ func causesOf(lang string, results []ScenarioResult, withDiagnoses bool) []Cause
 	byCause := map[string]*Cause{}
 	for _, rw := range rows {
 		sort.Strings(rw.Langs)
-		errLine := NormaliseError(rw.first.Error)
-		step := normaliseStep(rw.first.FailedStep)
+		errLine, step := shape(rw.first), stepShape(rw.first)
 		diag := ""
 		if withDiagnoses {
 			diag = string(rw.first.FailureKind) // a failure's, or what kept a result from a verdict
 		}
-		k := rw.status + "\x00" + errLine + "\x00" + step
-		if diag != "" {
+		k := rw.status + "\x00" + diag + "\x00" + errLine + "\x00" + step
+		if diag != "" && !rw.first.FailureKind.ByFacts() {
 			k = rw.status + "\x00diagnosis\x00" + diag
 		}
 		c := byCause[k]

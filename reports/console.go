@@ -180,7 +180,7 @@ func (c *Console) OnResult(r ScenarioResult, t Tally) {
 		line += " (" + r.Row + ")"
 	}
 	if r.Error != "" {
-		line += ": " + ShortError(r.Error)
+		line += ": " + Short(r)
 	}
 	fmt.Fprintln(c.out, Clip(line, c.width-1))
 	if shown {

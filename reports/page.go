@@ -97,14 +97,18 @@ type causeView struct {
 	Breaks, Citation string
 	Heading          string
 	Diagnosis        string
-	Count            string
-	Error            string
-	Requirements     []string
-	Steps            []string
-	Example          ScenarioResult
-	ExampleWhere     string
-	Others           []causeRowView
-	OthersSummary    string
+	// Explain says what the part of the documents a rule's kind names
+	// asks, under a heading that is the failure's own (a likely cause is
+	// the heading instead: Diagnosis).
+	Explain       string
+	Count         string
+	Error         string
+	Requirements  []string
+	Steps         []string
+	Example       ScenarioResult
+	ExampleWhere  string
+	Others        []causeRowView
+	OthersSummary string
 }
 
 type causeRowView struct {
@@ -179,7 +183,10 @@ func WriteHTML(w io.Writer, run Run, c *Certificate, results []ScenarioResult) e
 		v := causeView{Status: cause.Status, Diagnosis: cause.ExplainIn(lang), Error: cause.Error, Requirements: cause.Requirements,
 			Steps: cause.Steps, Example: cause.Example, Breaks: cause.Example.Breaks, Citation: Quote(cause.Example.Breaks)}
 		v.Heading = v.Diagnosis
-		if v.Heading == "" {
+		if FailureKind(cause.Diagnosis).ByFacts() {
+			v.Explain, v.Diagnosis = v.Diagnosis, "" // a rule's kind: the failure heads its group
+		}
+		if v.Diagnosis == "" {
 			v.Heading = cause.Error
 		}
 		v.Count = tr(lang, "cause."+cause.Status, cause.Results)

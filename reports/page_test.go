@@ -175,23 +175,19 @@ func TestClip(t *testing.T) {
 	}
 }
 
-func TestNormaliseError(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{`expected 200 "Authenticated", got 401 {"status_code":401,"message":"Invalid signature"}` + "\n  sent: POST /v1/check/m [X-Service-Timestamp: 1763805600] body {}",
-			`expected # "…", got 401 "Invalid signature"`},
-		{`expected 201 for the contract "DEMO_SIGNED ñandú", got 401 {"status_code": 401,` + "\n" + `  "message": "Invalid signature"}` + "\n  sent: POST /v1/signature/m",
-			`expected # for the contract "…", got 401 "Invalid signature"`},
-		{"expected a SIGNED notification for signature_id 0f8fad5b-d9cb-469f-a165-70867728950e 300–1500 ms after the 201; none arrived within 10s",
-			"expected a SIGNED notification for signature_id <id> #–# ms after the #; none arrived within #s"},
-		{"created_at 2026-11-22T10:00:00.123Z is 31 s away", "created_at <time> is # s away"},
-		{"v1=6b3109b2514634299a90bacf612edd491330a0a5ac29d801182f782f74cb6e16 does not match", "v#=<hex> does not match"},
-		{"got 404 <html>not found</html>", "got 404"},
-	} {
-		assert.Equal(t, tc.want, NormaliseError(tc.in), tc.in)
-	}
-	assert.Equal(t, `expected 200 "Authenticated", got 401 "Invalid signature"`,
-		ShortError(`expected 200 "Authenticated", got 401 {"status_code":401,"message":"Invalid signature"}`+"\n  sent: POST /v1/check/m"))
-	assert.Equal(t, "no answer", ShortError("no answer\nsecond line"))
+// A result's shape, step and one-line error are its facts' when its
+// step wrote them, else its error's first line and its step as they are:
+// nothing is read back from a message.
+func TestShapeAndShortComeFromFacts(t *testing.T) {
+	plain := ScenarioResult{Error: "expected 200, got 401 {\"message\":\"x\"}\n  sent: POST /v1/check/m", FailedStep: `the response is 200 "Authenticated"`}
+	assert.Equal(t, `expected 200, got 401 {"message":"x"}`, shape(plain))
+	assert.Equal(t, `expected 200, got 401 {"message":"x"}`, Short(plain))
+	assert.Equal(t, `the response is 200 "Authenticated"`, stepShape(plain))
+	described := plain
+	described.Facts = &Facts{Shape: `expected #, got 401 "x"`, Summary: `expected 200, got 401 "x"`, Step: `the response is # "…"`}
+	assert.Equal(t, `expected #, got 401 "x"`, shape(described))
+	assert.Equal(t, `expected 200, got 401 "x"`, Short(described))
+	assert.Equal(t, `the response is # "…"`, stepShape(described))
 }
 
 // 58 failures of one wrong secret, 29 rows in each language, over several
@@ -210,9 +206,11 @@ func TestCausesGroupAWrongSecret(t *testing.T) {
 		}
 		res = append(res,
 			ScenarioResult{Feature: lang + "/x.feature", Line: 90, Lang: lang, Requirement: "DEMO-TITLE", Status: Failed, FailedStep: "its title is the title sent",
-				Error: `expected the notification's title "ñandú", got "?and?"`},
+				FailureKind: FailureNotificationForm, Error: `expected the notification's title "ñandú", got "?and?"`,
+				Facts: &Facts{Field: "title", Expected: "ñandú", Seen: "?and?", Shape: `expected the notification's title "…", got "…"`}},
 			ScenarioResult{Feature: lang + "/x.feature", Line: 91, Lang: lang, Requirement: "DEMO-TITLE", Row: "sample=emoji", Status: Failed, FailedStep: "its title is the title sent",
-				Error: `expected the notification's title "😀", got "?"`},
+				FailureKind: FailureNotificationForm, Error: `expected the notification's title "😀", got "?"`,
+				Facts: &Facts{Field: "title", Expected: "😀", Seen: "?", Shape: `expected the notification's title "…", got "…"`}},
 			ScenarioResult{Feature: lang + "/x.feature", Line: 92, Lang: lang, Requirement: "AUTH-OK", Status: Passed},
 			ScenarioResult{Feature: lang + "/x.feature", Line: 93, Lang: lang, Requirement: "DEMO-LATE", Status: Inconclusive,
 				FailedStep: "a notification arrives", Error: "this process ran 900 ms late"},
@@ -232,9 +230,10 @@ func TestCausesGroupAWrongSecret(t *testing.T) {
 	assert.Len(t, c.Steps, 3, "one cause over three steps")
 	assert.Len(t, c.Requirements, 7)
 
-	assert.Equal(t, 4, causes[1].Results, "the two title rows share a cause once the titles are taken out")
+	assert.Equal(t, 4, causes[1].Results, "the two title rows share a cause: their facts agree but for the values")
 	assert.Equal(t, 2, causes[1].Rows)
-	assert.Empty(t, causes[1].Diagnosis)
+	assert.Equal(t, "notification-form", causes[1].Diagnosis, "a rule's kind")
+	assert.Equal(t, `expected the notification's title "…", got "…"`, causes[1].Error)
 	assert.Equal(t, Inconclusive, causes[2].Status, "inconclusive after the failures")
 
 	es := causesIn("es", res)

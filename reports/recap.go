@@ -61,7 +61,7 @@ func WriteRecap(w io.Writer, results []ScenarioResult, width int) {
 			pad = max(pad, len(q.tag)+1)
 		}
 		for _, q := range order {
-			why := ShortError(q.first.Error)
+			why := Short(q.first)
 			if status == ExpectedFailure {
 				why = "expected: " + q.first.ExpectedReason
 			}
@@ -113,7 +113,9 @@ func recapWarnings(w io.Writer, results []ScenarioResult, clip func(string) stri
 // point.
 func WriteLikelyCauses(w io.Writer, results []ScenarioResult) {
 	for _, c := range Causes(results) {
-		if c.Diagnosis != "" {
+		// A rule's kind names the part of the documents broken, not a
+		// likely cause: the report explains it, the recap does not.
+		if c.Diagnosis != "" && !FailureKind(c.Diagnosis).ByFacts() {
 			what := "failure"
 			if c.Status == Inconclusive {
 				what = "inconclusive result"

@@ -52,13 +52,15 @@ func TestRecapIsShort(t *testing.T) {
 }
 
 // A likely cause says whether it explains failures or results that got no
-// verdict.
+// verdict; a rule's kind is no likely cause, and has no line.
 func TestLikelyCausesNameWhatTheyExplain(t *testing.T) {
 	res := []reports.ScenarioResult{
 		{Lang: "en", Feature: "en/x.feature", Line: 1, Requirement: "AUTH-OK", Status: reports.Failed, FailureKind: reports.FailureExpired, Error: "expected 200, got 401"},
 		{Lang: "en", Feature: "en/x.feature", Line: 2, Requirement: "AUTH-OK", Status: reports.Inconclusive, FailureKind: reports.FailureUnreachable, Error: "connection refused"},
 		{Lang: "en", Feature: "en/x.feature", Line: 3, Requirement: "AUTH-OK", Status: reports.Inconclusive, FailureKind: reports.FailureUnreachable, Error: "connection refused"},
 		{Lang: "en", Feature: "en/x.feature", Line: 4, Requirement: "DEMO-LATE", Status: reports.Inconclusive, Error: "this process ran late"},
+		{Lang: "en", Feature: "en/x.feature", Line: 5, Requirement: "SIG-CREATE", Status: reports.Failed, FailureKind: reports.FailureEnvelope,
+			Error: `expected data.title "a", got "b"`, Facts: &reports.Facts{Field: "title", Shape: `expected data.title "…", got "…"`}},
 	}
 	var b bytes.Buffer
 	reports.WriteLikelyCauses(&b, res)

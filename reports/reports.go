@@ -154,6 +154,12 @@ type ScenarioResult struct {
 	// known (a target that answered nothing). Causes groups and explains
 	// by it.
 	FailureKind FailureKind `json:"failure_kind,omitempty"`
+	// Facts are, for a failure or an inconclusive result, what it is
+	// about as the step that judged it knew them: the field, what was
+	// expected and seen, the answer's status and label, and its message
+	// and step with what changes from one run to the next taken out.
+	// Causes groups and shows by them; nil for a step's plain error.
+	Facts *Facts `json:"facts,omitempty"`
 	// Warnings are what the scenario's steps saw that the documents do not
 	// require but a careful certifier wants to see; the scenario still
 	// passes (Strict makes it fail).

@@ -1,6 +1,7 @@
 package reports_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"flag"
 	"os"
@@ -45,10 +46,15 @@ func fixtureRun() (reports.Run, []reports.ScenarioResult) {
 			Timings:      []reports.Timing{{Label: "SIGNED", After201: 1730 * time.Millisecond}},
 			SignatureIDs: []string{"1d9c1f6a-2b1e-4c8a-9d1e-5f1a2b3c4d5e"}, EventIDs: []string{"evt_0b1c2d3e", "evt_7c9e6679"},
 			Status: reports.Failed, FailedStep: `its signature is valid for the webhook secret`, Error: `expected a valid X-Service-Signature header, got "<script>alert(1)</script>"`,
-			Breaks: "defaults §B paragraph 1"},
+			Breaks: "defaults §B paragraph 1", Facts: &reports.Facts{Field: "X-Service-Signature", Seen: "<script>alert(1)</script>",
+				Shape: `expected a valid X-Service-Signature header, got "…"`, Summary: `expected a valid X-Service-Signature header, got "<script>alert(1)</script>"`,
+				Step: `its signature is valid for the webhook secret`}},
 		{Feature: "en/demo.feature", Line: 23, Name: "a SIGNED notification carries the signed document", Lang: "en", Requirement: "DEMO-SIGNED-DOCUMENT-URL", Kind: "spec",
 			Duration: 1600 * time.Millisecond, Status: reports.Inconclusive, FailedStep: `exactly one "SIGNED" notification arrives between 300 and 1500 ms after the 201`,
-			Error: "the suite's process was paused 900 ms between the 201 and reading the notification\nthe delay cannot be judged"},
+			Error: "the suite's process was paused 900 ms between the 201 and reading the notification\nthe delay cannot be judged",
+			Facts: &reports.Facts{Shape: "the suite's process was paused # ms between the # and reading the notification",
+				Summary: "the suite's process was paused 900 ms between the 201 and reading the notification",
+				Step:    `exactly one "…" notification arrives between # and # ms after the #`}},
 	}
 	return run, res
 }
@@ -149,6 +155,33 @@ func TestReportHTML(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(b, &c))
 	assert.Equal(t, "firmakit.certificate/v1", c.Schema)
+}
+
+// A cause of a likely cause is headed by what probably went wrong; one of
+// a rule's kind by its own shape, the part of the documents explained
+// beneath.
+func TestReportHeadsACauseByWhatIsKnown(t *testing.T) {
+	run, res := fixtureRun()
+	for i := range res {
+		if res[i].Status == reports.Failed {
+			res[i].FailureKind = reports.FailureNotificationForm
+		}
+	}
+	var b bytes.Buffer
+	c, err := reports.Build(run, res)
+	require.NoError(t, err)
+	require.NoError(t, reports.WriteHTML(&b, run, c, res))
+	assert.True(t, strings.Contains(b.String(), `1 failed</span> expected a valid X-Service-Signature header, got &#34;…&#34;</h3>`+"\n\n"+
+		`<div class="muted">Notifications do not have the profile&#39;s form`), "a rule's kind: the failure heads, the part of the documents beneath")
+	for i := range res {
+		if res[i].Status == reports.Failed {
+			res[i].FailureKind = reports.FailureWebhookSignature
+		}
+	}
+	b.Reset()
+	require.NoError(t, reports.WriteHTML(&b, run, c, res))
+	assert.True(t, strings.Contains(b.String(), `1 failed</span> Every such notification&#39;s signature is invalid`), "a likely cause heads")
+	assert.True(t, strings.Contains(b.String(), `Error, as the results share it: <code>expected a valid X-Service-Signature header, got &#34;…&#34;</code>`), "the failure beneath")
 }
 
 // passing is a run where every scenario passed; each case below changes

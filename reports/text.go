@@ -3,8 +3,9 @@ package reports
 import (
 	"strings"
 
-	"github.com/firmakit/firmakit"
 	"unicode/utf8"
+
+	"github.com/firmakit/firmakit"
 )
 
 // Clip fits s in n columns of a report or a terminal line: escaped on

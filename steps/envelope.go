@@ -322,7 +322,7 @@ func (s *Steps) fieldIs(ctx context.Context, name, want string) error {
 		return err
 	}
 	if v != want {
-		return engine.Breaks(fieldRef(name), "expected data.%s %q, got %q", name, clip(want, 200), clip(v, 200))
+		return engine.Breaks(fieldRef(name), "expected data.%s %q, got %q", engine.Field(name), engine.Want(clip(want, 200)), engine.Seen(clip(v, 200)))
 	}
 	return nil
 }

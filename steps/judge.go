@@ -9,9 +9,14 @@ import (
 // answer (its message says so, with sc.got()): the failure is of the
 // answer's kind (reports.AnswerFailure), so that a 401 "Invalid
 // signature" where a 200 was expected is explained as a signing mistake,
-// whatever the step's wording.
+// whatever the step's wording; an answer of no known kind leaves the
+// rule's (reports.RuleKind).
 func (sc *scenario) answerBreaks(ref, format string, a ...any) error {
-	return engine.BreaksAs(reports.AnswerFailure(sc.status, sc.answerMessage()), ref, format, a...)
+	kind := reports.AnswerFailure(sc.status, sc.answerMessage())
+	if kind == "" {
+		kind = reports.RuleKind(ref)
+	}
+	return engine.BreaksAs(kind, ref, format, a...)
 }
 
 // The refs the steps cite most, named once.

@@ -98,6 +98,9 @@ func TestEveryCitedSentenceExists(t *testing.T) {
 		}
 		_, ok := features.ItemText(ref)
 		assert.True(t, ok, "%s cites %q, which no item of the documents has", fset.Position(c.Pos()), ref)
+		if called(c) != "warn" {
+			assert.NotEqual(t, reports.FailureRule, reports.RuleKind(ref), "%s breaks %q, of no part of the documents reports.RuleKind knows", fset.Position(c.Pos()), ref)
+		}
 		checked++
 	}
 	assert.Greater(t, checked, 50)
@@ -128,9 +131,10 @@ func refArg(name string) int {
 }
 
 // A failure's kind is what its step said, whatever its wording: a
-// breach's own, or the kind of the answer it was judged on; none for an
-// error of no known kind, a network error included (the target's own are
-// never failures but inconclusive: see TestAnUnreachableTargetIsInconclusiveAndSaysSo).
+// breach's own, the kind of the answer it was judged on, or else the
+// kind of the rule it breaks; none for an error that is no breach, a
+// network error included (the target's own are never failures but
+// inconclusive: see TestAnUnreachableTargetIsInconclusiveAndSaysSo).
 func TestFailureKindOf(t *testing.T) {
 	sc := &scenario{status: 401, resp: map[string]any{"status_code": 401.0, "message": "Invalid signature"}}
 	refused := &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
@@ -138,7 +142,7 @@ func TestFailureKindOf(t *testing.T) {
 		err  error
 		want reports.FailureKind
 	}{
-		{engine.Breaks(refCheckOK, "expected 200"), ""},
+		{engine.Breaks(refCheckOK, "expected 200"), reports.FailureAuthentication},
 		{engine.BreaksAs(reports.FailureNotificationLate, refDemo, "late"), reports.FailureNotificationLate},
 		{sc.answerBreaks(refCheckOK, "expected 200 %q, %s", "Authenticated", "got 401"), reports.FailureInvalidSignature},
 		{fmt.Errorf("reading the receiver: %w", &url.Error{Op: "Get", URL: "http://x", Err: refused}), ""},
@@ -147,7 +151,7 @@ func TestFailureKindOf(t *testing.T) {
 		assert.Equal(t, tc.want, engine.FailureKindOf(tc.err), "%v", tc.err)
 	}
 	sc = &scenario{status: 200, resp: map[string]any{"message": "Authenticated"}}
-	assert.Empty(t, engine.FailureKindOf(sc.answerBreaks(refCheckFails, "expected 401")), "an answer of no known kind")
+	assert.Equal(t, reports.FailureAuthentication, engine.FailureKindOf(sc.answerBreaks(refCheckFails, "expected 401")), "an answer of no known kind: the rule's")
 }
 
 // A target that refuses every connection leaves its scenarios

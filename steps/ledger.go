@@ -172,8 +172,12 @@ func (l *Ledger) Check(ctx context.Context, t *Target, lag *LagMonitor, strays b
 	// A lateness this process's own lag explains is no verdict either way;
 	// the scenario that waited for it judged it (and ran again alone).
 	if len(f.problems) > 0 {
-		res.Status, res.Breaks, res.FailureKind = reports.Failed, f.breaks, f.kind()
-		res.Error = fmt.Sprintf("%d contract(s), %d notification(s) received: %s", len(l.contracts), len(recs), strings.Join(f.problems, "; "))
+		rest := ""
+		for _, p := range f.problems[1:] {
+			rest += "; " + p.Text
+		}
+		msg, facts := engine.Describe("%d contract(s), %d notification(s) received: %s%s", len(l.contracts), len(recs), f.problems[0], rest)
+		res.Status, res.Breaks, res.FailureKind, res.Error, res.Facts = reports.Failed, f.breaks, f.kind(), msg, &facts
 		if len(f.excusedLate) > 0 {
 			res.Error += "; not judged: " + strings.Join(f.excusedLate, "; ")
 		}
@@ -188,7 +192,8 @@ func (l *Ledger) Check(ctx context.Context, t *Target, lag *LagMonitor, strays b
 // lateness this process's lag explains, and notifications of contracts a
 // lost answer may have created, are said but not judged.
 type ledgerFindings struct {
-	problems, excusedLate, unknown []string
+	problems             []engine.Said
+	excusedLate, unknown []string
 	// againAfter2xx are the events delivered again after a 2xx sooner
 	// than the sender's timeout: a verdict when the run saw it twice or
 	// more, since one alone may be a 2xx the sender read late (a loaded
@@ -196,14 +201,14 @@ type ledgerFindings struct {
 	againAfter2xx []string
 	// breaks is the item of the documents the first problem breaks.
 	breaks string
-	// kinds are the kinds of failure of the problems, one each ("" for
-	// a problem of no known kind).
+	// kinds are the kinds of failure of the problems, one each.
 	kinds []reports.FailureKind
 }
 
-// problem notes a problem that breaks the item at ref.
+// problem notes a problem that breaks the item at ref, of the rule's
+// kind (reports.RuleKind).
 func (f *ledgerFindings) problem(ref, format string, a ...any) {
-	f.problemAs("", ref, format, a...)
+	f.problemAs(reports.RuleKind(ref), ref, format, a...)
 }
 
 // problemAs is problem for a failure of a known kind.
@@ -211,19 +216,19 @@ func (f *ledgerFindings) problemAs(kind reports.FailureKind, ref, format string,
 	if f.breaks == "" {
 		f.breaks = ref
 	}
-	f.problems = append(f.problems, fmt.Sprintf(format, a...))
+	f.problems = append(f.problems, engine.Say(format, a...))
 	f.kinds = append(f.kinds, kind)
 }
 
-// kind is the kind of failure the problems share, "" when they are of
-// several kinds or of none known.
+// kind is the kind of failure the problems share, reports.FailureRule
+// when they are of several kinds ("" for none).
 func (f *ledgerFindings) kind() reports.FailureKind {
 	if len(f.kinds) == 0 {
 		return ""
 	}
 	for _, k := range f.kinds[1:] {
 		if k != f.kinds[0] {
-			return ""
+			return reports.FailureRule
 		}
 	}
 	return f.kinds[0]

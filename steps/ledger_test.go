@@ -104,7 +104,9 @@ func TestLedgerDuplicates(t *testing.T) {
 				require.Equal(t, reports.Failed, res.Status)
 				assert.Contains(t, res.Error, fmt.Sprintf("delivered again (#3) after a %d answer (#1)", tc.first))
 				assert.Contains(t, res.Error, fmt.Sprintf("delivered again (#4) after a %d answer (#2)", tc.first))
-				assert.Empty(t, res.FailureKind, "a duplicate is of no kind the report explains")
+				assert.Equal(t, reports.FailureDelivery, res.FailureKind, "a duplicate breaks the delivery's rule, no likely cause of its own")
+				require.NotNil(t, res.Facts)
+				assert.True(t, strings.HasPrefix(res.Facts.Shape, "# contract(s), # notification(s) received: "), res.Facts.Shape)
 				return
 			}
 			assert.Equal(t, reports.Passed, res.Status, res.Error)

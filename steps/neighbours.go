@@ -1398,11 +1398,17 @@ func (s *Steps) neighboursOutcome(ctx context.Context, errOf func(sentNeighbour)
 			if base.inconclusive == "" {
 				base.inconclusive = fmt.Sprintf("%s: %s", n.name, n.v.inconclusive)
 				base.inconclusiveKind = n.v.inconclusiveKind
+				if f := n.v.inconclusiveFacts; f != nil {
+					facts := *f
+					facts.Shape, facts.Summary = "…: "+f.Shape, n.name+": "+f.Summary
+					base.inconclusiveFacts = &facts
+				}
 			}
 		case err == nil:
 		case errors.Is(err, godog.ErrSkip):
 			if base.inconclusive == "" {
-				base.inconclusive = fmt.Sprintf("%s could not be judged", n.name)
+				msg, facts := engine.Describe("%s could not be judged", n.name)
+				base.inconclusive, base.inconclusiveFacts = msg, &facts
 			}
 		default:
 			if breach := engine.BreachOf(err) != ""; breach && first == nil {

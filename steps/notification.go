@@ -593,7 +593,7 @@ func (s *Steps) itsSignatureIDIsTheOneCreated(ctx context.Context) error {
 		return err
 	}
 	if want := get(ctx).created; n.SignatureID != want {
-		return engine.Breaks(refPayloadKeys, "expected %s %q, got %q", s.T.Profile.Notification.SignatureID, want, clip(n.SignatureID, 100))
+		return engine.Breaks(refPayloadKeys, "expected %s %q, got %q", engine.Field(s.T.Profile.Notification.SignatureID), engine.Want(want), engine.Seen(clip(n.SignatureID, 100)))
 	}
 	return nil
 }
@@ -679,7 +679,7 @@ func (s *Steps) fieldEquals(ctx context.Context, name, want string) error {
 		return err
 	}
 	if v != want {
-		return engine.Breaks(refPayload, "expected the notification's %s %q, got %q", name, clip(want, 200), clip(v, 200))
+		return engine.Breaks(refPayload, "expected the notification's %s %q, got %q", engine.Field(name), engine.Want(clip(want, 200)), engine.Seen(clip(v, 200)))
 	}
 	return nil
 }
@@ -925,7 +925,7 @@ func (s *Steps) theDocumentURLOpensAPDF(ctx context.Context) error {
 	}
 	head := ex.body[:min(5, len(ex.body))]
 	if ex.status != 200 {
-		kind := reports.FailureKind("")
+		kind := reports.RuleKind(refDemoURL)
 		if ex.status >= 500 {
 			kind = reports.FailureServerError
 		}

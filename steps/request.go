@@ -311,13 +311,27 @@ func describe(r *http.Request, body []byte, p *firmakit.Profile) string {
 // act.
 func clip(s string, n int) string { return firmakit.Excerpt(s, n) }
 
-func (sc *scenario) got() string {
+// got is the scenario's answer, as an argument of a failure's message.
+func (sc *scenario) got() engine.Answer {
 	again := ""
 	if sc.persistent != "" {
 		again = " (" + sc.persistent + ")"
 	}
-	return fmt.Sprintf("got %d %s%s\n  sent: %s", sc.status, clip(strings.TrimSpace(string(sc.raw)), 500), again, sc.sent)
+	return answer{status: sc.status, label: sc.answerMessage(),
+		text: fmt.Sprintf("got %d %s%s\n  sent: %s", sc.status, clip(strings.TrimSpace(string(sc.raw)), 500), again, sc.sent)}
 }
+
+// answer is the scenario's answer as a message's argument (engine.Answer):
+// in full in the message, its status and label in the failure's facts.
+type answer struct {
+	status int
+	label  string
+	text   string
+}
+
+func (a answer) String() string { return a.text }
+func (a answer) Status() int    { return a.status }
+func (a answer) Label() string  { return a.label }
 
 // stampAmbiguous tells, for a request sent with a timestamp off by an
 // offset, whether the server may have seen it on either side of the

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/firmakit/firmakit"
@@ -131,14 +132,14 @@ func (s *Steps) theResponseIs(ctx context.Context, status int, message string) e
 		return s.inconclusive(ctx, "expected %d %q, got %d: %s", status, message, sc.status, why)
 	}
 	if sc.status != status {
-		return sc.answerBreaks(ref, "expected %d %q, %s", status, message, sc.got())
+		return sc.answerBreaks(ref, "expected %s, %s", engine.Want(fmt.Sprintf("%d %q", status, message)), sc.got())
 	}
 	msg, err := sc.apiShape(ctx, refErrorBody, apiKeys...)
 	if err != nil {
 		return err
 	}
 	if msg != message {
-		return sc.answerBreaks(ref, "expected message %q, %s", message, sc.got())
+		return sc.answerBreaks(ref, "expected %s %q, %s", engine.Field("message"), engine.Want(message), sc.got())
 	}
 	return nil
 }
@@ -204,7 +205,7 @@ func (s *Steps) theResponseStatusIs(ctx context.Context, status int) error {
 		return s.inconclusive(ctx, "expected %d, got %d: %s", status, sc.status, why)
 	}
 	if sc.status != status {
-		return sc.answerBreaks(ref, "expected status %d, %s", status, sc.got())
+		return sc.answerBreaks(ref, "expected status %s, %s", engine.Want(strconv.Itoa(status)), sc.got())
 	}
 	shape, keys := refErrorBody, apiKeys
 	if status == s.success(sc) {
@@ -267,7 +268,7 @@ func (s *Steps) theResponseIsA400NamingTheProblem(ctx context.Context) error {
 func (s *Steps) theResponseMessageIs(ctx context.Context, want string) error {
 	sc := get(ctx)
 	if msg, _ := sc.resp["message"].(string); msg != want {
-		return sc.answerBreaks(refCreateBody, "expected message %q, %s", want, sc.got())
+		return sc.answerBreaks(refCreateBody, "expected %s %q, %s", engine.Field("message"), engine.Want(want), sc.got())
 	}
 	return nil
 }

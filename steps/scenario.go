@@ -2,7 +2,6 @@ package steps
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -95,10 +94,12 @@ type scenario struct {
 	earlierNote *receiver.Record
 
 	// Outcome.
-	warnings         []reports.Warning
-	notRun           string // why the scenario could not run
-	inconclusive     string // why a timing check could not be judged
-	inconclusiveStep string
+	warnings     []reports.Warning
+	notRun       string // why the scenario could not run
+	inconclusive string // why a timing check could not be judged
+	// inconclusiveFacts are its facts (engine.Describe).
+	inconclusiveFacts *reports.Facts
+	inconclusiveStep  string
 	// inconclusiveKind is what kept it from being judged, when known (see
 	// reports.FailureKind): an unreachable target.
 	inconclusiveKind reports.FailureKind
@@ -117,7 +118,8 @@ func get(ctx context.Context) *scenario { return ctx.Value(scenarioKey{}).(*scen
 // inconclusive, and the suite runs the scenario again alone.
 func (s *Steps) inconclusive(ctx context.Context, format string, a ...any) error {
 	if sc, ok := ctx.Value(scenarioKey{}).(*scenario); ok {
-		sc.inconclusive = fmt.Sprintf(format, a...)
+		msg, facts := engine.Describe(format, a...)
+		sc.inconclusive, sc.inconclusiveFacts = msg, &facts
 	}
 	return godog.ErrSkip
 }
@@ -130,7 +132,7 @@ func outcome(ctx context.Context, p *godog.Scenario, err error) reports.Scenario
 		return engine.Result(p, err, engine.Outcome{})
 	}
 	r := engine.Result(p, err, engine.Outcome{NotRun: sc.notRun, Inconclusive: sc.inconclusive,
-		InconclusiveStep: sc.inconclusiveStep, InconclusiveKind: sc.inconclusiveKind,
+		InconclusiveStep: sc.inconclusiveStep, InconclusiveKind: sc.inconclusiveKind, InconclusiveFacts: sc.inconclusiveFacts,
 		FailedStep: sc.failedStep, Warnings: sc.warnings})
 	if sc.operator != "" {
 		// A row by operator: say which, as OperatorOf reads it back.

@@ -21,22 +21,40 @@ import (
 type breach struct {
 	ref string // a ref of features.Items, e.g. "defaults §A check 2"
 	msg string
-	// kind is the failure's kind when the step knows it (see
-	// reports.FailureKind): the report groups and explains by it.
+	// kind is the failure's kind (see reports.FailureKind): the report
+	// groups and explains by it.
 	kind reports.FailureKind
+	// facts are what it is about, from the message's arguments
+	// (Describe).
+	facts reports.Facts
 }
 
 func (b *breach) Error() string { return b.msg + "\n  rule: " + reports.Cite(b.ref) }
 
 // Breaks is a failing assertion of the rule at ref (a ref of
-// features.Items); the message says what was expected and what came.
+// features.Items); the message says what was expected and what came,
+// and its arguments say it as facts (Describe: a Field, a Want and a
+// Seen, an Answer). Its kind is the rule's (reports.RuleKind).
 func Breaks(ref, format string, a ...any) error {
-	return &breach{ref: ref, msg: fmt.Sprintf(format, a...)}
+	return BreaksAs(reports.RuleKind(ref), ref, format, a...)
 }
 
-// BreaksAs is Breaks for a failure of a known kind.
+// BreaksAs is Breaks for a failure of a kind its step knows, a likely
+// cause (an answer's, a notification that never came).
 func BreaksAs(kind reports.FailureKind, ref, format string, a ...any) error {
-	return &breach{ref: ref, msg: fmt.Sprintf(format, a...), kind: kind}
+	msg, facts := Describe(format, a...)
+	return &breach{ref: ref, msg: msg, kind: kind, facts: facts}
+}
+
+// FactsOf are the facts of the failure err is, its breach's; nil for
+// an error that is not a breach.
+func FactsOf(err error) *reports.Facts {
+	var b *breach
+	if errors.As(err, &b) {
+		f := b.facts
+		return &f
+	}
+	return nil
 }
 
 // FailureKindOf is the kind of the failure err is, its breach's (see

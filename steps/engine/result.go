@@ -20,10 +20,12 @@ type Outcome struct {
 	NotRun string
 	// Inconclusive says why a check could not be judged, at
 	// InconclusiveStep, kept from a verdict by InconclusiveKind when
-	// known (an unreachable target).
-	Inconclusive     string
-	InconclusiveStep string
-	InconclusiveKind reports.FailureKind
+	// known (an unreachable target); InconclusiveFacts are its facts,
+	// when written with Describe.
+	Inconclusive      string
+	InconclusiveStep  string
+	InconclusiveKind  reports.FailureKind
+	InconclusiveFacts *reports.Facts
 	// FailedStep is the text of the step that failed, when one did.
 	FailedStep string
 	Warnings   []reports.Warning
@@ -52,9 +54,11 @@ func Result(p *godog.Scenario, err error, o Outcome) reports.ScenarioResult {
 	switch {
 	case o.Inconclusive != "" && (err == nil || skipped):
 		r.Status, r.Error, r.FailedStep, r.FailureKind = reports.Inconclusive, o.Inconclusive, o.InconclusiveStep, o.InconclusiveKind
+		r.Facts = withStep(o.InconclusiveFacts, o.InconclusiveStep)
 	case err != nil && !skipped:
 		r.Status, r.Error, r.Breaks, r.FailureKind = reports.Failed, err.Error(), BreachOf(err), FailureKindOf(err)
 		r.FailedStep = o.FailedStep
+		r.Facts = withStep(FactsOf(err), o.FailedStep)
 	case skipped || o.NotRun != "":
 		r.Status, r.Error = reports.NotRun, o.NotRun
 	}
@@ -104,4 +108,14 @@ func PickleKey(p *messages.Pickle) string {
 // RowKey names one scenario or outline row of a result.
 func RowKey(r reports.ScenarioResult) string {
 	return fmt.Sprintf("%s\x00%s\x00%d", r.Feature, r.Name, r.Line)
+}
+
+// withStep is f with the shape of the step that failed (StepShape); nil
+// when f is.
+func withStep(f *reports.Facts, step string) *reports.Facts {
+	if f == nil {
+		return nil
+	}
+	f.Step = StepShape(step)
+	return f
 }

@@ -50,6 +50,60 @@ func Compiled(expr string) *regexp.Regexp {
 
 var compiledExprs sync.Map // expression → *regexp.Regexp
 
+// StepShape is a step's text with its parameters taken out, as the
+// sentence it matches (of those registered in this process; the longest
+// expression when several do) captures them: # for a number, "…" for any
+// other text; the text as it is when no sentence matches it. Outline rows
+// of one step share it.
+func StepShape(text string) string {
+	var best string
+	var at []int
+	compiledExprs.Range(func(k, v any) bool {
+		expr := k.(string)
+		m := v.(*regexp.Regexp).FindStringSubmatchIndex(text)
+		if m == nil || m[0] != 0 || m[1] != len(text) {
+			return true
+		}
+		if at == nil || len(expr) > len(best) || len(expr) == len(best) && expr < best {
+			best, at = expr, m
+		}
+		return true
+	})
+	if at == nil {
+		return text
+	}
+	var b strings.Builder
+	from := 0
+	for g := 2; g+1 < len(at); g += 2 {
+		if at[g] < from || at[g] < 0 {
+			continue // a group inside the last one, or one not taken
+		}
+		b.WriteString(text[from:at[g]])
+		if number(text[at[g]:at[g+1]]) {
+			b.WriteString("#")
+		} else {
+			b.WriteString("…")
+		}
+		from = at[g+1]
+	}
+	b.WriteString(text[from:])
+	return b.String()
+}
+
+// number tells whether s is a whole number, maybe negative.
+func number(s string) bool {
+	s = strings.TrimPrefix(s, "-")
+	if s == "" {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 // recorder is a registrar that notes what is registered.
 type recorder struct {
 	set  string

@@ -192,7 +192,7 @@ func (w *webhookSteps) judgeProbes(ctx context.Context) error {
 	}
 	var failed []*neighbour
 	var first error
-	inconcl := ""
+	var inconcl engine.Said
 	answered := false // the endpoint answered at least one probe
 	for _, pr := range ws.probes {
 		answered = answered || pr.d.err == nil
@@ -206,14 +206,13 @@ func (w *webhookSteps) judgeProbes(ctx context.Context) error {
 			if first == nil {
 				first = err
 			}
-		case why != "" && inconcl == "":
-			inconcl = pr.name + ": " + why
+		case why.Text != "" && inconcl.Text == "":
+			inconcl = engine.Say("%s: %s", engine.Name(pr.name), why)
 		}
 	}
 	if first != nil {
 		ws.shown = failed
 		var b strings.Builder
-		fmt.Fprintf(&b, "%d of %d generated deliveries broke their sentence:", len(failed), len(ws.probes))
 		for i, pr := range failed {
 			if i == 8 {
 				fmt.Fprintf(&b, "\n- … and %d more", len(failed)-i)
@@ -222,10 +221,11 @@ func (w *webhookSteps) judgeProbes(ctx context.Context) error {
 			fmt.Fprintf(&b, "\n- %s: %s", pr.name, firstLine(pr.failed))
 		}
 		fmt.Fprintf(&b, "\n%s", w.exchange(ws))
-		return engine.Breaks(engine.BreachOf(first), "%s", b.String())
+		return engine.BreaksAs(engine.FailureKindOf(first), engine.BreachOf(first),
+			"%d of %d generated deliveries broke their sentence:%s", len(failed), len(ws.probes), b.String())
 	}
-	if inconcl != "" {
-		ws.inconcl = inconcl
+	if inconcl.Text != "" {
+		ws.unjudged(inconcl)
 		return godog.ErrSkip
 	}
 	return nil
@@ -235,7 +235,7 @@ func (w *webhookSteps) judgeProbes(ctx context.Context) error {
 // its answer is no verdict. answered tells that the endpoint answered
 // another probe of the scenario: a connection it then closed on a forged
 // one without a word is a refusal, not an endpoint down.
-func (w *webhookSteps) judgeProbe(pr *neighbour, answered bool) (error, string) {
+func (w *webhookSteps) judgeProbe(pr *neighbour, answered bool) (error, engine.Said) {
 	d, timeout := pr.d, w.E.timeout()
 	if d.err != nil && (pr.expect == "accept" || timedOut(d.err)) && (d.crowd > 1 || !w.E.again) {
 		return nil, crowdedError(d, timeout)
@@ -244,36 +244,36 @@ func (w *webhookSteps) judgeProbe(pr *neighbour, answered bool) (error, string) 
 		switch {
 		case d.err != nil && timedOut(d.err):
 			return engine.Breaks(refDelivery, "expected a status other than 2xx within the %s delivery timeout, since %s; none came within %s",
-				timeout, pr.why, timeout+DeliveryGrace), ""
+				timeout, engine.Name(pr.why), timeout+DeliveryGrace), engine.Said{}
 		case d.err != nil && !answered:
 			return engine.Breaks(refDelivery, "expected a status other than 2xx, since %s; the endpoint could not be reached: %s",
-				pr.why, firmakit.Excerpt(d.err.Error(), 300)), ""
+				engine.Name(pr.why), firmakit.Excerpt(d.err.Error(), 300)), engine.Said{}
 		case d.err == nil && is2xx(d.status):
 			return engine.Breaks(pr.ref, "expected a status other than 2xx, since %s; got %d in %s ms: the endpoint took a notification the service did not send",
-				pr.why, d.status, engine.Millis(d.latency)), ""
+				engine.Name(pr.why), d.status, engine.Millis(d.latency)), engine.Said{}
 		}
 		// Any other answer, or a connection closed with none, is no 2xx:
 		// the service would not count it delivered.
-		return nil, ""
+		return nil, engine.Said{}
 	}
 	switch {
 	case d.err != nil && timedOut(d.err):
-		return engine.Breaks(refDelivery, "expected a 2xx answer within the %s delivery timeout; none came within %s", timeout, timeout+DeliveryGrace), ""
+		return engine.Breaks(refDelivery, "expected a 2xx answer within the %s delivery timeout; none came within %s", timeout, timeout+DeliveryGrace), engine.Said{}
 	case d.err != nil:
 		return engine.Breaks(refDelivery, "expected a 2xx answer within the %s delivery timeout; the endpoint could not be reached: %s",
-			timeout, firmakit.Excerpt(d.err.Error(), 300)), ""
+			timeout, firmakit.Excerpt(d.err.Error(), 300)), engine.Said{}
 	case !is2xx(d.status):
 		return engine.Breaks(pr.ref, "expected a 2xx answer within the %s delivery timeout, got %d in %s ms: the service would take this valid notification as not delivered and retry it",
-			timeout, d.status, engine.Millis(d.latency)), ""
+			timeout, d.status, engine.Millis(d.latency)), engine.Said{}
 	case d.latency > timeout:
-		if why := w.lateExcuse(d); why != "" {
-			return nil, fmt.Sprintf("the endpoint answered %d after %s ms, past the %s delivery timeout, but %s",
+		if why := w.lateExcuse(d); why.Text != "" {
+			return nil, engine.Say("the endpoint answered %d after %s ms, past the %s delivery timeout, but %s",
 				d.status, engine.Millis(d.latency), timeout, why)
 		}
 		return engine.Breaks(refDelivery, "expected a 2xx answer within the %s delivery timeout; it came after %s ms: the service would have given up and retried",
-			timeout, engine.Millis(d.latency)), ""
+			timeout, engine.Millis(d.latency)), engine.Said{}
 	}
-	return nil, ""
+	return nil, engine.Said{}
 }
 
 // crowdedError says why a delivery that got no answer is no verdict
@@ -282,15 +282,15 @@ func (w *webhookSteps) judgeProbe(pr *neighbour, answered bool) (error, string) 
 // which the service, sending one notification at a time, never meets),
 // or it is the first try; the scenario runs again alone, and only what
 // happens then is judged.
-func crowdedError(d *delivery, timeout time.Duration) string {
-	what := "no answer came within " + (timeout + DeliveryGrace).String()
+func crowdedError(d *delivery, timeout time.Duration) engine.Said {
+	what := engine.Say("no answer came within %s", timeout+DeliveryGrace)
 	if !timedOut(d.err) {
-		what = "the endpoint could not be reached (" + firmakit.Excerpt(d.err.Error(), 200) + ")"
+		what = engine.Say("the endpoint could not be reached (%s)", firmakit.Excerpt(d.err.Error(), 200))
 	}
 	if d.crowd > 1 {
-		return fmt.Sprintf("%s, but %d deliveries were in flight to the endpoint at once", what, d.crowd)
+		return engine.Say("%s, but %d deliveries were in flight to the endpoint at once", what, d.crowd)
 	}
-	return what + ", once: the scenario runs again alone"
+	return engine.Say("%s, once: the scenario runs again alone", what)
 }
 
 // newEventID is a new event's id.
@@ -381,10 +381,10 @@ func (w *webhookSteps) theEndpointAnswers2xxToTheRetry(ctx context.Context) erro
 	err, why := w.judgeProbe(pr, true)
 	switch {
 	case err != nil:
-		return engine.Breaks(engine.BreachOf(err), "%s, though its first delivery %s and the retry is the same event (the same event_id), correctly signed\n%s",
-			err.Error(), firstFailures[ws.firstFails], w.exchange(ws))
-	case why != "":
-		ws.inconcl = why
+		return engine.BreaksAs(engine.FailureKindOf(err), engine.BreachOf(err), "%s, though its first delivery %s and the retry is the same event (the same event_id), correctly signed\n%s",
+			err, engine.Name(firstFailures[ws.firstFails]), w.exchange(ws))
+	case why.Text != "":
+		ws.unjudged(why)
 		return godog.ErrSkip
 	}
 	return nil

@@ -90,7 +90,9 @@ type webhookScenario struct {
 	failedStep  string
 	inconcl     string
 	inconclStep string
-	warnings    []reports.Warning
+	// inconclFacts are inconcl's facts (engine.Describe).
+	inconclFacts *reports.Facts
+	warnings     []reports.Warning
 	// inapplicable says why the profile's scheme cannot run the
 	// scenario; "" when it can.
 	inapplicable string
@@ -772,7 +774,7 @@ func (w *webhookSteps) judgeAccepted(ctx context.Context, ws *webhookScenario, i
 	}
 	switch {
 	case d.err != nil && (d.crowd > 1 || !w.E.again):
-		ws.inconcl = crowdedError(d, timeout) + which
+		ws.unjudged(engine.Say("%s%s", crowdedError(d, timeout), which))
 		return godog.ErrSkip
 	case d.err != nil && timedOut(d.err):
 		return engine.Breaks(refDelivery, "expected a 2xx answer%s within the %s delivery timeout; none came within %s\n%s",
@@ -781,8 +783,8 @@ func (w *webhookSteps) judgeAccepted(ctx context.Context, ws *webhookScenario, i
 		return engine.Breaks(refDelivery, "expected a 2xx answer%s within the %s delivery timeout; the endpoint could not be reached: %s\n%s",
 			which, timeout, firmakit.Excerpt(d.err.Error(), 300), w.exchange(ws))
 	case !is2xx(d.status) && ws.window && w.straddles(d, true):
-		ws.inconcl = fmt.Sprintf("the endpoint refused a t %+d s from now, but between signing and its answer (%s ms) t came to lie up to %d s from now, past the %s tolerance: it may have judged it outside",
-			int64(ws.offset/time.Second), engine.Millis(d.sentAt.Add(d.latency).Sub(d.signedAt)), w.farthest(d), w.E.profile().Webhook.Tolerance)
+		ws.unjudged(engine.Say("the endpoint refused a t %+d s from now, but between signing and its answer (%s ms) t came to lie up to %d s from now, past the %s tolerance: it may have judged it outside",
+			int64(ws.offset/time.Second), engine.Millis(d.sentAt.Add(d.latency).Sub(d.signedAt)), w.farthest(d), w.E.profile().Webhook.Tolerance))
 		return godog.ErrSkip
 	case !is2xx(d.status):
 		return engine.Breaks(refRotation, "expected a 2xx answer%s within the %s delivery timeout, got %d in %s ms: the service would take this valid notification as not delivered and retry it\n%s",
@@ -791,9 +793,9 @@ func (w *webhookSteps) judgeAccepted(ctx context.Context, ws *webhookScenario, i
 		// The answer waits for this process's scheduler as a
 		// notification does on its way into the receiver (receiverHops);
 		// the endpoint's own process is not this one's to excuse.
-		if why := w.lateExcuse(d); why != "" {
-			ws.inconcl = fmt.Sprintf("the endpoint answered %d%s after %s ms, past the %s delivery timeout, but %s",
-				d.status, which, engine.Millis(d.latency), timeout, why)
+		if why := w.lateExcuse(d); why.Text != "" {
+			ws.unjudged(engine.Say("the endpoint answered %d%s after %s ms, past the %s delivery timeout, but %s",
+				d.status, which, engine.Millis(d.latency), timeout, why))
 			return godog.ErrSkip
 		}
 		return engine.Breaks(refDelivery, "expected a 2xx answer%s within the %s delivery timeout; it came after %s ms: the service would have given up and retried\n%s",
@@ -807,15 +809,15 @@ func (w *webhookSteps) judgeAccepted(ctx context.Context, ws *webhookScenario, i
 // flight at once, which the service never sends to one endpoint (the
 // scenario runs again alone, one delivery at a time); "" when nothing
 // excuses it.
-func (w *webhookSteps) lateExcuse(d *delivery) string {
+func (w *webhookSteps) lateExcuse(d *delivery) engine.Said {
 	timeout := w.E.timeout()
 	if lag := w.Lag.Max(d.sentAt, d.sentAt.Add(d.latency)); engine.ExcusedBy(lag, d.latency-timeout, false) {
-		return fmt.Sprintf("this process ran up to %s ms late meanwhile", engine.Millis(lag))
+		return engine.Say("this process ran up to %s ms late meanwhile", engine.Millis(lag))
 	}
 	if d.crowd > 1 {
-		return fmt.Sprintf("%d deliveries were in flight to the endpoint at once", d.crowd)
+		return engine.Say("%d deliveries were in flight to the endpoint at once", d.crowd)
 	}
-	return ""
+	return engine.Said{}
 }
 
 // distances are how far t lay from the clock, in whole seconds, when
@@ -877,16 +879,16 @@ func (w *webhookSteps) refused(ctx context.Context, lenient bool) error {
 	timeout := w.E.timeout()
 	switch {
 	case d.err != nil && (d.crowd > 1 || !w.E.again):
-		ws.inconcl = crowdedError(d, timeout)
+		ws.unjudged(crowdedError(d, timeout))
 		return godog.ErrSkip
 	case d.err != nil && timedOut(d.err):
 		return engine.Breaks(refDelivery, "expected a status other than 2xx within the %s delivery timeout, since %s; none came within %s\n%s",
-			timeout, ws.why, timeout+DeliveryGrace, w.exchange(ws))
+			timeout, engine.Name(ws.why), timeout+DeliveryGrace, w.exchange(ws))
 	case d.err != nil:
-		return engine.Breaks(refDelivery, "expected a status other than 2xx, since %s; the endpoint could not be reached: %s\n%s", ws.why, firmakit.Excerpt(d.err.Error(), 300), w.exchange(ws))
+		return engine.Breaks(refDelivery, "expected a status other than 2xx, since %s; the endpoint could not be reached: %s\n%s", engine.Name(ws.why), firmakit.Excerpt(d.err.Error(), 300), w.exchange(ws))
 	case is2xx(d.status) && ws.offset != 0 && ws.sign == "webhook" && ws.shiftAfter == 0 && ws.forged == "" && ws.malformed == "" && w.straddles(d, false):
-		ws.inconcl = fmt.Sprintf("the endpoint accepted a t %+d s from now, but between signing and its answer (%s ms) t came within the %s tolerance: it may have judged it inside",
-			int64(ws.offset/time.Second), engine.Millis(d.sentAt.Add(d.latency).Sub(d.signedAt)), w.E.profile().Webhook.Tolerance)
+		ws.unjudged(engine.Say("the endpoint accepted a t %+d s from now, but between signing and its answer (%s ms) t came within the %s tolerance: it may have judged it inside",
+			int64(ws.offset/time.Second), engine.Millis(d.sentAt.Add(d.latency).Sub(d.signedAt)), w.E.profile().Webhook.Tolerance))
 		return godog.ErrSkip
 	case is2xx(d.status) && lenient:
 		engine.Warn(ctx, refWebhookSig, "the service never writes t so, and it was signed as written and names the current time, so no forgery or replay follows; a strict parser (digits only) is safer",
@@ -894,7 +896,7 @@ func (w *webhookSteps) refused(ctx context.Context, lenient bool) error {
 		return nil
 	case is2xx(d.status):
 		return engine.Breaks(ref, "expected a status other than 2xx, since %s; got %d in %s ms: the endpoint took a notification the service did not send\n%s",
-			ws.why, d.status, engine.Millis(d.latency), w.exchange(ws))
+			engine.Name(ws.why), d.status, engine.Millis(d.latency), w.exchange(ws))
 	}
 	return nil
 }
@@ -1077,7 +1079,7 @@ func (w *webhookSteps) outcome(ctx context.Context, p *godog.Scenario, err error
 	}
 	var o engine.Outcome
 	if ws != nil {
-		o = engine.Outcome{NotRun: ws.inapplicable, Inconclusive: ws.inconcl, InconclusiveStep: ws.inconclStep,
+		o = engine.Outcome{NotRun: ws.inapplicable, Inconclusive: ws.inconcl, InconclusiveStep: ws.inconclStep, InconclusiveFacts: ws.inconclFacts,
 			FailedStep: ws.failedStep, Warnings: ws.warnings}
 	}
 	r := engine.Result(p, err, o)
@@ -1148,4 +1150,9 @@ func (w *webhookSteps) bindSentences(sc engine.Registrar) {
 	sc.Step(engine.Compiled(`^the same event is delivered again after the profile's first retry delay, signed anew$`), w.theSameEventIsDeliveredAgain)
 	sc.Step(engine.Compiled(`^el mismo evento se entrega de nuevo tras la primera espera de reintento del perfil, firmado otra vez$`), w.theSameEventIsDeliveredAgain)
 	w.bindGenerated(sc)
+}
+
+// unjudged leaves the scenario inconclusive for why.
+func (ws *webhookScenario) unjudged(why engine.Said) {
+	ws.inconcl, ws.inconclFacts = why.Text, &why.Facts
 }
