@@ -62,6 +62,15 @@ func TestDependenciesPointOneWay(t *testing.T) {
 	assert.Empty(t, deps(t, "./internal/stdservice"), "internal/stdservice imports only the standard library")
 }
 
+// The report groups and shows failures by the facts their steps wrote,
+// never by reading a message back: package reports uses no regular
+// expression (its tests may, over whole outputs).
+func TestReportsReadNoMessageBack(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{join .Imports " "}}`, "./reports").Output()
+	require.NoError(t, err, "go list ./reports")
+	assert.NotContains(t, strings.Fields(string(out)), "regexp")
+}
+
 // The README's layout table names every package of the module (and the
 // example module), and nothing that is not one.
 func TestREADMELayoutListsEveryPackage(t *testing.T) {

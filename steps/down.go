@@ -207,7 +207,7 @@ func (s *Steps) aNotificationArrivesOnceTheWebhookIsBack(ctx context.Context, st
 	sc.note, sc.noteAt = r, s.arrival(r, waited)
 	NoteEventID(ctx, r.EventID)
 	if r.State != state {
-		return engine.Breaks("§6.2 "+demoPrefixOf(state), "expected a %s notification for signature_id %s, the first one is %q: %s", state, sc.created, clip(r.State, 60), clip(string(r.Body), 500))
+		return engine.Breaks("§6.2 "+demoPrefixOf(state), "expected a %s notification for signature_id %s, the first one is %q: %s", engine.Want(state), sc.created, engine.Seen(clip(r.State, 60)), clip(string(r.Body), 500))
 	}
 	return nil
 }

@@ -297,7 +297,7 @@ func (s *Steps) signatureIDIsAUUID(ctx context.Context) error {
 		return err
 	}
 	if !uuidPattern.MatchString(v) {
-		return engine.Breaks("§2.2 signature_id", "expected signature_id to be a UUID, got %q", clip(v, 100))
+		return engine.Breaks("§2.2 signature_id", "expected %s to be a UUID, got %q", engine.Field("signature_id"), engine.Seen(clip(v, 100)))
 	}
 	return nil
 }
@@ -360,7 +360,7 @@ func (s *Steps) theSenderHasANameAndAValidEmail(ctx context.Context) error {
 		return sc.answerBreaks("§2.2 sender", "expected data.sender.name, %s", sc.got())
 	}
 	if !validEmail(email) {
-		return engine.Breaks("§2.2 sender", "expected data.sender.email to be an e-mail address, got %q", clip(email, 100))
+		return engine.Breaks("§2.2 sender", "expected data.%s to be an e-mail address, got %q", engine.Field("sender.email"), engine.Seen(clip(email, 100)))
 	}
 	return nil
 }
@@ -428,7 +428,7 @@ var millisUTC = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`)
 func (s *Steps) plausible(what, v string, from, to time.Time) error {
 	t, err := time.Parse(time.RFC3339Nano, v)
 	if !millisUTC.MatchString(v) || err != nil {
-		return engine.Breaks("§2.2 created_at", "expected %s to be UTC with milliseconds, like 2026-11-22T10:00:00.512Z, got %q", what, clip(v, 100))
+		return engine.Breaks("§2.2 created_at", "expected %s to be UTC with milliseconds, like 2026-11-22T10:00:00.512Z, got %q", engine.Field(what), engine.Seen(clip(v, 100)))
 	}
 	allow := s.T.clockAllowance()
 	if t.Before(from.Add(-allow)) || t.After(to.Add(allow)) {
@@ -451,7 +451,7 @@ func (s *Steps) theSenderIs(ctx context.Context, name, email string) error {
 	sc := get(ctx)
 	sender, _ := envelope(sc)["sender"].(map[string]any)
 	if sender["name"] != name || sender["email"] != email {
-		return engine.Breaks(refCreateBody, "expected sender %q <%s>, got %s", name, email, foreign(sender))
+		return engine.Breaks(refCreateBody, "expected %s %q <%s>, got %s", engine.Field("sender"), name, email, engine.Seen(foreign(sender)))
 	}
 	return nil
 }
@@ -474,7 +474,7 @@ func (s *Steps) theDocumentsAreTitled(ctx context.Context, title string) error {
 	}
 	for _, d := range docs {
 		if doc, _ := d.(map[string]any); doc["title"] != title {
-			return engine.Breaks("defaults §C bullet 1", "expected every document titled %q, got %s", title, foreign(d))
+			return engine.Breaks("defaults §C bullet 1", "expected every document titled %q, got %s", engine.Want(title), engine.Seen(foreign(d)))
 		}
 	}
 	return nil

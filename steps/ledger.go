@@ -136,7 +136,7 @@ const LedgerRequirement = "RUN-LEDGER"
 // ledger's result. strays tells whether notifications for contracts the
 // run did not create count against the target (an in-process receiver
 // sees only this run's traffic; a shared one may not).
-func (l *Ledger) Check(ctx context.Context, t *Target, lag *LagMonitor, strays bool) reports.ScenarioResult {
+func (l *Ledger) Check(ctx context.Context, t *Target, lag *engine.LagMonitor, strays bool) reports.ScenarioResult {
 	res := reports.ScenarioResult{Feature: "ledger", Lang: "all", Kind: "profile", Requirement: LedgerRequirement, Status: reports.Passed,
 		Name: "the run's ledger: one notification per demo contract, none for any other title, no duplicate, late or stray notification"}
 	l.mu.Lock()
@@ -316,7 +316,7 @@ func (l *Ledger) group(f *ledgerFindings, t *Target, recs []*receiver.Record, st
 // again after a 2xx answered in time, and (with a shared clock) arrived
 // no sooner than 300 ms after the request was sent and within 1500 ms of
 // the 201.
-func (l *Ledger) judgeContract(f *ledgerFindings, t *Target, lag *LagMonitor, id string, events map[string]*ledgerEvent) {
+func (l *Ledger) judgeContract(f *ledgerFindings, t *Target, lag *engine.LagMonitor, id string, events map[string]*ledgerEvent) {
 	entry := l.contracts[id]
 	title := clip(entry.title, 60)
 	state, demo := firmakit.DemoState(entry.title)

@@ -10,6 +10,7 @@ import (
 	"github.com/cucumber/godog"
 	"github.com/firmakit/firmakit/receiver"
 	"github.com/firmakit/firmakit/reports"
+	"github.com/firmakit/firmakit/steps/engine"
 )
 
 // Harness runs firmakit's sentences inside a team's own godog suite, beside
@@ -32,7 +33,7 @@ import (
 // Target; any other service is a Target the team fills in.
 type Harness struct {
 	target *Target
-	lag    *LagMonitor
+	lag    *engine.LagMonitor
 	ledger *Ledger
 
 	mu      sync.Mutex
@@ -53,7 +54,7 @@ func NewHarness(t *Target) (*Harness, error) {
 	if t.APIVersion == "" {
 		t.APIVersion = "v1"
 	}
-	return &Harness{target: t, lag: StartLagMonitor(), ledger: NewLedger(time.Now())}, nil
+	return &Harness{target: t, lag: engine.StartLagMonitor(), ledger: NewLedger(time.Now())}, nil
 }
 
 // InitializeScenario registers every firmakit sentence, in English and

@@ -104,7 +104,7 @@ func (s *Steps) awaitFirst(ctx context.Context, state string, minMS, maxMS int) 
 			state, engine.Millis(after201), engine.Millis(afterSent), minMS, maxMS, engine.Millis(rtt), engine.Millis(lag))
 	}
 	if r.State != state {
-		return engine.Breaks("§6.2 "+demoPrefixOf(state), "expected a %s notification for signature_id %s, the first one is %q: %s", state, sc.created, clip(r.State, 60), clip(string(r.Body), 500))
+		return engine.Breaks("§6.2 "+demoPrefixOf(state), "expected a %s notification for signature_id %s, the first one is %q: %s", engine.Want(state), sc.created, engine.Seen(clip(r.State, 60)), clip(string(r.Body), 500))
 	}
 	return nil
 }
@@ -480,7 +480,7 @@ func (s *Steps) awaitRetry(ctx context.Context, sc *scenario) error {
 		return err
 	}
 	if first.EventID == "" || second.EventID != first.EventID {
-		return engine.Breaks(refEventID, "expected the delivery again to carry the same %s %q, got %q", s.T.Profile.Notification.EventID, clip(first.EventID, 100), clip(second.EventID, 100))
+		return engine.Breaks(refEventID, "expected the delivery again to carry the same %s %q, got %q", engine.Field(s.T.Profile.Notification.EventID), engine.Want(clip(first.EventID, 100)), engine.Seen(clip(second.EventID, 100)))
 	}
 	if second.SignatureID != first.SignatureID || second.Status != first.Status {
 		return engine.Breaks(refDelivery, "expected the delivery again to be the same event, got %s", clip(string(r.Body), 500))
@@ -625,7 +625,7 @@ func (s *Steps) itHoldsExactlyTheFieldsOfANotification(ctx context.Context, stat
 	}
 	for _, k := range []string{f.DocumentURL, f.Reason} {
 		if _, ok := obj[k]; ok && k != "" && !slices.Contains(want, k) {
-			return engine.Breaks(refPayloadKeys, "expected no %s in a %s notification: %s", k, state, clip(string(body), 500))
+			return engine.Breaks(refPayloadKeys, "expected no %s in a %s notification: %s", engine.Field(k), state, clip(string(body), 500))
 		}
 	}
 	var extra []string
@@ -650,10 +650,10 @@ func (s *Steps) itHoldsExactlyTheFieldsOfANotification(ctx context.Context, stat
 		if k == f.Demo {
 			var b bool
 			if json.Unmarshal(v, &b) != nil {
-				return engine.Breaks(refPayload, "expected %s to be a boolean, got %s", k, clip(string(v), 100))
+				return engine.Breaks(refPayload, "expected %s to be a boolean, got %s", engine.Field(k), engine.Seen(clip(string(v), 100)))
 			}
 		} else if slices.Contains(want, k) && json.Unmarshal(v, &str) != nil {
-			return engine.Breaks(refPayload, "expected %s to be a string, got %s", clip(k, 60), clip(string(v), 100))
+			return engine.Breaks(refPayload, "expected %s to be a string, got %s", engine.Field(clip(k, 60)), engine.Seen(clip(string(v), 100)))
 		}
 	}
 	return nil
@@ -668,7 +668,7 @@ func (s *Steps) stringField(ctx context.Context, name string) (string, error) {
 	v, ok := raw[name]
 	var str string
 	if !ok || json.Unmarshal(v, &str) != nil {
-		return "", engine.Breaks(refPayload, "expected the notification's %s to be a string, got %s", name, clip(string(v), 100))
+		return "", engine.Breaks(refPayload, "expected the notification's %s to be a string, got %s", engine.Field(name), engine.Seen(clip(string(v), 100)))
 	}
 	return str, nil
 }
@@ -702,7 +702,7 @@ func (s *Steps) itIsMarkedAsADemo(ctx context.Context) error {
 		return err
 	}
 	if v := strings.TrimSpace(string(raw[s.T.Profile.Notification.Demo])); v != "true" {
-		return engine.Breaks(refPayload, "expected the notification's %s to be true, got %q", s.T.Profile.Notification.Demo, clip(v, 100))
+		return engine.Breaks(refPayload, "expected the notification's %s to be %s, got %q", engine.Field(s.T.Profile.Notification.Demo), engine.Want("true"), engine.Seen(clip(v, 100)))
 	}
 	return nil
 }
@@ -713,7 +713,7 @@ func (s *Steps) itsEventIDIsANonEmptyString(ctx context.Context) error {
 		return err
 	}
 	if strings.TrimSpace(v) == "" {
-		return engine.Breaks(refEventID, "expected a non-empty %s", s.T.Profile.Notification.EventID)
+		return engine.Breaks(refEventID, "expected a non-empty %s", engine.Field(s.T.Profile.Notification.EventID))
 	}
 	return nil
 }
@@ -729,7 +729,7 @@ func (s *Steps) itsEventIDDiffersFromTheEarlierNotifications(ctx context.Context
 		return err
 	}
 	if a.EventID == b.EventID {
-		return engine.Breaks(refEventID, "expected two events to carry different %s, both carry %q", s.T.Profile.Notification.EventID, clip(a.EventID, 100))
+		return engine.Breaks(refEventID, "expected two events to carry different %s, both carry %q", engine.Field(s.T.Profile.Notification.EventID), engine.Seen(clip(a.EventID, 100)))
 	}
 	return nil
 }
@@ -776,10 +776,10 @@ func demoPrefixOf(state string) string { return "DEMO_" + state }
 func (s *Steps) itWasPostedWithAJSONContentType(ctx context.Context) error {
 	r := get(ctx).note
 	if ct := r.Header.Get("Content-Type"); !jsonContentType(ct) {
-		return engine.Breaks(refWebhookSig, "expected the notification posted as application/json, its Content-Type is %q", clip(ct, 100))
+		return engine.Breaks(refWebhookSig, "expected the notification posted as %s, its %s is %q", engine.Want("application/json"), engine.Field("Content-Type"), engine.Seen(clip(ct, 100)))
 	}
 	if r.Method != http.MethodPost {
-		return engine.Breaks(refWebhookSig, "expected the notification to be a POST, got %s", clip(r.Method, 20))
+		return engine.Breaks(refWebhookSig, "expected the notification to be a %s, got %s", engine.Want("POST"), engine.Seen(clip(r.Method, 20)))
 	}
 	return nil
 }
@@ -793,19 +793,19 @@ func (s *Steps) itsSignatureHeaderHasTheProfilesForm(ctx context.Context) error 
 	v := sc.note.Header.Get(p.Webhook.SignatureHeader)
 	h, err := p.ParseWebhookHeader(v)
 	if err != nil {
-		return engine.Breaks(refWebhookSig, "expected a %s header like %s=<unix seconds>,%s=<signature>, got %q: %v", p.Webhook.SignatureHeader, p.Webhook.TimestampKey, p.Webhook.SignatureKey, clip(v, 300), err)
+		return engine.Breaks(refWebhookSig, "expected a %s header like %s=<unix seconds>,%s=<signature>, got %q: %v", engine.Field(p.Webhook.SignatureHeader), engine.Name(p.Webhook.TimestampKey), engine.Name(p.Webhook.SignatureKey), engine.Seen(clip(v, 300)), err)
 	}
 	if !integerLiteral.MatchString(h.Timestamp) {
-		return engine.Breaks(refWebhookSig, "expected %s= to be Unix seconds in base-10 digits, got %q", p.Webhook.TimestampKey, clip(h.Timestamp, 60))
+		return engine.Breaks(refWebhookSig, "expected %s= to be Unix seconds in base-10 digits, got %q", engine.Field(p.Webhook.TimestampKey), engine.Seen(clip(h.Timestamp, 60)))
 	}
 	t, _ := strconv.ParseInt(h.Timestamp, 10, 64)
 	allow := s.T.clockAllowance()
 	if sent := time.Unix(t, 0); sent.Before(sc.sentAt.Add(-allow-time.Second)) || sent.After(sc.noteAt.Add(allow)) {
-		return engine.Breaks(refWebhookSig, "expected %s= to be the time it was sent (the suite's clock ±%s), got %s (%s)", p.Webhook.TimestampKey, allow, clip(h.Timestamp, 60), sent.UTC().Format(time.RFC3339))
+		return engine.Breaks(refWebhookSig, "expected %s= to be the time it was sent (the suite's clock ±%s), got %s (%s)", engine.Field(p.Webhook.TimestampKey), allow, engine.Seen(clip(h.Timestamp, 60)), sent.UTC().Format(time.RFC3339))
 	}
 	for _, sig := range h.Signatures {
 		if err := p.CheckWebhookSignatureForm(sig); err != nil {
-			return engine.Breaks(refWebhookSig, "expected each %s= entry %s, got %q", p.Webhook.SignatureKey, err, clip(sig, 200))
+			return engine.Breaks(refWebhookSig, "expected each %s= entry %s, got %q", engine.Field(p.Webhook.SignatureKey), err, engine.Seen(clip(sig, 200)))
 		}
 	}
 	return s.exactHeaderLayout(ctx, v, h)
@@ -829,7 +829,7 @@ func (s *Steps) exactHeaderLayout(ctx context.Context, v string, h firmakit.Webh
 		k, _, _ := strings.Cut(item, "=")
 		switch {
 		case i == 0 && k != w.TimestampKey:
-			return engine.Breaks(refWebhookSig, "expected %s to start with %s=, as the profile writes it, got %q", w.SignatureHeader, w.TimestampKey, clip(v, 300))
+			return engine.Breaks(refWebhookSig, "expected %s to start with %s=, as the profile writes it, got %q", engine.Field(w.SignatureHeader), engine.Name(w.TimestampKey), engine.Seen(clip(v, 300)))
 		case k == w.SignatureKey || k == w.TimestampKey:
 		default:
 			others = append(others, clip(item, 40))
@@ -859,7 +859,7 @@ func (s *Steps) itCarriesADocumentURL(ctx context.Context) error {
 		return err
 	}
 	if !strings.HasPrefix(n.DocumentURL, "http://") && !strings.HasPrefix(n.DocumentURL, "https://") {
-		return engine.Breaks("§6.2 rule 3", "expected %s to be an http(s) URL, got %q", s.T.Profile.Notification.DocumentURL, clip(n.DocumentURL, 200))
+		return engine.Breaks("§6.2 rule 3", "expected %s to be an http(s) URL, got %q", engine.Field(s.T.Profile.Notification.DocumentURL), engine.Seen(clip(n.DocumentURL, 200)))
 	}
 	return nil
 }
@@ -870,7 +870,7 @@ func (s *Steps) absent(ctx context.Context, key string) error {
 		return err
 	}
 	if v, ok := raw[key]; ok {
-		return engine.Breaks(refPayloadKeys, "expected no %s in the notification, got %s", key, clip(string(v), 200))
+		return engine.Breaks(refPayloadKeys, "expected no %s in the notification, got %s", engine.Field(key), engine.Seen(clip(string(v), 200)))
 	}
 	return nil
 }
@@ -889,7 +889,7 @@ func (s *Steps) itCarriesANonEmptyReason(ctx context.Context) error {
 		return err
 	}
 	if strings.TrimSpace(n.Reason) == "" {
-		return engine.Breaks("§6.2 rule 4", "expected a non-empty %s string, got %s", s.T.Profile.Notification.Reason, clip(string(raw[s.T.Profile.Notification.Reason]), 200))
+		return engine.Breaks("§6.2 rule 4", "expected a non-empty %s string, got %s", engine.Field(s.T.Profile.Notification.Reason), engine.Seen(clip(string(raw[s.T.Profile.Notification.Reason]), 200)))
 	}
 	return nil
 }
@@ -952,7 +952,7 @@ func (s *Steps) noNotificationArrivesWithin(ctx context.Context, msWindow int) e
 	if err != nil {
 		return err
 	}
-	return engine.Breaks(refNotDemo, "expected no notification for %q, got a %q one: %s", clip(sc.titleSent, 80), clip(r.State, 60), clip(string(r.Body), 300))
+	return engine.Breaks(refNotDemo, "expected no notification for %q, got a %q one: %s", clip(sc.titleSent, 80), engine.Seen(clip(r.State, 60)), clip(string(r.Body), 300))
 }
 
 // noNotificationCarryingTheTitleSentArrivesWithin checks that no

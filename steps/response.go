@@ -79,7 +79,7 @@ var integerLiteral = regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
 // since none of them says "exactly" of the answer's own keys.
 func (sc *scenario) apiShape(ctx context.Context, ref string, keys ...string) (string, error) {
 	if ct := sc.header.Get("Content-Type"); !jsonContentType(ct) {
-		return "", engine.Breaks(refJSON, "expected a JSON answer (Content-Type application/json), the Content-Type is %q; %s", clip(ct, 100), sc.got())
+		return "", engine.Breaks(refJSON, "expected a JSON answer (Content-Type application/json), the %s is %q; %s", engine.Field("Content-Type"), engine.Seen(clip(ct, 100)), sc.got())
 	}
 	obj, err := object(sc.raw)
 	if err != nil {
@@ -104,11 +104,11 @@ func (sc *scenario) apiShape(ctx context.Context, ref string, keys ...string) (s
 	}
 	code := string(bytes.TrimSpace(obj["status_code"]))
 	if !integerLiteral.MatchString(code) || code != fmt.Sprint(sc.status) {
-		return "", engine.Breaks(ref, "expected status_code to be the integer %d, the HTTP status; %s", sc.status, sc.got())
+		return "", engine.Breaks(ref, "expected %s to be the integer %d, the HTTP status; %s", engine.Field("status_code"), sc.status, sc.got())
 	}
 	var msg string
 	if err := json.Unmarshal(obj["message"], &msg); err != nil {
-		return "", engine.Breaks(ref, "expected message to be a string; %s", sc.got())
+		return "", engine.Breaks(ref, "expected %s to be a string; %s", engine.Field("message"), sc.got())
 	}
 	return msg, nil
 }

@@ -18,10 +18,10 @@ import (
 // run's ledger check too.
 type Suite struct {
 	Target *Target
-	RunOptions
+	engine.RunOptions
 
 	// lag, when set (tests), stands in for the run's own lag monitor.
-	lag *LagMonitor
+	lag *engine.LagMonitor
 	// extend, when set, adds to every scenario's context after the steps
 	// are bound: tests use it to stand in for steps that note things.
 	extend func(*godog.ScenarioContext)
@@ -104,7 +104,7 @@ func (s *Suite) Run() (int, error) {
 	}
 	lag := s.lag
 	if lag == nil {
-		lag = StartLagMonitor()
+		lag = engine.StartLagMonitor()
 		defer lag.Stop()
 	}
 	ledger := NewLedger(time.Now())
@@ -135,7 +135,7 @@ func (s *Suite) Run() (int, error) {
 
 // prepare checks the target and selects the scenarios before anything
 // runs, and sets the defaults of what was left unset.
-func (s *Suite) prepare() (*Selection, error) {
+func (s *Suite) prepare() (*engine.Selection, error) {
 	if err := s.Target.Validate(); err != nil {
 		return nil, err
 	}
@@ -159,7 +159,7 @@ func (s *Suite) prepare() (*Selection, error) {
 // on the run's lag monitor and ledger.
 // A gate, when not nil, starts the scenarios of the first run (not of the
 // reruns, which go one at a time).
-func (s *Suite) initializer(p *Pass, lag *LagMonitor, ledger *Ledger, g *engine.Gate) Initializer {
+func (s *Suite) initializer(p *Pass, lag *engine.LagMonitor, ledger *Ledger, g *engine.Gate) Initializer {
 	var waits []stepWait
 	if g != nil {
 		waits = scheduleWaits(s.Target.Profile)

@@ -21,7 +21,7 @@ type Steps struct {
 	Done func(reports.ScenarioResult)
 	// Lag measures how late this process runs, to tell a late
 	// notification from a suite that could not look in time.
-	Lag *LagMonitor
+	Lag *engine.LagMonitor
 	// Ledger keeps every contract the run created, for the check at the
 	// end of the run.
 	Ledger *Ledger
@@ -95,7 +95,7 @@ const (
 // Spanish side by side, in the order they are registered (package
 // steps/webhook lists the webhook set's). It returns an error when a
 // method is not bound to exactly one sentence per language.
-func Sentences() ([]Sentence, error) {
+func Sentences() ([]engine.Sentence, error) {
 	return engine.ListSentences("service", (&Steps{}).bindSentences)
 }
 

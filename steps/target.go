@@ -71,7 +71,7 @@ type Target struct {
 	// Pacer spaces the requests to the target and adapts to its rate
 	// limits; nil sends them as fast as the scenarios go (the bundled
 	// reference).
-	Pacer *Pacer
+	Pacer *engine.Pacer
 	// Retries is how many times a request whose answer was transient is
 	// sent again (0: DefaultRetries; negative: never).
 	Retries int

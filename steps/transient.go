@@ -16,15 +16,11 @@ import (
 	"github.com/firmakit/firmakit/steps/engine"
 )
 
-// DefaultRetries is how many times a request whose answer was transient
-// (see transientAnswer) is sent again before its scenario is
-// inconclusive.
-const DefaultRetries = 4
-
-// DefaultRequestTimeout bounds one request to the target, from sending to
-// the last byte of the answer: a black-holed connection becomes a retry,
-// then an inconclusive scenario, never a hung run.
-const DefaultRequestTimeout = 15 * time.Second
+// The defaults of a request's retries and timeout (engine.Network's).
+const (
+	DefaultRetries        = engine.DefaultRetries
+	DefaultRequestTimeout = engine.DefaultRequestTimeout
+)
 
 // transient is why an answer is not the target's own answer to the
 // request under test, so that it says nothing about the rule the scenario

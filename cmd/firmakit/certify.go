@@ -194,7 +194,7 @@ func (m *Main) runCertify(ctx context.Context, f *certifyFlags, plan *certifyPla
 		end: func(f *reports.Finish) {
 			f.Run.Target, f.Run.Bundled, f.Run.MerchantID = t.URL, bundled, t.MerchantID
 			f.Causes = reports.WriteLikelyCauses
-			f.Network = networkLine(t, !bundled)
+			f.Network = networkLine(t.Pacer, !bundled)
 		}})
 }
 
@@ -279,9 +279,7 @@ type foreignFlags struct {
 
 // foreignTarget builds the target of a run against another service and
 // finds out whether it, and the receiver, can be reached.
-func (m *Main) foreignTarget(ctx context.Context, p *firmakit.Profile, f foreignFlags, cleanup *[]func(), log interface {
-	Info(string, ...any)
-}) (*steps.Target, error) {
+func (m *Main) foreignTarget(ctx context.Context, p *firmakit.Profile, f foreignFlags, cleanup *[]func(), log *slog.Logger) (*steps.Target, error) {
 	if f.key == "" || f.secret == "" {
 		return nil, usageError("--key and --secret are required with --target")
 	}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/firmakit/firmakit/features"
 	"github.com/firmakit/firmakit/steps"
-	"github.com/firmakit/firmakit/steps/engine"
 	"github.com/firmakit/firmakit/steps/webhook"
 )
 
@@ -107,7 +106,7 @@ func (m *Main) printSentences(set string, asJSON bool) error {
 		return err
 	}
 	all = append(all, hook...)
-	var list []engine.Sentence
+	list := all[:0]
 	for _, s := range all {
 		if set == "all" || s.Set == set {
 			list = append(list, s)

@@ -146,8 +146,14 @@ func finish(f reports.Facts, shape, summary string) reports.Facts {
 }
 
 // shapeOf is an argument as a message's shape writes it: # for a number,
-// a short word as it is, any other value "…".
+// a short word as it is (not a Seen), any other value "…".
 func shapeOf(verb byte, arg any) string {
+	switch v := arg.(type) {
+	case Want: // what the rule asks, shaped as any other argument
+		arg = string(v)
+	case Seen: // what came: a value, whatever it is
+		arg = nil
+	}
 	switch v := arg.(type) {
 	case int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64, float32, float64, time.Duration:
 		return "#"

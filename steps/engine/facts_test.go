@@ -51,6 +51,8 @@ func TestDescribe(t *testing.T) {
 		{"a name with digits kept", "since %s; got %d", []any{Name("its t was 301 s old"), 200},
 			"since its t was 301 s old; got #", "since its t was 301 s old; got 200", "", "", "", 0, ""},
 		{"the first line only", "expected %q\n  earlier: %s", []any{"x y", "z"}, `expected "…"`, `expected "x y"`, "", "", "", 0, ""},
+		{"a word asked kept, a word seen not", "expected a %s notification, the first one is %q", []any{Want("SIGNED"), Seen("BOUNCED")},
+			`expected a SIGNED notification, the first one is "…"`, `expected a SIGNED notification, the first one is "BOUNCED"`, "", "SIGNED", "BOUNCED", 0, ""},
 		{"a literal percent", "100%% of %d", []any{3}, "100% of #", "100% of 3", "", "", "", 0, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -106,3 +106,13 @@ func (n Network) tls() (*tls.Config, error) {
 // NoRedirect is an http.Client's CheckRedirect that follows none: a
 // redirect is the answer under test.
 func NoRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+
+// DefaultRetries is how many times a request whose answer was transient
+// (a 429, a gateway's 5xx, a broken connection, a timeout) is sent again
+// before its scenario is inconclusive.
+const DefaultRetries = 4
+
+// DefaultRequestTimeout bounds one request to the target, from sending to
+// the last byte of the answer: a black-holed connection becomes a retry,
+// then an inconclusive scenario, never a hung run.
+const DefaultRequestTimeout = 15 * time.Second
