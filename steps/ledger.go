@@ -89,6 +89,10 @@ func (l *Ledger) Down(from, until time.Time) {
 	l.down = append(l.down, downWindow{from, until})
 }
 
+// downSlack is how near a down window a delivery counts as met by it: the
+// refusal begins and ends a little after the step that asks for it.
+const downSlack = time.Second
+
 // downWhile returns a window the receiver was down in that meets
 // [from, until], and whether there is one.
 func (l *Ledger) downWhile(from, until time.Time) (downWindow, bool) {
@@ -178,8 +182,8 @@ func (l *Ledger) Check(ctx context.Context, t *Target, lag *engine.LagMonitor, s
 		}
 		msg, facts := engine.Describe("%d contract(s), %d notification(s) received: %s%s", len(l.contracts), len(recs), f.problems[0], rest)
 		res.Status, res.Breaks, res.FailureKind, res.Error, res.Facts = reports.Failed, f.breaks, f.kind(), msg, &facts
-		if len(f.excusedLate) > 0 {
-			res.Error += "; not judged: " + strings.Join(f.excusedLate, "; ")
+		if len(f.notJudged) > 0 {
+			res.Error += "; not judged: " + strings.Join(f.notJudged, "; ")
 		}
 		if len(f.unknown) > 0 {
 			res.Error += "; not judged, as a create request's answer was lost on the way: " + strings.Join(f.unknown, ", ")
@@ -192,8 +196,8 @@ func (l *Ledger) Check(ctx context.Context, t *Target, lag *engine.LagMonitor, s
 // lateness this process's lag explains, and notifications of contracts a
 // lost answer may have created, are said but not judged.
 type ledgerFindings struct {
-	problems             []engine.Said
-	excusedLate, unknown []string
+	problems           []engine.Said
+	notJudged, unknown []string
 	// againAfter2xx are the events delivered again after a 2xx sooner
 	// than the sender's timeout: a verdict when the run saw it twice or
 	// more, since one alone may be a 2xx the sender read late (a loaded
@@ -353,6 +357,14 @@ func (l *Ledger) judgeContract(f *ledgerFindings, t *Target, lag *engine.LagMoni
 					continue
 				}
 			}
+			// A 2xx the receiver wrote as the suite had it refuse
+			// connections may never have reached the sender: the refusal
+			// closes the connections it holds.
+			if w, down := l.downWhile(prev.ReceivedAt.Add(-downSlack), prev.ReceivedAt.Add(downSlack)); down {
+				f.notJudged = append(f.notJudged, fmt.Sprintf("contract %s event %q delivered again (#%d) after a %d answer (#%d) the receiver wrote as the suite had it refuse connections for %s ms",
+					clip(id, 100), clip(eid, 100), next.ID, prev.Status, prev.ID, engine.Millis(w.until.Sub(w.from))))
+				continue
+			}
 			f.againAfter2xx = append(f.againAfter2xx, fmt.Sprintf("contract %s %q: event %q delivered again (#%d) after a %d answer (#%d)", clip(id, 100), title, clip(eid, 100), next.ID, prev.Status, prev.ID))
 		}
 		if !t.SharedClock || entry.timed {
@@ -369,10 +381,10 @@ func (l *Ledger) judgeContract(f *ledgerFindings, t *Target, lag *engine.LagMoni
 		}
 		if late := first.ReceivedAt.Sub(entry.answered); late > 1500*time.Millisecond {
 			if w, down := l.downWhile(entry.answered, entry.answered.Add(1500*time.Millisecond)); down {
-				f.excusedLate = append(f.excusedLate, fmt.Sprintf("contract %s arrived %s ms after the 201, after the suite had its receiver refuse connections for %s ms while its first delivery was due",
+				f.notJudged = append(f.notJudged, fmt.Sprintf("contract %s arrived %s ms after the 201, after the suite had its receiver refuse connections for %s ms while its first delivery was due",
 					clip(id, 100), engine.Millis(late), engine.Millis(w.until.Sub(w.from))))
 			} else if lg := lag.Max(entry.sent, first.ReceivedAt); engine.ExcusedBy(lg, late-1500*time.Millisecond, t.SenderInProcess) {
-				f.excusedLate = append(f.excusedLate, fmt.Sprintf("contract %s arrived %s ms after the 201 while this process ran %s ms late", clip(id, 100), engine.Millis(late), engine.Millis(lg)))
+				f.notJudged = append(f.notJudged, fmt.Sprintf("contract %s arrived %s ms after the 201 while this process ran %s ms late", clip(id, 100), engine.Millis(late), engine.Millis(lg)))
 			} else {
 				f.problemAs(reports.FailureNotificationLate, refDemo, "contract %s %q: its %s notification arrived %s ms after the 201, outside 300–1500 ms", clip(id, 100), title, state, engine.Millis(late))
 			}

@@ -58,14 +58,22 @@ func TestLedgerDuplicates(t *testing.T) {
 		// remote reads the receiver as a remote one (no shared clock);
 		// late tells the ledger the 2xx was held past the timeout.
 		remote, late bool
+		// downUntil, when set, is when a window of the suite's receiver
+		// refusing connections, 1.5 s long, ended, from the first
+		// delivery.
+		downUntil time.Duration
 	}{
-		{"a 4xx, then the retry answered 2xx", 404, time.Second, false, false, false},
-		{"a 503, then the retry answered 2xx", 503, time.Second, false, false, false},
-		{"a 2xx, then the same event 1 s later", 200, time.Second, true, false, false},
-		{"a 204, then the same event 1 s later", 204, time.Second, true, false, false},
-		{"a 2xx the sender may have had after its timeout, then the retry", 200, 11 * time.Second, false, false, false},
-		{"a remote receiver: a 2xx, then the same event", 200, 11 * time.Second, true, true, false},
-		{"a remote receiver: a 2xx held past the timeout, then the retry", 200, 11 * time.Second, false, true, true},
+		{"a 4xx, then the retry answered 2xx", 404, time.Second, false, false, false, 0},
+		{"a 503, then the retry answered 2xx", 503, time.Second, false, false, false, 0},
+		{"a 2xx, then the same event 1 s later", 200, time.Second, true, false, false, 0},
+		{"a 204, then the same event 1 s later", 204, time.Second, true, false, false, 0},
+		{"a 2xx the sender may have had after its timeout, then the retry", 200, 11 * time.Second, false, false, false, 0},
+		{"a remote receiver: a 2xx, then the same event", 200, 11 * time.Second, true, true, false, 0},
+		{"a remote receiver: a 2xx held past the timeout, then the retry", 200, 11 * time.Second, false, true, true, 0},
+		// The refusal closes the connections the receiver holds: a 2xx it
+		// wrote meanwhile may never have reached the sender.
+		{"a 2xx written as the receiver refused connections, then the same event", 200, time.Second, false, false, false, 1300 * time.Millisecond},
+		{"a 2xx 3 s after the receiver took connections again, then the same event", 200, time.Second, true, false, false, -3 * time.Second},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -79,6 +87,9 @@ func TestLedgerDuplicates(t *testing.T) {
 			require.NoError(t, rv.Open())
 			t.Cleanup(func() { rv.Close() })
 			l := steps.NewLedger(now.Add(-time.Second))
+			if tc.downUntil != 0 {
+				l.Down(now.Add(tc.downUntil-1500*time.Millisecond), now.Add(tc.downUntil))
+			}
 			// Two contracts, each the same way: a duplicate is a verdict
 			// when the run saw it twice (TestLedgerOneDuplicateIsInconclusive).
 			contracts := []string{"sig_1", "sig_2"}

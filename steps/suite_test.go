@@ -301,7 +301,11 @@ func TestSuiteFailsOnAWrongDemoDelay(t *testing.T) {
 		ledger string
 	}{
 		{time.Millisecond, "ms after the request was sent (the 201 came after", reports.Passed},
-		{2 * time.Second, "ms after the 201, outside 300–1500 ms", reports.Passed},
+		// Late by 3.5 s past the window: on a loaded machine, a lag of this
+		// process large enough to excuse that (437 ms, see
+		// engine.ExcusedBy) is rare, where one that excuses half a second
+		// (62 ms) is not, and leaves the scenario inconclusive.
+		{5 * time.Second, "ms after the 201, outside 300–1500 ms", reports.Passed},
 	} {
 		t.Run(tc.delay.String(), func(t *testing.T) {
 			ref, rv := startReference(t, func(ref *reference.Server, _ *receiver.Receiver) { ref.DemoDelay = tc.delay })
