@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -123,28 +125,56 @@ func (r *rig) receiver(db string, extra ...string) (*proc, error) {
 	return r.start("receive", "--listen", append([]string{"--db", db, "--log-level", "warn", "--max-events", "0"}, extra...), os.Stderr)
 }
 
-// start runs 'firmakit command' listening on a free loopback address
-// (given as the flag listen) with args, its log passed on to log, and
-// waits until its /healthz answers.
+// start runs 'firmakit command' listening on a loopback port the process
+// picks itself (the flag listen set to 127.0.0.1:0) with args, its log
+// passed on to log, and waits until the URL it prints answers /healthz.
+// A port probed here and handed to the process could be taken by a
+// process of another test in between; the process would then fail to
+// listen, and a round would measure the other process.
 func (r *rig) start(command, listen string, args []string, log io.Writer) (*proc, error) {
-	addr, err := freeAddr()
+	lc := &lineCounter{w: log}
+	cmd := exec.Command(r.bin, append([]string{command, listen, "127.0.0.1:0"}, args...)...)
+	cmd.Stderr = lc
+	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
 	}
-	lc := &lineCounter{w: log}
-	cmd := exec.Command(r.bin, append([]string{command, listen, addr}, args...)...)
-	cmd.Stderr = lc
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w (run make build first)", r.bin, err)
 	}
-	p := &proc{cmd: cmd, base: "http://" + addr, stderr: lc, exited: make(chan struct{})}
-	go func() { cmd.Wait(); close(p.exited) }()
+	p := &proc{cmd: cmd, stderr: lc, exited: make(chan struct{})}
+	base := make(chan string, 1)
+	go func() {
+		// Waiting for the process reads its output to the end first.
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if u := loopbackURL.FindString(sc.Text()); u != "" {
+				select {
+				case base <- u:
+				default:
+				}
+			}
+		}
+		io.Copy(io.Discard, stdout)
+		cmd.Wait()
+		close(p.exited)
+	}()
 	r.stops = append(r.stops, func() { p.stop() })
+	select {
+	case p.base = <-base:
+	case <-p.exited:
+		return nil, fmt.Errorf("firmakit %s exited at start: %s", command, strings.Join(lc.firstLines(), " / "))
+	case <-time.After(10 * time.Second):
+		return nil, fmt.Errorf("firmakit %s printed no address within 10 s", command)
+	}
 	if err := waitUp(p.base + "/healthz"); err != nil {
 		return nil, err
 	}
 	return p, nil
 }
+
+// loopbackURL is the URL a server started by start prints it serves on.
+var loopbackURL = regexp.MustCompile(`http://127\.0\.0\.1:[0-9]+`)
 
 // proc is a firmakit server run as its own process.
 type proc struct {
@@ -190,6 +220,13 @@ type lineCounter struct {
 	mu    sync.Mutex
 	lines int
 	first []string
+}
+
+// firstLines returns the first lines written.
+func (l *lineCounter) firstLines() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.first...)
 }
 
 func (l *lineCounter) Write(p []byte) (int, error) {

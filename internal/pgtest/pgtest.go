@@ -148,8 +148,10 @@ func (s *Server) startOn(port int) error {
 			return fmt.Errorf("%w: postgres exited at start:\n%s", ErrUnavailable, tail(log))
 		default:
 		}
+		// Through the socket in this server's own folder: another test's
+		// server that took the port first answers on TCP, not there.
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		c, err := pgx.Connect(ctx, s.URL("postgres"))
+		c, err := pgx.Connect(ctx, fmt.Sprintf("postgres://postgres@/postgres?host=%s&port=%d&sslmode=disable", s.dir, port))
 		cancel()
 		if err == nil {
 			c.Close(context.Background())
