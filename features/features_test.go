@@ -91,12 +91,12 @@ func TestCheckFindsProblems(t *testing.T) {
 			`§6.2 rule 1 has no entry in requirements.yaml: "The text after the prefix is free."`},
 		{"a profile rule without an entry", "requirements.yaml",
 			func(s string) string {
-				return strings.Replace(s, "  - ref: \"defaults §B bullet 6\"\n    scenarios: [DEMO-RETRY, DEMO-RETRY-4XX, DEMO-NO-RETRY-2XX, DEMO-RETRY-LATE-ANSWER, DEMO-RETRY-HANG-UP, DEMO-RETRY-REFUSED, DEMO-RETRY-SCHEDULE, DEMO-RETRY-3XX]\n", "", 1)
+				return strings.Replace(s, "  - ref: \"defaults §B bullet 6\"\n    scenarios: [DEMO-RETRY, DEMO-RETRY-4XX, DEMO-NO-RETRY-2XX, DEMO-RETRY-LATE-ANSWER, DEMO-RETRY-HANG-UP, DEMO-RETRY-REFUSED, DEMO-RETRY-SCHEDULE, DEMO-RETRY-EXHAUSTED, DEMO-RETRY-3XX]\n", "", 1)
 			},
 			`defaults §B bullet 6 has no entry in requirements.yaml: "Delivery: a 2xx answer within 10 s is success.`},
 		{"a profile rule waived with a note only", "requirements.yaml",
 			func(s string) string {
-				return strings.Replace(s, "  - ref: \"defaults §B bullet 6\"\n    scenarios: [DEMO-RETRY, DEMO-RETRY-4XX, DEMO-NO-RETRY-2XX, DEMO-RETRY-LATE-ANSWER, DEMO-RETRY-HANG-UP, DEMO-RETRY-REFUSED, DEMO-RETRY-SCHEDULE, DEMO-RETRY-3XX]\n", "  - ref: \"defaults §B bullet 6\"\n    note: later\n", 1)
+				return strings.Replace(s, "  - ref: \"defaults §B bullet 6\"\n    scenarios: [DEMO-RETRY, DEMO-RETRY-4XX, DEMO-NO-RETRY-2XX, DEMO-RETRY-LATE-ANSWER, DEMO-RETRY-HANG-UP, DEMO-RETRY-REFUSED, DEMO-RETRY-SCHEDULE, DEMO-RETRY-EXHAUSTED, DEMO-RETRY-3XX]\n", "  - ref: \"defaults §B bullet 6\"\n    note: later\n", 1)
 			},
 			"defaults §B bullet 6 has no scenario and names no Go test that checks it"},
 		{"an interface rule checked by Go tests instead", "requirements.yaml",

@@ -413,8 +413,9 @@ func (d *dispatcher) attempt(dl *delivery) {
 		if !d.deliverAgain(dl) {
 			d.end(dl)
 		}
-	case s.dev.Delivery.Retried(at.StatusCode, err, !dl.final && try < len(s.RetrySchedule) && !d.closing):
-		wait := s.dev.Delivery.RetryWait(&dl.Delivery, s.RetrySchedule[try])
+	case s.dev.Delivery.Retried(&dl.Delivery, at.StatusCode, err, !dl.final && try < len(s.RetrySchedule) && !d.closing) &&
+		!dl.final && !d.closing && len(s.RetrySchedule) > 0:
+		wait := s.dev.Delivery.RetryWait(&dl.Delivery, s.RetrySchedule[min(try, len(s.RetrySchedule)-1)])
 		log.Warn("notification not delivered, will retry", "err", at.Error, "retry_in", wait)
 		d.retryAfter(dl, wait, false)
 	default:

@@ -106,9 +106,11 @@ type DeliveryDeviations interface {
 	Attempt(req *http.Request, body string, secrets []string)
 	// Delivered tells whether an attempt answered status counts as
 	// delivered, given the correct reading ok; Retried whether an attempt
-	// that was not delivered is retried, given the correct answer ok.
+	// of d that was not delivered is retried, given the correct answer ok
+	// (d.Attempts holds every attempt so far, that one last). A retry
+	// past the server's schedule waits its last delay.
 	Delivered(status int, ok bool) bool
-	Retried(status int, err error, ok bool) bool
+	Retried(d *Delivery, status int, err error, ok bool) bool
 	// RetryWait is the wait before a retry of d, which it may change
 	// (the dispatcher's lock is held).
 	RetryWait(d *Delivery, wait time.Duration) time.Duration
@@ -231,6 +233,6 @@ var _ DeliveryDeviations = NopDeliveryDeviations{}
 func (NopDeliveryDeviations) Timeout(d time.Duration) time.Duration                   { return d }
 func (NopDeliveryDeviations) Attempt(*http.Request, string, []string)                 {}
 func (NopDeliveryDeviations) Delivered(_ int, ok bool) bool                           { return ok }
-func (NopDeliveryDeviations) Retried(_ int, _ error, ok bool) bool                    { return ok }
+func (NopDeliveryDeviations) Retried(_ *Delivery, _ int, _ error, ok bool) bool       { return ok }
 func (NopDeliveryDeviations) RetryWait(_ *Delivery, wait time.Duration) time.Duration { return wait }
 func (NopDeliveryDeviations) Redelivery() (time.Duration, bool)                       { return 0, false }

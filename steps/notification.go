@@ -329,6 +329,14 @@ func (s *Steps) theWebhookAnswersToTheFirstNotifications(ctx context.Context, st
 	return s.answerFirst(ctx, receiver.Answer{Status: status}, count)
 }
 
+// theWebhookAnswersToEveryNotification has the receiver answer status to
+// every delivery of the contract's notification: the first, one per
+// retry of the profile, and more than a sender that keeps retrying
+// would make while the scenario watches.
+func (s *Steps) theWebhookAnswersToEveryNotification(ctx context.Context, status int) error {
+	return s.answerFirst(ctx, receiver.Answer{Status: status}, len(s.T.Profile.Webhook.Retries)+3)
+}
+
 func (s *Steps) theWebhookAnswersOnlyAfterTheDeliveryTimeout(ctx context.Context, status int) error {
 	timeout := s.T.Profile.Webhook.Timeout
 	switch {
@@ -385,6 +393,45 @@ func (s *Steps) itIsDeliveredMoreTimes(ctx context.Context, n int) error {
 		if err := s.awaitRetry(ctx, sc); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// itIsDeliveredAfterEachRetryDelay waits for one delivery again per
+// retry of the profile's schedule, each judged as awaitRetry does.
+func (s *Steps) itIsDeliveredAfterEachRetryDelay(ctx context.Context) error {
+	return s.itIsDeliveredMoreTimes(ctx, len(s.T.Profile.Webhook.Retries))
+}
+
+// noDeliveryFollowsTheLastRetry checks that once the profile's retries
+// are spent, none answered 2xx, the event is not delivered again: the
+// service records it as failed. It watches for the longest wait of the
+// schedule after the last delivery, and the quiet window: a sender that
+// goes on retrying at any wait of its schedule is seen.
+func (s *Steps) noDeliveryFollowsTheLastRetry(ctx context.Context) error {
+	sc := get(ctx)
+	retries := s.T.Profile.Webhook.Retries
+	if sc.note == nil || len(sc.retries) != len(retries) {
+		return fmt.Errorf("the profile's %d retries were not all seen (%d)", len(retries), len(sc.retries))
+	}
+	last, longest := sc.noteAt, time.Duration(0)
+	if n := len(sc.retryAt); n > 0 {
+		last = sc.retryAt[n-1]
+	}
+	for _, r := range retries {
+		longest = max(longest, r)
+	}
+	watch := longest + quietAfter
+	if err := engine.SleepUntil(ctx, last.Add(watch)); err != nil {
+		return err
+	}
+	all, err := s.T.Notifications.List(ctx, receiver.Filter{SignatureID: sc.created, Limit: 20})
+	if err != nil {
+		return err
+	}
+	if want := 1 + len(retries); len(all) != want {
+		return engine.Breaks(refDelivery, "expected %d deliveries (the first and the profile's %d retries, each answered %s), then none: the event is recorded as failed; got %d within %s of the last retry: %s",
+			want, len(retries), answerText(sc.answer), len(all), watch, s.listing(sc, all))
 	}
 	return nil
 }
@@ -1003,6 +1050,12 @@ func (s *Steps) bindNotificationSentences(sc registrar) {
 	sc.Step(engine.Compiled(`^se entrega de nuevo, no antes del plazo de entrega del perfil, con el mismo event_id$`), s.itIsDeliveredAgainWithTheSameEventID)
 	sc.Step(engine.Compiled(`^it is delivered (\d+) more times, each after the profile's next retry delay, with the same event_id$`), s.itIsDeliveredMoreTimes)
 	sc.Step(engine.Compiled(`^se entrega (\d+) veces más, cada una tras la siguiente espera de reintento del perfil, con el mismo event_id$`), s.itIsDeliveredMoreTimes)
+	sc.Step(engine.Compiled(`^the webhook answers (\d+) to every notification of the contract$`), s.theWebhookAnswersToEveryNotification)
+	sc.Step(engine.Compiled(`^el webhook responde (\d+) a todas las notificaciones del contrato$`), s.theWebhookAnswersToEveryNotification)
+	sc.Step(engine.Compiled(`^it is delivered again after each retry delay of the profile, with the same event_id$`), s.itIsDeliveredAfterEachRetryDelay)
+	sc.Step(engine.Compiled(`^se entrega de nuevo tras cada espera de reintento del perfil, con el mismo event_id$`), s.itIsDeliveredAfterEachRetryDelay)
+	sc.Step(engine.Compiled(`^no delivery follows the last retry, the event being recorded as failed$`), s.noDeliveryFollowsTheLastRetry)
+	sc.Step(engine.Compiled(`^no sigue ninguna entrega al último reintento, el evento queda registrado como fallido$`), s.noDeliveryFollowsTheLastRetry)
 	sc.Step(engine.Compiled(`^it is not delivered again$`), s.itIsNotDeliveredAgain)
 	sc.Step(engine.Compiled(`^no se entrega de nuevo$`), s.itIsNotDeliveredAgain)
 	sc.Step(engine.Compiled(`^the delivery again has a valid signature for the webhook secret$`), s.theDeliveryAgainHasAValidSignature)

@@ -58,6 +58,15 @@ func scheduleWaits(p *firmakit.Profile) []stepWait {
 			return d
 		},
 	}
+	byMethod[funcOf(s.theWebhookAnswersToEveryNotification)] = func([]string) time.Duration {
+		// Every retry delay, then the longest again: the watch for a
+		// delivery past the schedule.
+		var d, longest time.Duration
+		for _, r := range retries {
+			d, longest = d+r, max(longest, r)
+		}
+		return d + longest
+	}
 	r := &waitRecorder{byMethod: byMethod}
 	s.bindSentences(r)
 	return r.list

@@ -30,6 +30,7 @@ func TestScheduleWaits(t *testing.T) {
 	}{
 		{"@DEMO-RETRY-LATE-ANSWER", 11 * time.Second}, // the delivery timeout, then the first retry delay
 		{"@DEMO-RETRY-SCHEDULE", 3 * time.Second},     // two retry delays
+		{"@DEMO-RETRY-EXHAUSTED", 47 * time.Second},   // every retry delay, then the longest again
 		{"@DEMO-RETRY", time.Second},
 		{"@DEMO-RETRY-HANG-UP", time.Second},
 		{"@DEMO-NO-RETRY-2XX", time.Second},
@@ -94,14 +95,17 @@ func TestTheGateBoundsARun(t *testing.T) {
 
 // The floor of the whole suite under the bundled profile is the down
 // windows of @DEMO-RETRY-REFUSED (1.5 s in each language, one after the
-// other, before the rest), then the late-answer scenario's: the demo
-// delay, the delivery timeout, the first retry delay and the quiet
-// window after the retry.
+// other, before the rest), then the exhausted schedule's: the demo
+// delay, the five retry delays (31 s), the watch after the last retry
+// (16 s, the longest delay) and the quiet window.
 func TestFloor(t *testing.T) {
 	p := firmakit.BundledProfile()
 	d, err := Floor(p, "all", "", 500*time.Millisecond)
 	require.NoError(t, err)
-	assert.Equal(t, 17500*time.Millisecond, d)
+	assert.Equal(t, 53500*time.Millisecond, d)
+	d, err = Floor(p, "all", "~@DEMO-RETRY-EXHAUSTED", 500*time.Millisecond)
+	require.NoError(t, err)
+	assert.Equal(t, 17500*time.Millisecond, d, "the late answer's: the delivery timeout and the first retry delay")
 	d, err = Floor(p, "all", "@DEMO-RETRY-REFUSED", 500*time.Millisecond)
 	require.NoError(t, err)
 	assert.Equal(t, 3*time.Second, d, "two down windows")

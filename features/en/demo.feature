@@ -244,6 +244,16 @@ Feature: Demo notifications
     And each delivery again has a valid signature for the webhook secret
     And no further delivery follows the one answered 2xx
 
+  @DEMO-RETRY-EXHAUSTED @profile
+  Scenario: a notification never answered 2xx is retried after each retry delay of the profile, then recorded as failed
+    Given a contract titled "DEMO_SIGNED contrato 49"
+    And the webhook answers 503 to every notification of the contract
+    When the contract is created
+    Then a "SIGNED" notification arrives between 300 and 1500 ms after the 201
+    And it is delivered again after each retry delay of the profile, with the same event_id
+    And each delivery again has a valid signature for the webhook secret
+    And no delivery follows the last retry, the event being recorded as failed
+
   @DEMO-NOT-DEMO
   Scenario Outline: a title that does not start with a reserved prefix gets no notification
     Given a contract titled "<title>"

@@ -246,6 +246,16 @@ Característica: Notificaciones de demostración
     Y cada nueva entrega tiene una firma válida para el secreto del webhook
     Y no sigue ninguna otra entrega a la respondida con 2xx
 
+  @DEMO-RETRY-EXHAUSTED @profile
+  Escenario: una notificación nunca respondida con 2xx se reintenta tras cada espera de reintento del perfil, y luego queda como fallida
+    Dado un contrato titulado "DEMO_SIGNED contrato 49"
+    Y el webhook responde 503 a todas las notificaciones del contrato
+    Cuando se crea el contrato
+    Entonces llega una notificación "SIGNED" entre 300 y 1500 ms después del 201
+    Y se entrega de nuevo tras cada espera de reintento del perfil, con el mismo event_id
+    Y cada nueva entrega tiene una firma válida para el secreto del webhook
+    Y no sigue ninguna entrega al último reintento, el evento queda registrado como fallido
+
   @DEMO-NOT-DEMO
   Esquema del escenario: un título que no empieza con un prefijo reservado no recibe notificación
     Dado un contrato titulado "<title>"

@@ -157,6 +157,9 @@ const (
 	faultNotificationNoRetryAfterReset     = "notification-no-retry-after-reset"
 	faultNotificationNoRetryAfterRefused   = "notification-no-retry-after-refused"
 	faultNotificationRetryScheduleFlat     = "notification-retry-schedule-flat"
+	faultNotificationRetryGivesUpEarly     = "notification-retry-gives-up-early"
+	faultNotificationRetryBeyondSchedule   = "notification-retry-beyond-schedule"
+	faultNotificationRetryBackoffCapped    = "notification-retry-backoff-capped"
 	faultNotificationEventIDReused         = "notification-event-id-reused"
 	faultNotificationEventIDEmpty          = "notification-event-id-empty"
 	faultNotificationNonDemoTitle          = "notification-non-demo-title"
@@ -415,6 +418,12 @@ var faultTable = []Fault{
 		"A notification whose connection is refused (the endpoint down, as during a deploy) is recorded as failed at once, never retried; an endpoint that answers, however badly, still is."},
 	{faultNotificationRetryScheduleFlat, AreaNotification, "defaults.md B delivery (retry after 1 s, 2 s, 4 s, …)",
 		"Every retry waits the schedule's first wait (1 s) instead of the next one: the second retry comes 1 s after the first, not 2 s."},
+	{faultNotificationRetryGivesUpEarly, AreaNotification, "defaults.md B delivery (retries after 1 s, 2 s, 4 s, 8 s and 16 s, then records it as failed)",
+		"A notification never answered 2xx is retried twice, not on the whole schedule: it is recorded as failed after its third attempt."},
+	{faultNotificationRetryBeyondSchedule, AreaNotification, "defaults.md B delivery (after the last retry, the service records it as failed)",
+		"A notification never answered 2xx is retried once more after the schedule's last retry, again after its last wait (16 s), before it is recorded as failed."},
+	{faultNotificationRetryBackoffCapped, AreaNotification, "defaults.md B delivery (retry after 1 s, 2 s, 4 s, 8 s and 16 s)",
+		"The waits between retries stop growing at the schedule's third (1 s, 2 s, 4 s, 4 s, 4 s)."},
 	{faultNotificationEventIDReused, AreaNotification, "defaults.md B event_id (unique per event)",
 		"Every notification carries the same event_id."},
 	{faultNotificationEventIDEmpty, AreaNotification, "defaults.md B event_id",

@@ -239,12 +239,25 @@ func (s deliveryFaults) Delivered(status int, ok bool) bool {
 	return ok
 }
 
+// givenUpAfter is how many retries a notification gets under
+// notification-retry-gives-up-early; cappedAt the schedule's wait at
+// which notification-retry-backoff-capped's waits stop growing.
+const (
+	givenUpAfter = 2
+	cappedAt     = 2
+)
+
 // Retried tells whether an attempt that was not delivered (answered
 // status, or failed with err) is retried: under a fault, not even when
 // the correct server would (ok).
-func (s deliveryFaults) Retried(status int, err error, ok bool) bool {
+func (s deliveryFaults) Retried(dl *reference.Delivery, status int, err error, ok bool) bool {
 	var ne net.Error
+	retries := len(dl.Attempts) - 1 // retries made so far
 	switch {
+	case s.fault(faultNotificationRetryGivesUpEarly) && retries >= givenUpAfter:
+		return false
+	case s.fault(faultNotificationRetryBeyondSchedule) && !ok && retries == len(s.seam.RetrySchedule()):
+		return true // the dispatcher waits the schedule's last delay
 	case s.fault(faultNotificationNoRetry),
 		s.fault(faultNotificationNoRetryAfter4xx) && status >= 400 && status <= 499,
 		s.fault(faultNotificationNoRetryAfterClose) && err != nil && !(errors.As(err, &ne) && ne.Timeout()),
@@ -268,6 +281,9 @@ func (s deliveryFaults) RetryWait(dl *reference.Delivery, wait time.Duration) ti
 	}
 	if schedule := s.seam.RetrySchedule(); s.fault(faultNotificationRetryScheduleFlat) && len(schedule) > 0 {
 		return schedule[0]
+	}
+	if schedule := s.seam.RetrySchedule(); s.fault(faultNotificationRetryBackoffCapped) && len(schedule) > cappedAt {
+		return min(wait, schedule[cappedAt])
 	}
 	return wait
 }

@@ -169,6 +169,25 @@ func notificationCases() []faultCase {
 				return hs[2].At.Sub(hs[1].At) >= 300*time.Millisecond
 			},
 			correct: true, faulty: false},
+		// Never answered 2xx: the correct server makes its first attempt
+		// and one retry per wait of its schedule, then stops.
+		{fault: "notification-retry-gives-up-early", statuses: []int{503, 503, 503, 503, 503, 503, 503}, server: fourRetries,
+			probe:   attemptsWithin(time.Second),
+			correct: 5, faulty: 3},
+		{fault: "notification-retry-beyond-schedule", statuses: []int{503, 503, 503, 503, 503, 503, 503}, server: fourRetries,
+			probe:   attemptsWithin(time.Second),
+			correct: 5, faulty: 6},
+		{fault: "notification-retry-backoff-capped", statuses: []int{503, 503, 503, 503, 503, 503, 503},
+			server: func(s *reference.Server) {
+				s.RetrySchedule = []time.Duration{20 * time.Millisecond, 40 * time.Millisecond, 80 * time.Millisecond, 400 * time.Millisecond}
+			},
+			probe: func(t *testing.T, x *reftest.Exchange) any {
+				x.CreateTitled(t, "DEMO_SIGNED contrato 42")
+				hs := x.Notifications(5, 2*time.Second)
+				require.Len(t, hs, 5)
+				return hs[4].At.Sub(hs[3].At) >= 300*time.Millisecond
+			},
+			correct: true, faulty: false},
 		{fault: "notification-retry-new-event-id", statuses: []int{503, 500},
 			probe: func(t *testing.T, x *reftest.Exchange) any {
 				x.CreateTitled(t, "DEMO_SIGNED contrato 42")
@@ -222,7 +241,9 @@ func notificationCases() []faultCase {
 				return hs[0].Path
 			},
 			correct: reftest.OtherHookPath, faulty: "/hook"},
-		{fault: "notification-201-held",
+		// The real demo delay: with the test's 10 ms, a correct server's
+		// notification can beat a loaded test's reading of the 201.
+		{fault: "notification-201-held", server: realDelay,
 			probe: func(t *testing.T, x *reftest.Exchange) any {
 				x.CreateTitled(t, "DEMO_SIGNED contrato 42")
 				answered := time.Now()
@@ -401,6 +422,20 @@ func distinct(ids []string) int {
 }
 
 func slowRetry(s *reference.Server) { s.RetrySchedule = []time.Duration{400 * time.Millisecond} }
+
+// fourRetries is a short schedule of four retries.
+func fourRetries(s *reference.Server) {
+	s.RetrySchedule = []time.Duration{20 * time.Millisecond, 20 * time.Millisecond, 20 * time.Millisecond, 20 * time.Millisecond}
+}
+
+// attemptsWithin counts the deliveries of a demo contract's notification
+// that come within d.
+func attemptsWithin(d time.Duration) func(*testing.T, *reftest.Exchange) any {
+	return func(t *testing.T, x *reftest.Exchange) any {
+		x.CreateTitled(t, "DEMO_SIGNED contrato 42")
+		return len(x.Notifications(10, d))
+	}
+}
 
 func realDelay(s *reference.Server) { s.DemoDelay = reference.DefaultDemoDelay }
 
