@@ -50,7 +50,7 @@ func methodFiles(t *testing.T) map[string]string {
 func TestEveryStepIsReportedAtItsMethodsFile(t *testing.T) {
 	list, err := Sentences()
 	require.NoError(t, err)
-	require.Len(t, list, 113, "the service set's sentences (package steps/webhook checks its own)")
+	require.Len(t, list, 116, "the service set's sentences (package steps/webhook checks its own)")
 	files := methodFiles(t)
 	var reported []string
 	var out bytes.Buffer

@@ -40,7 +40,7 @@ func TestFeaturesSentences(t *testing.T) {
 	assert.Contains(t, out, "# service set")
 	assert.Contains(t, out, "# webhook set")
 	assert.Contains(t, out, "en: the response is (\\d+) \"([^\"]*)\"\nes: la respuesta es (\\d+) \"([^\"]*)\"\n    parameter 1: a whole number\n    parameter 2: any text\n")
-	assert.Equal(t, 148, strings.Count(out, "\nen: ")+strings.Count(out[:4], "en: "))
+	assert.Equal(t, 151, strings.Count(out, "\nen: ")+strings.Count(out[:4], "en: "))
 	code, out, _ = run(t, nil, "features", "sentences", "--set", "webhook", "--json")
 	require.Equal(t, ExitOK, code)
 	var list []map[string]any
