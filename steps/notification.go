@@ -334,8 +334,20 @@ func (s *Steps) theWebhookAnswersToTheFirstNotifications(ctx context.Context, st
 // retry of the profile, and more than a sender that keeps retrying
 // would make while the scenario watches.
 func (s *Steps) theWebhookAnswersToEveryNotification(ctx context.Context, status int) error {
-	return s.answerFirst(ctx, receiver.Answer{Status: status}, len(s.T.Profile.Webhook.Retries)+3)
+	retries := s.T.Profile.Webhook.Retries
+	var whole, longest time.Duration
+	for _, r := range retries {
+		whole, longest = whole+r, max(longest, r)
+	}
+	if whole+longest > maxScheduleWatch {
+		return s.notRun(ctx, fmt.Sprintf("the profile's retry schedule (webhook.retries) lasts %s, and watching past its end %s more: longer than the %s a scenario waits (leave it out with --tags '~@DEMO-RETRY-EXHAUSTED')", whole, longest, maxScheduleWatch))
+	}
+	return s.answerFirst(ctx, receiver.Answer{Status: status}, len(retries)+3)
 }
+
+// maxScheduleWatch bounds how long a scenario waits out a profile's
+// whole retry schedule; a longer schedule is not run.
+const maxScheduleWatch = 10 * time.Minute
 
 func (s *Steps) theWebhookAnswersOnlyAfterTheDeliveryTimeout(ctx context.Context, status int) error {
 	timeout := s.T.Profile.Webhook.Timeout
@@ -425,7 +437,7 @@ func (s *Steps) noDeliveryFollowsTheLastRetry(ctx context.Context) error {
 	if err := engine.SleepUntil(ctx, last.Add(watch)); err != nil {
 		return err
 	}
-	all, err := s.T.Notifications.List(ctx, receiver.Filter{SignatureID: sc.created, Limit: 20})
+	all, err := s.T.Notifications.List(ctx, receiver.Filter{SignatureID: sc.created, Limit: len(retries) + 5})
 	if err != nil {
 		return err
 	}

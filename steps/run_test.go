@@ -78,3 +78,21 @@ func TestSuiteWithoutCredentialsIsIncomplete(t *testing.T) {
 	assert.Empty(t, s.NotRun())
 	assert.Equal(t, fmt.Sprintf("verdict: passed: every selected scenario passed, %d of %d", ok+4, ok+4), s.VerdictLine())
 }
+
+// A profile whose retry schedule, waited out and watched past its end,
+// lasts longer than a scenario waits: the scenario that lets it run out
+// is not run, with its reason and how to leave it out, and creates
+// nothing.
+func TestExhaustedScheduleTooLongIsNotRun(t *testing.T) {
+	ref, rv := startReference(t, nil)
+	target := steps.DemoTarget(ref.URL(), rv, true)
+	target.Profile.Webhook.Retries = []time.Duration{time.Minute, 5 * time.Minute}
+	s := &steps.Suite{Target: target, RunOptions: steps.RunOptions{Lang: "en", Tags: "@DEMO-RETRY-EXHAUSTED", Output: &bytes.Buffer{}}}
+	status, err := s.Run()
+	require.NoError(t, err)
+	assert.Equal(t, 0, status)
+	assert.Equal(t, reports.Incomplete, s.Verdict())
+	require.Len(t, s.NotRun(), 1)
+	assert.Contains(t, s.NotRun()[0], "lasts 6m0s, and watching past its end 5m0s more: longer than the 10m0s a scenario waits")
+	assert.Contains(t, s.NotRun()[0], "~@DEMO-RETRY-EXHAUSTED")
+}

@@ -65,6 +65,9 @@ func scheduleWaits(p *firmakit.Profile) []stepWait {
 		for _, r := range retries {
 			d, longest = d+r, max(longest, r)
 		}
+		if d+longest > maxScheduleWatch {
+			return 0 // not run
+		}
 		return d + longest
 	}
 	r := &waitRecorder{byMethod: byMethod}
