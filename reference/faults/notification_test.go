@@ -162,12 +162,7 @@ func notificationCases() []faultCase {
 			server: func(s *reference.Server) {
 				s.RetrySchedule = []time.Duration{100 * time.Millisecond, 400 * time.Millisecond}
 			},
-			probe: func(t *testing.T, x *reftest.Exchange) any {
-				x.CreateTitled(t, "DEMO_SIGNED contrato 42")
-				hs := x.Notifications(3, 2*time.Second)
-				require.Len(t, hs, 3)
-				return hs[2].At.Sub(hs[1].At) >= 300*time.Millisecond
-			},
+			probe:   lastRetryWaited(2, 300*time.Millisecond),
 			correct: true, faulty: false},
 		// Never answered 2xx: the correct server makes its first attempt
 		// and one retry per wait of its schedule, then stops.
@@ -181,12 +176,7 @@ func notificationCases() []faultCase {
 			server: func(s *reference.Server) {
 				s.RetrySchedule = []time.Duration{20 * time.Millisecond, 40 * time.Millisecond, 80 * time.Millisecond, 400 * time.Millisecond}
 			},
-			probe: func(t *testing.T, x *reftest.Exchange) any {
-				x.CreateTitled(t, "DEMO_SIGNED contrato 42")
-				hs := x.Notifications(5, 2*time.Second)
-				require.Len(t, hs, 5)
-				return hs[4].At.Sub(hs[3].At) >= 300*time.Millisecond
-			},
+			probe:   lastRetryWaited(4, 300*time.Millisecond),
 			correct: true, faulty: false},
 		{fault: "notification-retry-new-event-id", statuses: []int{503, 500},
 			probe: func(t *testing.T, x *reftest.Exchange) any {
@@ -426,6 +416,17 @@ func slowRetry(s *reference.Server) { s.RetrySchedule = []time.Duration{400 * ti
 // fourRetries is a short schedule of four retries.
 func fourRetries(s *reference.Server) {
 	s.RetrySchedule = []time.Duration{20 * time.Millisecond, 20 * time.Millisecond, 20 * time.Millisecond, 20 * time.Millisecond}
+}
+
+// lastRetryWaited tells whether a demo contract's retry number n came at
+// least atLeast after the delivery before it.
+func lastRetryWaited(n int, atLeast time.Duration) func(*testing.T, *reftest.Exchange) any {
+	return func(t *testing.T, x *reftest.Exchange) any {
+		x.CreateTitled(t, "DEMO_SIGNED contrato 42")
+		hs := x.Notifications(n+1, 2*time.Second)
+		require.Len(t, hs, n+1)
+		return hs[n].At.Sub(hs[n-1].At) >= atLeast
+	}
 }
 
 // attemptsWithin counts the deliveries of a demo contract's notification
