@@ -275,27 +275,94 @@ func (p *Pass) RerunInconclusive(name string) error {
 }
 
 // scenarioPaths are the godog paths (file:line) of the scenarios of rs,
-// each once.
+// each once. A result names its scenario as godog compiled it, an
+// outline's placeholders filled from its row ("… una notificación
+// REJECTED, …" for "… una notificación <state>, …"), so a result is
+// matched to the scenario of its file that starts last at or before its
+// row's line and whose name it fits.
 func (p *Pass) scenarioPaths(rs []reports.ScenarioResult) ([]string, error) {
-	lines := map[string]int64{}
-	for _, lang := range []string{"es", "en"} {
-		scs, err := p.set.Scenarios(features.FS, lang)
-		if err != nil {
-			return nil, err
-		}
-		for _, sc := range scs {
-			lines[lang+"/"+sc.File+"\x00"+sc.Name] = sc.Line
-		}
+	byFile, err := scenariosByFile(p.set)
+	if err != nil {
+		return nil, err
 	}
 	var paths []string
 	for _, r := range rs {
-		line, ok := lines[r.Feature+"\x00"+r.Name]
-		if !ok {
-			return nil, fmt.Errorf("rerun: no scenario %q in %s", r.Name, r.Feature)
+		path, err := scenarioPath(byFile, r)
+		if err != nil {
+			return nil, err
 		}
-		if path := fmt.Sprintf("%s:%d", r.Feature, line); !slices.Contains(paths, path) {
+		if !slices.Contains(paths, path) {
 			paths = append(paths, path)
 		}
 	}
 	return paths, nil
+}
+
+// scenariosByFile are the scenarios of set, by "lang/file".
+func scenariosByFile(set *features.Set) (map[string][]features.Scenario, error) {
+	byFile := map[string][]features.Scenario{}
+	for _, lang := range []string{"es", "en"} {
+		scs, err := set.Scenarios(features.FS, lang)
+		if err != nil {
+			return nil, err
+		}
+		for _, sc := range scs {
+			byFile[lang+"/"+sc.File] = append(byFile[lang+"/"+sc.File], sc)
+		}
+	}
+	return byFile, nil
+}
+
+// scenarioPath is the godog path (file:line) of r's scenario.
+func scenarioPath(byFile map[string][]features.Scenario, r reports.ScenarioResult) (string, error) {
+	var found *features.Scenario
+	for i, sc := range byFile[r.Feature] {
+		if !FitsOutlineName(sc.Name, r.Name) || (r.Line > 0 && sc.Line > int64(r.Line)) {
+			continue
+		}
+		if found == nil || sc.Line > found.Line {
+			found = &byFile[r.Feature][i]
+		}
+	}
+	if found == nil {
+		return "", fmt.Errorf("rerun: no scenario %q in %s", r.Name, r.Feature)
+	}
+	return fmt.Sprintf("%s:%d", r.Feature, found.Line), nil
+}
+
+// FitsOutlineName tells whether name is the scenario name template with
+// each of its <placeholders> filled in (by any text, empty too), as
+// godog compiles an outline's rows.
+func FitsOutlineName(template, name string) bool {
+	var literals []string
+	rest := template
+	for {
+		open := strings.Index(rest, "<")
+		if open < 0 {
+			break
+		}
+		end := strings.Index(rest[open:], ">")
+		if end < 0 {
+			break
+		}
+		literals = append(literals, rest[:open])
+		rest = rest[open+end+1:]
+	}
+	if len(literals) == 0 {
+		return template == name
+	}
+	literals = append(literals, rest)
+	if !strings.HasPrefix(name, literals[0]) {
+		return false
+	}
+	name = name[len(literals[0]):]
+	last := literals[len(literals)-1]
+	for _, lit := range literals[1 : len(literals)-1] {
+		i := strings.Index(name, lit)
+		if i < 0 {
+			return false
+		}
+		name = name[i+len(lit):]
+	}
+	return strings.HasSuffix(name, last)
 }
