@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/internal/browser"
 	"github.com/firmakit/firmakit/internal/pgtest"
 	"github.com/firmakit/firmakit/receiver"
 	"github.com/jackc/pgx/v5"
@@ -25,9 +26,14 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The PostgreSQL server of this package's tests, started by the first
-// test that needs one and stopped once they have all run.
-func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+// The PostgreSQL server and the Chromium (browser.Shared) of this
+// package's tests, each started by the first test that needs one and
+// stopped once they have all run.
+func TestMain(m *testing.M) {
+	code := pgtest.Main(m)
+	browser.StopShared()
+	os.Exit(code)
+}
 
 // postgresDB returns the URL of a new, empty database on the tests'
 // PostgreSQL server. Without a server the test fails, saying how to

@@ -86,7 +86,7 @@ func hasClass(ctx context.Context, t *testing.T, sel, class string) bool {
 // delay the receiver refuses is reported, and all of it reads in Spanish.
 func TestDashboardProgramsAnswers(t *testing.T) {
 	rv := MustOpenReceiver(t, func(r *receiver.Receiver) { r.Secrets = map[string][]string{"*": {"whsec_test_demo"}} })
-	ctx := browser.New(t)
+	ctx := browser.Shared(t)
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(rv.URL()+"/"),
 		chromedp.WaitVisible(chromedp.CSS(`#conn[data-state="open"]`)),
 		chromedp.Click(chromedp.CSS("#answers-toggle")),
@@ -218,7 +218,7 @@ func TestDashboardReplaysARecord(t *testing.T) {
 	st, _ := post(t, rv, "merchant_demo", body, sig)
 	require.Equal(t, 200, st)
 
-	ctx := browser.New(t)
+	ctx := browser.Shared(t)
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(rv.URL()+"/"),
 		chromedp.WaitVisible(chromedp.CSS(`#conn[data-state="open"]`)),
 		chromedp.Click(chromedp.CSS(`#rows tr[data-id="1"]`)),
@@ -306,7 +306,7 @@ func TestDashboardExportsTheFilter(t *testing.T) {
 	signedPost(t, rv, "merchant_demo", notification(firmakit.StateSigned, "ev-5", "sig-5"))
 	post(t, rv, "merchant_demo", []byte(`{"note":"fish & chips=1 #x"}`), "")
 
-	ctx := browser.New(t)
+	ctx := browser.Shared(t)
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(rv.URL()+"/?token="+token+"#state=SIGNED"),
 		chromedp.WaitVisible(chromedp.CSS(`#conn[data-state="open"]`))))
 	waitIDs(ctx, t, 5, 3, 1)
@@ -415,7 +415,7 @@ func TestDashboardClearsAllAfterAsking(t *testing.T) {
 	signedPost(t, rv, "merchant_demo", notification(firmakit.StateCreated, "ev-2", "sig-2"))
 	signedPost(t, rv, "shop_b", notification(firmakit.StateSigned, "ev-3", "sig-3"))
 
-	ctx := browser.New(t)
+	ctx := browser.Shared(t)
 	var dialogs atomic.Int64
 	require.NoError(t, chromedp.Listen(ctx, func(ev any) {
 		if _, ok := ev.(*page.EventJavascriptDialogOpening); ok {

@@ -23,7 +23,7 @@ func TestDashboardKeepsUp(t *testing.T) {
 		t.Skip("streams for three seconds")
 	}
 	rv := MustOpenReceiver(t, func(r *receiver.Receiver) { r.DB = t.TempDir() + "/load.db" })
-	ctx := browser.New(t)
+	ctx := browser.Shared(t)
 	res, err := dashbench.Run(ctx, dashbench.Config{URL: rv.URL(), Stored: 1000, Rate: 200, Duration: 3 * time.Second, Clicks: 5})
 	require.NoError(t, err)
 	t.Logf("measured: %s", res)

@@ -38,7 +38,7 @@ func TestDashboardRequestsPanel(t *testing.T) {
 	send("/v1/check/merchant_demo", "{}", "{}")
 	front := struct{ URL string }{rv.URL()}
 
-	ctx := browser.New(t)
+	ctx := browser.Shared(t)
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(front.URL+"/"),
 		chromedp.WaitVisible(chromedp.CSS(`#conn[data-state="open"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`#tab-requests`)),

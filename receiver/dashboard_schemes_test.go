@@ -39,7 +39,7 @@ func TestDashboardShowsTheScheme(t *testing.T) {
 	send("gh", gh, "forged")
 	send("st", st, "whsec_st")
 
-	ctx := browser.New(t)
+	ctx := browser.Shared(t)
 	require.NoError(t, chromedp.Do(ctx,
 		chromedp.Navigate(rv.URL()+"/"),
 		chromedp.WaitVisible(chromedp.CSS(`#rows tr[data-id="3"]`)),

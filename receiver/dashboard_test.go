@@ -59,7 +59,7 @@ func TestDashboardInABrowser(t *testing.T) {
 	addr := strings.TrimPrefix(rv.URL(), "http://")
 	t.Cleanup(func() { rv.Close() })
 
-	ctx := browser.New(t)
+	ctx := browser.Shared(t)
 	require.NoError(t, chromedp.Do(ctx,
 		chromedp.Navigate(rv.URL()+"/"),
 		chromedp.WaitVisible(chromedp.CSS(`#conn[data-state="open"]`)),
@@ -215,7 +215,7 @@ func TestAnotherOriginCannotDriveTheReceiver(t *testing.T) {
 	}))
 	defer attacker.Close()
 
-	ctx := browser.New(t)
+	ctx := browser.Shared(t)
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(attacker.URL+"/")))
 	_, err := chromedp.Run(ctx, chromedp.Poll[bool](`window.done === true`, chromedp.WithPollingTimeout(20*time.Second)))
 	require.NoError(t, err, "the page did not finish its attempts")
@@ -265,7 +265,7 @@ func TestDashboardShowsTheEndpointsAnswer(t *testing.T) {
 	t.Cleanup(ep.Close)
 	rv := MustOpenReceiver(t, func(r *receiver.Receiver) { r.ForwardTo, r.Profile = ep.URL+"/webhook", fast })
 
-	ctx := browser.New(t)
+	ctx := browser.Shared(t)
 	require.NoError(t, chromedp.Do(ctx,
 		chromedp.Navigate(rv.URL()+"/"),
 		chromedp.WaitVisible(chromedp.CSS(`#conn[data-state="open"]`)),

@@ -41,7 +41,7 @@ func TestDashboardTokenStaysWithTheReceiver(t *testing.T) {
 	defer other.Close()
 	require.True(t, strings.HasPrefix(other.URL, "http://127.0.0.1:"))
 
-	ctx := browser.New(t)
+	ctx := browser.Shared(t)
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(rv.URL()+"/?token="+token),
 		chromedp.WaitVisible(chromedp.CSS(`#conn[data-state="open"]`))))
 	waitIDs(ctx, t, 1)

@@ -44,7 +44,7 @@ func TestDashboardLayout(t *testing.T) {
 	rv := MustOpenReceiver(t, nil)
 	long := strings.Repeat("merchant_with_a_very_long_name_", 5)[:147]
 	post(t, rv, long, notification(firmakit.StateSigned, "ev-long", "sig-long-"+strings.Repeat("x", 60)), "")
-	ctx := browser.New(t)
+	ctx := browser.Shared(t)
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(rv.URL()+"/"), chromedp.WaitVisible(chromedp.CSS(`#rows tr[data-id="1"]`))))
 	for _, width := range []int64{1400, 400} {
 		require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(width, 800)))
@@ -94,7 +94,7 @@ func TestDashboardSearchesTheServer(t *testing.T) {
 		}
 		post(t, rv, ch, []byte(body+`"}`), "")
 	}
-	ctx := browser.New(t)
+	ctx := browser.Shared(t)
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(rv.URL()+"/#channel_prefix=shop_0&q=aguja"),
 		chromedp.WaitVisible(chromedp.CSS(`#conn[data-state="open"]`))))
 	assert.Equal(t, "shop_0", eval[string](ctx, t, `document.getElementById("f-channel").value`), "the filter from the URL")
@@ -147,7 +147,7 @@ func TestDashboardSearchesTheServer(t *testing.T) {
 // left in the filters or signature checks.
 func TestDashboardShowsWhatTheReceiverDid(t *testing.T) {
 	rv := MustOpenReceiver(t, nil)
-	ctx := browser.New(t)
+	ctx := browser.Shared(t)
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(rv.URL()+"/"), chromedp.WaitVisible(chromedp.CSS(`#conn[data-state="open"]`))))
 	now := time.Now().UTC()
 	require.NoError(t, rv.NoteContract(context.Background(), "sig-in", now.Add(-800*time.Millisecond).Format(time.RFC3339Nano)))
@@ -220,7 +220,7 @@ func TestCopyAsCurlSendsTheExactBytes(t *testing.T) {
 	rv := MustOpenReceiver(t, nil)
 	raw := []byte("\xff\xfe\x00\x01 it's 100% \\n \n\t\"x\"\x80\xc3")
 	post(t, rv, "merchant_demo", raw, "")
-	ctx := browser.New(t)
+	ctx := browser.Shared(t)
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(rv.URL()+"/"),
 		chromedp.Click(chromedp.CSS(`#rows tr[data-id="1"]`)), chromedp.WaitVisible(chromedp.CSS(`#detail`))))
 	line := text(ctx, t, "#d-curl")
