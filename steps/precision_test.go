@@ -1,8 +1,10 @@
 package steps_test
 
 import (
+	"fmt"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/firmakit/firmakit"
 	"github.com/firmakit/firmakit/internal/stdservice"
@@ -39,18 +41,30 @@ func TestAnIndependentServicePasses(t *testing.T) {
 	d := firmakit.Demo()
 	target.Sender, target.Template.Title = d.Sender, d.Template.Title
 	target.OtherWebhookSecrets = cfg.WebhookSecrets
-	s := &steps.Suite{Target: target, RunOptions: steps.RunOptions{Lang: wholeSuiteLang("en"), Tags: underRaceWithoutOperatorRows(t, "~@reference"), Randomize: -1}}
+	var again rerunCounter
+	s := &steps.Suite{Target: target, RunOptions: steps.RunOptions{Lang: wholeSuiteLang("en"), Tags: underRaceWithoutOperatorRows(t, "~@reference"), Randomize: -1, Progress: &again}}
+	start := time.Now()
 	_, err := s.Run()
 	require.NoError(t, err)
+	t.Logf("%s in %.1fs, %d row(s) run again alone", s.VerdictLine(), time.Since(start).Seconds(), again.count())
 	v := s.Verdict()
 	if lateRows(t, s) > 0 {
 		require.Equal(t, reports.Inconclusive, v, "against an independent, correct service:\n%s", unpassed(s))
 	} else {
 		require.Contains(t, []string{reports.Passed, reports.PassedWithWarnings}, v, "against an independent, correct service:\n%s", unpassed(s))
 	}
+	// Each warning once, with the rows that gave it.
+	rows := map[string]int{}
+	var warnings []string
 	for _, r := range s.Results() {
 		for _, w := range r.Warnings {
-			t.Logf("warning %s @%s: %s", r.Lang, r.Requirement, w)
+			key := fmt.Sprintf("%s @%s: %s", r.Lang, r.Requirement, w)
+			if rows[key]++; rows[key] == 1 {
+				warnings = append(warnings, key)
+			}
 		}
+	}
+	for _, w := range warnings {
+		t.Logf("warning (%d row(s)) %s", rows[w], w)
 	}
 }
