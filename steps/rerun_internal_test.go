@@ -7,6 +7,7 @@ import (
 
 	"github.com/firmakit/firmakit/receiver"
 	"github.com/firmakit/firmakit/reference"
+	refaults "github.com/firmakit/firmakit/reference/faults"
 	"github.com/firmakit/firmakit/reports"
 	"github.com/firmakit/firmakit/steps/engine"
 	"github.com/stretchr/testify/assert"
@@ -54,6 +55,59 @@ func TestLateNotificationWhileThisProcessLagsIsInconclusive(t *testing.T) {
 				}
 			}
 			assert.Equal(t, 5, rows, "each row once, its rerun replacing it")
+		})
+	}
+}
+
+// TestHeldAnswerCountsThisProcessesLateness: a service that holds its 201
+// until it has sent the demo notification (the named fault) fails the
+// demo scenario when this process ran on time, on the first run and
+// again alone (its 201 comes 200 ms after the notification). When it
+// lagged 80 ms all along, the 201 may have waited in each goroutine on
+// its way here about that long (LagHops), which explains a notification
+// before it: inconclusive, never failed. (A
+// correct reference's 201 was once read 343 ms after it was written
+// while the lag measured was 88 ms; the bound counted the lag once, and
+// failed it.)
+func TestHeldAnswerCountsThisProcessesLateness(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		lag     time.Duration
+		verdict string
+	}{
+		{"lagging", 80 * time.Millisecond, reports.Inconclusive},
+		{"on time", 0, reports.Failed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rv := &receiver.Receiver{Addr: "127.0.0.1:0", DB: ":memory:"}
+			require.NoError(t, rv.Open())
+			defer rv.Close()
+			ref := &reference.Server{Addr: "127.0.0.1:0", Config: reference.DemoConfig()}
+			var err error
+			ref.Deviations, err = refaults.New([]string{"notification-201-held"})
+			require.NoError(t, err)
+			require.NoError(t, ref.Config.SetWebhooks(rv.HookURL))
+			require.NoError(t, ref.Open())
+			defer ref.Close()
+			s := &Suite{Target: DemoTarget(ref.URL(), rv, true), lag: engine.LaggingMonitor(tc.lag),
+				RunOptions: RunOptions{Lang: "en", Tags: "@DEMO-NOTIFICATION", Concurrency: 8}}
+			_, err = s.Run()
+			require.NoError(t, err)
+			assert.Equal(t, tc.verdict, s.Verdict())
+			rows := 0
+			for _, r := range s.Results() {
+				if r.Requirement != "DEMO-NOTIFICATION" {
+					continue
+				}
+				rows++
+				assert.Equal(t, tc.verdict, r.Status, r.Error)
+				if tc.verdict == reports.Failed {
+					assert.Contains(t, r.Error, "The service holds its 201 until it has sent the notification")
+				} else {
+					assert.NotContains(t, r.Error, "holds its 201")
+				}
+			}
+			assert.Equal(t, 5, rows)
 		})
 	}
 }

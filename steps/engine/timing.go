@@ -129,11 +129,17 @@ const (
 // lateness: lag is how late it ran meanwhile (LagMonitor.Max);
 // senderHere, that the sender of what was timed runs in it too.
 func ExcusedBy(lag, miss time.Duration, senderHere bool) bool {
-	hops := time.Duration(receiverHops)
+	return lag > 0 && lag*LagHops(senderHere) >= miss
+}
+
+// LagHops is how many times the lag measured a timing through this
+// process may be late: receiverHops, plus senderHops when the sender of
+// what was timed runs in it too.
+func LagHops(senderHere bool) time.Duration {
 	if senderHere {
-		hops += senderHops
+		return receiverHops + senderHops
 	}
-	return lag > 0 && lag*hops >= miss
+	return receiverHops
 }
 
 // LaggingMonitor is a monitor that saw this process wake lag late every
