@@ -174,6 +174,11 @@ func (rv *Receiver) Refuse(_ context.Context, dur time.Duration) error {
 		rv.srv.SetKeepAlivesEnabled(true)
 		return err
 	}
+	// And the connections no request has begun on: Go counts one that
+	// is not five seconds old as busy, and a sender's transport keeps
+	// one it dialed and did not use for its next request. Such a one
+	// took a delivery half a second into a refusal of 1.5 s.
+	rv.conns.CloseUnused()
 	rv.upMu.Lock()
 	rv.upCh = up
 	rv.upMu.Unlock()

@@ -1,9 +1,14 @@
 package receiver_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"io"
+	"net"
 	"net/http"
+	"os"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -84,4 +89,40 @@ func TestRefuseRefusesConnectionsThenListensAgain(t *testing.T) {
 	}
 	assert.Error(t, rv.Refuse(ctx, 0))
 	assert.Error(t, rv.Refuse(ctx, 2*time.Minute))
+}
+
+// A connection a sender dialed and has not used yet (a transport keeps
+// such a one in its pool) does not outlive the refusal either: a
+// delivery sent on it half a second into the refusal is not answered,
+// and not recorded. Go counts it busy for five seconds, so that turning
+// keep-alives off left it open.
+func TestRefuseClosesUnusedConnections(t *testing.T) {
+	rv := MustOpenReceiver(t, nil)
+	addr := strings.TrimPrefix(rv.URL(), "http://")
+	c, err := net.Dial("tcp", addr)
+	require.NoError(t, err)
+	defer c.Close()
+	// Until the receiver has accepted it: a connection still in the
+	// listening socket's queue would be refused with the socket, which
+	// says nothing of the connections already open.
+	time.Sleep(300 * time.Millisecond)
+
+	require.NoError(t, rv.Refuse(context.Background(), 2*time.Second))
+	time.Sleep(500 * time.Millisecond)
+	body := notification(firmakit.StateSigned, "unused-connection", "sig-down")
+	req := "POST /hooks/merchant_demo HTTP/1.1\r\nHost: " + addr + "\r\nContent-Type: application/json\r\nX-Service-Signature: " +
+		profile.WebhookSignature([]string{"whsec_test_demo"}, time.Now(), body) + "\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + string(body)
+	require.NoError(t, c.SetDeadline(time.Now().Add(5*time.Second)))
+	_, _ = io.WriteString(c, req) // may fail already: the connection is closed
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err == nil {
+		resp.Body.Close()
+	}
+	require.Error(t, err, "no answer on a connection the refusal closed")
+	assert.NotErrorIs(t, err, os.ErrDeadlineExceeded, "closed, not left hanging")
+
+	wctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	require.NoError(t, rv.WaitUp(wctx))
+	assert.Empty(t, listEvents(t, rv, "order=asc").Events, "nothing was recorded")
 }

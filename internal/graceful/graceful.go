@@ -29,10 +29,11 @@ func (t *Tracker) Hook(c net.Conn, s http.ConnState) {
 	t.conns[c] = s
 }
 
-// closeUnused closes connections that have not begun a request. Go's
-// Shutdown counts them as active for five seconds; a client's transport
-// often dials one it then does not use.
-func (t *Tracker) closeUnused() {
+// CloseUnused closes connections that have not begun a request. Go's
+// Shutdown, and its SetKeepAlivesEnabled(false), count them as active
+// for five seconds; a client's transport often dials one it then does not
+// use, and keeps it in its pool for a later request.
+func (t *Tracker) CloseUnused() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for c, s := range t.conns {
@@ -54,7 +55,7 @@ func Shutdown(srv *http.Server, t *Tracker, grace time.Duration) error {
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		t.closeUnused()
+		t.CloseUnused()
 		select {
 		case err := <-done:
 			if err != nil {
