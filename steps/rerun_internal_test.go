@@ -29,18 +29,7 @@ func TestLateNotificationWhileThisProcessLagsIsInconclusive(t *testing.T) {
 		{"on time", 0, reports.Failed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rv := &receiver.Receiver{Addr: "127.0.0.1:0", DB: ":memory:"}
-			require.NoError(t, rv.Open())
-			defer rv.Close()
-			ref := &reference.Server{Addr: "127.0.0.1:0", Config: reference.DemoConfig(), DemoDelay: 1600 * time.Millisecond}
-			require.NoError(t, ref.Config.SetWebhooks(rv.HookURL))
-			require.NoError(t, ref.Open())
-			defer ref.Close()
-			// A monitor that saw this process wake tc.lag late all along.
-			lag := engine.LaggingMonitor(tc.lag)
-			s := &Suite{Target: DemoTarget(ref.URL(), rv, true), lag: lag, RunOptions: RunOptions{Lang: "en", Tags: "@DEMO-NOTIFICATION", Concurrency: 8}}
-			_, err := s.Run()
-			require.NoError(t, err)
+			s := runLagging(t, tc.lag, &reference.Server{Addr: "127.0.0.1:0", Config: reference.DemoConfig(), DemoDelay: 1600 * time.Millisecond})
 			assert.Equal(t, tc.verdict, s.Verdict())
 			var rows int
 			for _, r := range s.Results() {
@@ -79,20 +68,9 @@ func TestHeldAnswerCountsThisProcessesLateness(t *testing.T) {
 		{"on time", 0, reports.Failed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rv := &receiver.Receiver{Addr: "127.0.0.1:0", DB: ":memory:"}
-			require.NoError(t, rv.Open())
-			defer rv.Close()
-			ref := &reference.Server{Addr: "127.0.0.1:0", Config: reference.DemoConfig()}
-			var err error
-			ref.Deviations, err = refaults.New([]string{"notification-201-held"})
+			held, err := refaults.New([]string{"notification-201-held"})
 			require.NoError(t, err)
-			require.NoError(t, ref.Config.SetWebhooks(rv.HookURL))
-			require.NoError(t, ref.Open())
-			defer ref.Close()
-			s := &Suite{Target: DemoTarget(ref.URL(), rv, true), lag: engine.LaggingMonitor(tc.lag),
-				RunOptions: RunOptions{Lang: "en", Tags: "@DEMO-NOTIFICATION", Concurrency: 8}}
-			_, err = s.Run()
-			require.NoError(t, err)
+			s := runLagging(t, tc.lag, &reference.Server{Addr: "127.0.0.1:0", Config: reference.DemoConfig(), Deviations: held})
 			assert.Equal(t, tc.verdict, s.Verdict())
 			rows := 0
 			for _, r := range s.Results() {
@@ -110,4 +88,21 @@ func TestHeldAnswerCountsThisProcessesLateness(t *testing.T) {
 			assert.Equal(t, 5, rows)
 		})
 	}
+}
+
+// runLagging runs the English @DEMO-NOTIFICATION rows against ref
+// (opened here, notifying a receiver of its own) with a lag monitor that
+// saw this process wake lag late all along (0: always on time).
+func runLagging(t *testing.T, lag time.Duration, ref *reference.Server) *Suite {
+	t.Helper()
+	rv := &receiver.Receiver{Addr: "127.0.0.1:0", DB: ":memory:"}
+	require.NoError(t, rv.Open())
+	t.Cleanup(func() { rv.Close() })
+	require.NoError(t, ref.Config.SetWebhooks(rv.HookURL))
+	require.NoError(t, ref.Open())
+	t.Cleanup(func() { ref.Close() })
+	s := &Suite{Target: DemoTarget(ref.URL(), rv, true), lag: engine.LaggingMonitor(lag), RunOptions: RunOptions{Lang: "en", Tags: "@DEMO-NOTIFICATION", Concurrency: 8}}
+	_, err := s.Run()
+	require.NoError(t, err)
+	return s
 }
