@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -33,12 +34,43 @@ func TestMain(m *testing.M) {
 	os.Exit(pgtest.Main(m))
 }
 
-func startReceiverProcess(t *testing.T, addr, db string) *exec.Cmd {
+// startReceiverProcess runs this test binary as 'firmakit receive' on
+// the database db, listening on a loopback port the process picks itself,
+// and returns it with the address it printed, once /healthz answers
+// there. A port probed here and handed to the process could be taken by
+// another test's process in between: it was, the receiver failed to
+// listen, and the test talked to a receiver that was not its own.
+func startReceiverProcess(t *testing.T, db string) (*exec.Cmd, string) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "receive", "--listen", addr, "--db", db, "--log-level", "warn")
+	cmd := exec.Command(os.Args[0], "receive", "--listen", "127.0.0.1:0", "--db", db, "--log-level", "warn")
 	cmd.Env = append(os.Environ(), "FIRMAKIT_TEST_AS_MAIN=1")
 	cmd.Stderr = os.Stderr
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
+	printed, ended := make(chan string, 1), make(chan struct{})
+	go func() {
+		defer close(ended)
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if u := loopbackURL.FindString(sc.Text()); u != "" {
+				select {
+				case printed <- u:
+				default:
+				}
+			}
+		}
+	}()
+	var addr string
+	select {
+	case u := <-printed:
+		addr = strings.TrimPrefix(u, "http://")
+	case <-ended:
+		t.Fatal("firmakit receive ended before it printed its address")
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("firmakit receive printed no address within 10 s")
+	}
 	require.Eventually(t, func() bool {
 		resp, err := http.Get("http://" + addr + "/healthz")
 		if err == nil {
@@ -46,17 +78,20 @@ func startReceiverProcess(t *testing.T, addr, db string) *exec.Cmd {
 		}
 		return err == nil
 	}, 10*time.Second, 20*time.Millisecond)
-	return cmd
+	return cmd, addr
 }
+
+// loopbackURL is the URL a server this test binary runs prints it
+// serves on.
+var loopbackURL = regexp.MustCompile(`http://127\.0\.0\.1:[0-9]+`)
 
 // TestReceiverKeepsEveryAcknowledgedNotificationAcrossKill9 sends signed
 // notifications from several senders, kills the receiver with SIGKILL in
 // the middle, restarts it on the same database, and finds every
 // notification that got a 2xx.
 func TestReceiverKeepsEveryAcknowledgedNotificationAcrossKill9(t *testing.T) {
-	addr := freeAddr(t)
 	db := filepath.Join(t.TempDir(), "kill.db")
-	proc := startReceiverProcess(t, addr, db)
+	proc, addr := startReceiverProcess(t, db)
 	p := firmakit.BundledProfile()
 
 	var mu sync.Mutex
@@ -98,7 +133,8 @@ func TestReceiverKeepsEveryAcknowledgedNotificationAcrossKill9(t *testing.T) {
 	wg.Wait()
 	require.NotEmpty(t, acked, "the load got no 2xx before the kill")
 
-	proc2 := startReceiverProcess(t, addr, db)
+	// On the same database; on another port, which the process picks.
+	proc2, addr := startReceiverProcess(t, db)
 	defer func() { proc2.Process.Signal(os.Interrupt); proc2.Wait() }()
 	req, _ := http.NewRequestWithContext(context.Background(), "GET", "http://"+addr+"/api/events/export?format=jsonl", nil)
 	resp, err := client.Do(req)

@@ -80,9 +80,9 @@ func TestReceiveRefusesAnotherPostgresDatabase(t *testing.T) {
 // its last id with no gap and no duplicate.
 func TestReplicaKill9LosesNothing(t *testing.T) {
 	db := postgresDB(t)
-	addrs := []string{freeAddr(t), freeAddr(t)}
-	a := startReceiverProcess(t, addrs[0], db)
-	b := startReceiverProcess(t, addrs[1], db)
+	a, addrA := startReceiverProcess(t, db)
+	b, addrB := startReceiverProcess(t, db)
+	addrs := []string{addrA, addrB}
 	defer func() { b.Process.Signal(os.Interrupt); b.Wait() }()
 	p := firmakit.BundledProfile()
 	// A client of A's stream, which moves to B when A dies.
