@@ -26,10 +26,11 @@ import (
 
 // TestEveryFaultIsCaught measures the suite's power: the suite (in
 // English, the Spanish scenarios being the same; the feature of the
-// fault's area) runs against the reference server with each named fault
-// switched on, and must fail every time, with a failure (not merely an
-// inconclusive or incomplete run). Against no fault the whole suite must
-// pass: TestConformanceSuite.
+// fault's area, a notification fault's in widening parts: faultAreas)
+// runs against the reference server with each named fault switched on,
+// and must fail every time, with a failure (not merely an inconclusive
+// or incomplete run). Against no fault the whole suite must pass:
+// TestConformanceSuite.
 func TestEveryFaultIsCaught(t *testing.T) {
 	t.Parallel()
 	faults := refaults.List()
