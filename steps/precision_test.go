@@ -46,7 +46,7 @@ func TestAnIndependentServicePasses(t *testing.T) {
 	start := time.Now()
 	_, err := s.Run()
 	require.NoError(t, err)
-	t.Logf("%s in %.1fs, %d row(s) run again alone", s.VerdictLine(), time.Since(start).Seconds(), again.count())
+	t.Logf("%s in %.1fs, %s", s.VerdictLine(), time.Since(start).Seconds(), &again)
 	v := s.Verdict()
 	if lateRows(t, s) > 0 {
 		require.Equal(t, reports.Inconclusive, v, "against an independent, correct service:\n%s", unpassed(s))

@@ -22,17 +22,22 @@ func (r *runTime) String() string {
 	return fmt.Sprintf("%4.1fs", r.took.Seconds())
 }
 
-// rerunCounter is a run's Progress writer that counts the rows run again.
+// rerunCounter is a run's Progress writer that counts the rows run again:
+// several at a time, then alone.
 type rerunCounter struct {
-	mu sync.Mutex
-	n  int
+	mu           sync.Mutex
+	several, one int
 }
 
 func (c *rerunCounter) Write(p []byte) (int, error) {
 	var k int
 	if _, err := fmt.Sscanf(string(p), "running %d inconclusive", &k); err == nil && strings.HasPrefix(string(p), "running ") {
 		c.mu.Lock()
-		c.n += k
+		if strings.Contains(string(p), "again, alone") {
+			c.one += k
+		} else {
+			c.several += k
+		}
 		c.mu.Unlock()
 	}
 	return len(p), nil
@@ -41,5 +46,12 @@ func (c *rerunCounter) Write(p []byte) (int, error) {
 func (c *rerunCounter) count() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.n
+	return c.several + c.one
+}
+
+// String says how many rows ran again, several at a time and alone.
+func (c *rerunCounter) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return fmt.Sprintf("%d row(s) run again a few at a time, %d alone", c.several, c.one)
 }

@@ -1,10 +1,14 @@
 package steps
 
 import (
+	"context"
+	"io"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/cucumber/godog"
 	"github.com/firmakit/firmakit/receiver"
 	"github.com/firmakit/firmakit/reference"
 	refaults "github.com/firmakit/firmakit/reference/faults"
@@ -106,3 +110,113 @@ func runLagging(t *testing.T, lag time.Duration, ref *reference.Server) *Suite {
 	require.NoError(t, err)
 	return s
 }
+
+// TestRerunsGoAFewAtATimeThenAlone: rows a run of many at once could not
+// judge run again rerunAtOnce at a time, then alone twice at most; the
+// rows of each round run no more at once than it says, a row that takes
+// the receiver down goes first in a round of several at once (its
+// refusal would stop the others' deliveries), and only a row alone is
+// judged by what a run alone tells ("again when run alone"). The
+// reference holds its 201 until it has sent the notification, and this
+// process lags 100 ms all along, so every row stays inconclusive: the
+// 201's lateness may be this process's, and the first delivery comes
+// before the receiver can be taken down.
+func TestRerunsGoAFewAtATimeThenAlone(t *testing.T) {
+	rv := &receiver.Receiver{Addr: "127.0.0.1:0", DB: ":memory:"}
+	require.NoError(t, rv.Open())
+	t.Cleanup(func() { rv.Close() })
+	held, err := refaults.New([]string{"notification-201-held"})
+	require.NoError(t, err)
+	ref := &reference.Server{Addr: "127.0.0.1:0", Config: reference.DemoConfig(), Deviations: held}
+	require.NoError(t, ref.Config.SetWebhooks(rv.HookURL))
+	require.NoError(t, ref.Open())
+	t.Cleanup(func() { ref.Close() })
+
+	const refusedName = "a notification whose connection is refused, the webhook being down, is delivered again once it is back"
+	var mu sync.Mutex
+	round, running := 0, 0
+	most := map[int]int{}
+	// For each round: when the row that takes the receiver down began,
+	// how many others ran then, and when each other row began.
+	refusedAt, beside, others := map[int]time.Time{}, map[int]int{}, map[int][]time.Time{}
+	progress := writerFunc(func(b []byte) {
+		if strings.Contains(string(b), "inconclusive scenario(s) again") {
+			mu.Lock()
+			round++
+			mu.Unlock()
+		}
+	})
+	var lines strings.Builder
+	s := &Suite{Target: DemoTarget(ref.URL(), rv, true), lag: engine.LaggingMonitor(100 * time.Millisecond),
+		RunOptions: RunOptions{Lang: "en", Tags: "@DEMO-NOTIFICATION,@DEMO-RETRY-REFUSED", Concurrency: 8, Progress: io.MultiWriter(progress, &lines)},
+		extend: func(sc *godog.ScenarioContext) {
+			// From the suite's letting it in (its own hook comes first)
+			// to its end.
+			sc.Before(func(ctx context.Context, p *godog.Scenario) (context.Context, error) {
+				mu.Lock()
+				running++
+				most[round] = max(most[round], running)
+				r := round
+				if p.Name != refusedName {
+					others[r] = append(others[r], time.Now())
+					mu.Unlock()
+					return ctx, nil
+				}
+				refusedAt[r], beside[r] = time.Now(), running-1
+				mu.Unlock()
+				// A while in which no other row may begin.
+				time.Sleep(300 * time.Millisecond)
+				return ctx, nil
+			})
+			sc.After(func(ctx context.Context, _ *godog.Scenario, _ error) (context.Context, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				running--
+				return ctx, nil
+			})
+		}}
+	_, err = s.Run()
+	require.NoError(t, err)
+	assert.Equal(t, reports.Inconclusive, s.Verdict())
+	assert.Equal(t, "running 6 inconclusive scenario(s) again, 4 at a time\n"+
+		"running 6 inconclusive scenario(s) again, alone\n"+
+		"running 6 inconclusive scenario(s) again, alone\n", onlyReruns(lines.String()))
+	assert.Equal(t, 4, most[1], "the first rerun: 4 rows at once")
+	assert.Equal(t, map[int]int{2: 1, 3: 1}, map[int]int{2: most[2], 3: most[3]}, "then alone")
+	rows := 0
+	for _, r := range s.Results() {
+		if r.Requirement == "DEMO-NOTIFICATION" || r.Requirement == "DEMO-RETRY-REFUSED" {
+			rows++
+			assert.True(t, strings.HasPrefix(r.Error, "again when run alone: "), r.Error)
+		}
+	}
+	assert.Equal(t, 6, rows, "each row once, its reruns replacing it")
+	// The first run and the first rerun, several at once: the row that
+	// takes the receiver down begins alone, and no other begins while it
+	// runs (here, until it ends: its first delivery comes before the
+	// receiver is down).
+	for _, r := range []int{0, 1} {
+		require.False(t, refusedAt[r].IsZero(), "round %d", r)
+		assert.Zero(t, beside[r], "round %d: rows running when the receiver's row began", r)
+		for _, at := range others[r] {
+			assert.False(t, at.After(refusedAt[r]) && at.Before(refusedAt[r].Add(300*time.Millisecond)),
+				"round %d: a row began %s after the receiver's row", r, at.Sub(refusedAt[r]))
+		}
+	}
+}
+
+// onlyReruns are the lines of a run's progress that announce a rerun.
+func onlyReruns(progress string) string {
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(progress, "\n") {
+		if strings.Contains(l, "inconclusive scenario(s) again") {
+			b.WriteString(l)
+		}
+	}
+	return b.String()
+}
+
+// writerFunc is an io.Writer that hands each write to a function.
+type writerFunc func([]byte)
+
+func (f writerFunc) Write(b []byte) (int, error) { f(b); return len(b), nil }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cucumber/godog"
+	messages "github.com/cucumber/messages/go/v21"
 	"github.com/firmakit/firmakit/features"
 	"github.com/firmakit/firmakit/reports"
 	"github.com/firmakit/firmakit/steps/engine"
@@ -121,9 +122,10 @@ func (s *Suite) Run() (int, error) {
 		concurrency, g = sel.Len(), engine.NewGate(s.Concurrency)
 	}
 	status := p.Run("firmakit", concurrency, s.initializer(p, lag, ledger, g))
-	// Twice at most: a passing spike of load should not decide a verdict.
-	for round := 0; round < rerunRounds; round++ {
-		if err := p.RerunInconclusive("firmakit-rerun"); err != nil {
+	// Once a few at a time, then twice alone at most: a passing spike of
+	// load should not decide a verdict.
+	for _, at := range rerunRounds(s.Concurrency) {
+		if err := p.RerunInconclusive("firmakit-rerun", at); err != nil {
 			return 2, err
 		}
 	}
@@ -157,11 +159,11 @@ func (s *Suite) prepare() (*engine.Selection, error) {
 
 // initializer gives each scenario its own steps, clock and observations,
 // on the run's lag monitor and ledger.
-// A gate, when not nil, starts the scenarios of the first run (not of the
-// reruns, which go one at a time).
+// A gate, when not nil, starts the scenarios of the first run; a rerun
+// several at once has a gate of its own, one alone none.
 func (s *Suite) initializer(p *Pass, lag *engine.LagMonitor, ledger *Ledger, g *engine.Gate) Initializer {
 	var waits []stepWait
-	if g != nil {
+	if s.Concurrency > 1 {
 		waits = scheduleWaits(s.Target.Profile)
 	}
 	// Scenarios that take the receiver down go first, one at a time,
@@ -171,6 +173,13 @@ func (s *Suite) initializer(p *Pass, lag *engine.LagMonitor, ledger *Ledger, g *
 		down = newDownFirst(p.Pickles())
 	}
 	return func(sink func(reports.ScenarioResult), only map[string]bool) func(*godog.ScenarioContext) {
+		g, down, alone := g, down, false
+		if only != nil { // a rerun of the rows only holds
+			g, down, alone = nil, nil, p.AtOnce() <= 1
+			if !alone {
+				g, down = engine.NewGate(p.AtOnce()), newDownFirst(rowsIn(p.Pickles(), only))
+			}
+		}
 		return func(sc *godog.ScenarioContext) {
 			// godog calls this once per scenario, so each gets its own
 			// clock and its own pickle.
@@ -178,7 +187,7 @@ func (s *Suite) initializer(p *Pass, lag *engine.LagMonitor, ledger *Ledger, g *
 			var key string
 			leave, leaveDown := func() {}, func() {}
 			obs := &observations{}
-			st := &Steps{T: s.Target, Lag: lag, Ledger: ledger, Alone: only != nil}
+			st := &Steps{T: s.Target, Lag: lag, Ledger: ledger, Alone: alone}
 			sc.Before(func(ctx context.Context, sp *godog.Scenario) (context.Context, error) {
 				start, key = time.Now(), engine.PickleKey(sp)
 				if only != nil && !only[key] {
@@ -187,7 +196,7 @@ func (s *Suite) initializer(p *Pass, lag *engine.LagMonitor, ledger *Ledger, g *
 				// The receiver's down windows first, holding no slot of
 				// the gate: a scenario waiting for them must leave the
 				// slots to those that take it down.
-				if only == nil && down != nil {
+				if down != nil {
 					var err error
 					if leaveDown, err = down.enter(ctx, sp); err != nil {
 						return ctx, godog.ErrSkip // the run's deadline passed
@@ -195,7 +204,7 @@ func (s *Suite) initializer(p *Pass, lag *engine.LagMonitor, ledger *Ledger, g *
 					st.leaveDown = leaveDown
 					start = time.Now()
 				}
-				if g != nil && only == nil {
+				if g != nil {
 					var err error
 					if leave, err = g.Enter(ctx, scheduleWait(waits, sp)); err != nil {
 						leaveDown()
@@ -225,8 +234,32 @@ func (s *Suite) initializer(p *Pass, lag *engine.LagMonitor, ledger *Ledger, g *
 	}
 }
 
-// rerunRounds is how many times inconclusive rows are run again alone.
-const rerunRounds = 2
+// rerunRounds are the rounds of a run's inconclusive rows, each a number
+// of rows at once: first rerunAtOnce (no more than the run's concurrency),
+// for the rows a run of many at once left unjudged because its own load
+// made this process late, then twice alone, for those a loaded machine
+// left unjudged again and for the checks only a row alone may judge
+// (Steps.Alone).
+func rerunRounds(concurrency int) []int {
+	if first := min(concurrency, rerunAtOnce); first > 1 {
+		return []int{first, 1, 1}
+	}
+	return []int{1, 1}
+}
+
+// rerunAtOnce is how many inconclusive rows the first rerun runs at once.
+const rerunAtOnce = 4
+
+// rowsIn are the pickles whose keys (engine.PickleKey) only holds.
+func rowsIn(pickles []*messages.Pickle, only map[string]bool) []*messages.Pickle {
+	var in []*messages.Pickle
+	for _, p := range pickles {
+		if only[engine.PickleKey(p)] {
+			in = append(in, p)
+		}
+	}
+	return in
+}
 
 // String describes the suite's selection.
 func (s *Suite) String() string { return s.Describe("features") }

@@ -74,7 +74,7 @@ func TestVerdictHoldsBehindAGateway(t *testing.T) {
 			_, err := s.Run()
 			require.NoError(t, err)
 			gs, ps := g.Stats(), target.Pacer.Stats()
-			t.Logf("%s in %.1fs, %d row(s) run again alone; gateway: %+v; %s", s.VerdictLine(), time.Since(start).Seconds(), again.count(), gs, ps)
+			t.Logf("%s in %.1fs, %s; gateway: %+v; %s", s.VerdictLine(), time.Since(start).Seconds(), &again, gs, ps)
 			// Never failed. A timed row may be left inconclusive when the
 			// answers came back too slowly to tell, or this process ran
 			// late (a loaded machine: a 201 of 588 ms through the gateway

@@ -143,7 +143,7 @@ func TestConformanceSuite(t *testing.T) {
 	start := time.Now()
 	status, err := s.Run()
 	require.NoError(t, err)
-	t.Logf("%s in %.1fs, %d row(s) run again alone", s.VerdictLine(), time.Since(start).Seconds(), again.count())
+	t.Logf("%s in %.1fs, %s", s.VerdictLine(), time.Since(start).Seconds(), &again)
 	late := lateRows(t, s)
 	if late == 0 {
 		require.Equal(t, reports.Passed, s.Verdict(), "against the reference server:\n%s", unpassed(s))

@@ -38,6 +38,10 @@ type Pass struct {
 	mu  sync.Mutex
 	ran map[string]bool
 
+	// atOnce is how many rows the round under way runs at once: the
+	// first run's concurrency, a rerun's (1: alone).
+	atOnce int
+
 	// ctx ends at the run's deadline (see bound); every scenario's
 	// context is made from it. nil: no deadline.
 	ctx    context.Context
@@ -48,7 +52,8 @@ type Pass struct {
 // initializer of a godog run whose steps file each result with sink,
 // after Pass.Place has set its row. When only is set (a rerun), a
 // scenario whose key (PickleKey) it does not hold is cut short before any
-// step, and files nothing.
+// step, and files nothing. Pass.AtOnce tells, when it is called, how
+// many rows the round runs at once.
 type Initializer func(sink func(reports.ScenarioResult), only map[string]bool) func(*godog.ScenarioContext)
 
 // Selection is the scenarios of a feature set that a run's language and
@@ -178,7 +183,7 @@ func (p *Pass) options(paths []string, format string, out io.Writer, concurrency
 // name of the run; the options' Format, Output, Randomize and Options
 // apply.
 func (p *Pass) Run(name string, concurrency int, init Initializer) int {
-	p.init = init
+	p.init, p.atOnce = init, concurrency
 	o := p.options(p.paths, p.log.Format, p.log.Output, concurrency, p.log.Randomize)
 	if p.log.Options != nil {
 		p.log.Options(o)
@@ -219,10 +224,18 @@ func (p *Pass) Status(godogStatus int) int {
 	return godogStatus
 }
 
-// RerunInconclusive runs each inconclusive row again, alone, and files
-// its new result in place of the old; one inconclusive again says so.
-// name is godog's name of the run.
-func (p *Pass) RerunInconclusive(name string) error {
+// AtOnce is how many rows the round under way runs at once: the first
+// run's concurrency, or a rerun's (1: alone, one at a time). An
+// Initializer reads it when the round begins.
+func (p *Pass) AtOnce() int { return p.atOnce }
+
+// RerunInconclusive runs each inconclusive row again, at rows at once (1
+// or less: alone, one at a time), and files its new result in place of
+// the old; one inconclusive again says so. name is godog's name of the
+// run. Several at once, the suite's Initializer orders and bounds them as
+// on a first run; only a row that runs again alone may be judged by what
+// only a run alone tells (Steps.Alone).
+func (p *Pass) RerunInconclusive(name string, at int) error {
 	if p.OutOfTime() {
 		return nil
 	}
@@ -234,9 +247,14 @@ func (p *Pass) RerunInconclusive(name string) error {
 	if err != nil {
 		return err
 	}
+	at = max(at, 1)
 	if p.log.Progress != nil {
+		how := "alone"
+		if at > 1 {
+			how = fmt.Sprintf("%d at a time", at)
+		}
 		p.log.mu.Lock()
-		fmt.Fprintf(p.log.Progress, "running %d inconclusive scenario(s) again, alone\n", len(again))
+		fmt.Fprintf(p.log.Progress, "running %d inconclusive scenario(s) again, %s\n", len(again), how)
 		p.log.mu.Unlock()
 	}
 	// Only the inconclusive rows run again, not their whole outline.
@@ -250,14 +268,29 @@ func (p *Pass) RerunInconclusive(name string) error {
 	}
 	var mu sync.Mutex
 	redone := map[string]reports.ScenarioResult{}
+	p.atOnce = at
+	init := p.init(func(r reports.ScenarioResult) {
+		r = p.judged(r)
+		mu.Lock()
+		defer mu.Unlock()
+		redone[RowKey(r)] = r
+	}, only)
+	// One godog run per scenario (file:line), alone one after the other;
+	// several at once, all begun together, the Initializer letting at of
+	// their rows run at a time.
+	var wg sync.WaitGroup
 	for _, path := range paths {
-		godog.TestSuite{Name: name, ScenarioInitializer: p.init(func(r reports.ScenarioResult) {
-			r = p.judged(r)
-			mu.Lock()
-			defer mu.Unlock()
-			redone[RowKey(r)] = r
-		}, only), Options: p.options([]string{path}, "progress", io.Discard, 1, 0)}.Run()
+		run := func() {
+			godog.TestSuite{Name: name, ScenarioInitializer: init,
+				Options: p.options([]string{path}, "progress", io.Discard, at, 0)}.Run()
+		}
+		if at == 1 {
+			run()
+			continue
+		}
+		wg.Go(run)
 	}
+	wg.Wait()
 	p.log.mu.Lock()
 	p.log.results = keep
 	p.log.mu.Unlock()
@@ -266,7 +299,7 @@ func (p *Pass) RerunInconclusive(name string) error {
 		switch {
 		case !ok:
 			n = r // not run again: stays inconclusive
-		case n.Status == reports.Inconclusive && n.Error != NotJudgedInTime:
+		case n.Status == reports.Inconclusive && n.Error != NotJudgedInTime && at == 1:
 			n.Error = "again when run alone: " + strings.TrimPrefix(n.Error, "again when run alone: ")
 		}
 		p.log.NoteResult(n)

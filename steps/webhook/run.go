@@ -76,7 +76,7 @@ func (s *Suite) Run() (int, error) {
 	// Scenarios whose timing could not be judged run again, alone, one
 	// delivery at a time.
 	s.Endpoint.alone()
-	if err := p.RerunInconclusive("firmakit-webhook-rerun"); err != nil {
+	if err := p.RerunInconclusive("firmakit-webhook-rerun", 1); err != nil {
 		return 2, err
 	}
 	s.clock = clockFinding{}
