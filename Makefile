@@ -69,8 +69,14 @@ deps:
 	$(GO) mod download
 	cd examples/godog-suite && $(GO) mod download
 	cd examples/openapi-client && $(GO) mod download
-	cd internal/interop/js && npm ci --no-audit --no-fund --ignore-scripts
-	cd internal/interop/apitools && npm ci --no-audit --no-fund --ignore-scripts
+	@# npm ci again only when package-lock.json changed since the last one
+	@# (its sum is kept in node_modules): 12 s of every make test otherwise.
+	@for d in internal/interop/js internal/interop/apitools; do \
+		sum=$$(sha256sum $$d/package-lock.json | cut -d' ' -f1); \
+		[ "$$(cat $$d/node_modules/.firmakit-lock-sum 2>/dev/null)" = "$$sum" ] && continue; \
+		echo "cd $$d && npm ci --no-audit --no-fund --ignore-scripts"; \
+		(cd $$d && npm ci --no-audit --no-fund --ignore-scripts) && echo "$$sum" >$$d/node_modules/.firmakit-lock-sum || exit 1; \
+	done
 
 lint:
 	@test -z "$$(gofmt -l .)" || { gofmt -l .; echo "gofmt would change the files above"; exit 1; }
