@@ -133,12 +133,12 @@ func TestRerunsGoAFewAtATimeThenAlone(t *testing.T) {
 	t.Cleanup(func() { ref.Close() })
 
 	const refusedName = "a notification whose connection is refused, the webhook being down, is delivered again once it is back"
+	// Each row's span in each round: from the suite's letting it in
+	// (its own Before hook comes first) to its last step's end (the suite
+	// gives its slot back after that, in its After hook).
 	var mu sync.Mutex
-	round, running := 0, 0
-	most := map[int]int{}
-	// For each round: when the row that takes the receiver down began,
-	// how many others ran then, and when each other row began.
-	refusedAt, beside, others := map[int]time.Time{}, map[int]int{}, map[int][]time.Time{}
+	round := 0
+	spans := map[int][]span{}
 	progress := writerFunc(func(b []byte) {
 		if strings.Contains(string(b), "inconclusive scenario(s) again") {
 			mu.Lock()
@@ -148,61 +148,90 @@ func TestRerunsGoAFewAtATimeThenAlone(t *testing.T) {
 	})
 	var lines strings.Builder
 	s := &Suite{Target: DemoTarget(ref.URL(), rv, true), lag: engine.LaggingMonitor(100 * time.Millisecond),
-		RunOptions: RunOptions{Lang: "en", Tags: "@DEMO-NOTIFICATION,@DEMO-RETRY-REFUSED", Concurrency: 8, Progress: io.MultiWriter(progress, &lines)},
+		RunOptions: RunOptions{Lang: "en", Tags: "@DEMO-NOTIFICATION,@DEMO-FREE-TEXT,@DEMO-RETRY-REFUSED", Concurrency: 8, Progress: io.MultiWriter(progress, &lines)},
 		extend: func(sc *godog.ScenarioContext) {
-			// From the suite's letting it in (its own hook comes first)
-			// to its end.
+			var sp span
+			var r int
 			sc.Before(func(ctx context.Context, p *godog.Scenario) (context.Context, error) {
 				mu.Lock()
-				running++
-				most[round] = max(most[round], running)
-				r := round
-				if p.Name != refusedName {
-					others[r] = append(others[r], time.Now())
-					mu.Unlock()
-					return ctx, nil
-				}
-				refusedAt[r], beside[r] = time.Now(), running-1
+				r = round
 				mu.Unlock()
-				// A while in which no other row may begin.
-				time.Sleep(300 * time.Millisecond)
+				sp = span{name: p.Name, begin: time.Now()}
+				if p.Name == refusedName {
+					// A while in which no other row may begin.
+					time.Sleep(300 * time.Millisecond)
+				}
+				return ctx, nil
+			})
+			sc.StepContext().After(func(ctx context.Context, _ *godog.Step, _ godog.StepResultStatus, _ error) (context.Context, error) {
+				sp.end = time.Now()
 				return ctx, nil
 			})
 			sc.After(func(ctx context.Context, _ *godog.Scenario, _ error) (context.Context, error) {
 				mu.Lock()
 				defer mu.Unlock()
-				running--
+				spans[r] = append(spans[r], sp)
 				return ctx, nil
 			})
 		}}
 	_, err = s.Run()
 	require.NoError(t, err)
 	assert.Equal(t, reports.Inconclusive, s.Verdict())
-	assert.Equal(t, "running 6 inconclusive scenario(s) again, 4 at a time\n"+
-		"running 6 inconclusive scenario(s) again, alone\n"+
-		"running 6 inconclusive scenario(s) again, alone\n", onlyReruns(lines.String()))
-	assert.Equal(t, 4, most[1], "the first rerun: 4 rows at once")
-	assert.Equal(t, map[int]int{2: 1, 3: 1}, map[int]int{2: most[2], 3: most[3]}, "then alone")
+	assert.Equal(t, "running 12 inconclusive scenario(s) again, 4 at a time\n"+
+		"running 12 inconclusive scenario(s) again, alone\n"+
+		"running 12 inconclusive scenario(s) again, alone\n", onlyReruns(lines.String()))
+	assert.Equal(t, 4, mostAtOnce(spans[1]), "the first rerun: 4 rows at once")
+	assert.Equal(t, []int{1, 1}, []int{mostAtOnce(spans[2]), mostAtOnce(spans[3])}, "then alone")
 	rows := 0
 	for _, r := range s.Results() {
-		if r.Requirement == "DEMO-NOTIFICATION" || r.Requirement == "DEMO-RETRY-REFUSED" {
+		if r.Requirement != LedgerRequirement {
 			rows++
 			assert.True(t, strings.HasPrefix(r.Error, "again when run alone: "), r.Error)
 		}
 	}
-	assert.Equal(t, 6, rows, "each row once, its reruns replacing it")
+	assert.Equal(t, 12, rows, "each row once, its reruns replacing it")
 	// The first run and the first rerun, several at once: the row that
 	// takes the receiver down begins alone, and no other begins while it
 	// runs (here, until it ends: its first delivery comes before the
 	// receiver is down).
 	for _, r := range []int{0, 1} {
-		require.False(t, refusedAt[r].IsZero(), "round %d", r)
-		assert.Zero(t, beside[r], "round %d: rows running when the receiver's row began", r)
-		for _, at := range others[r] {
-			assert.False(t, at.After(refusedAt[r]) && at.Before(refusedAt[r].Add(300*time.Millisecond)),
-				"round %d: a row began %s after the receiver's row", r, at.Sub(refusedAt[r]))
+		var refused *span
+		for i, sp := range spans[r] {
+			if sp.name == refusedName {
+				refused = &spans[r][i]
+			}
+		}
+		require.NotNil(t, refused, "round %d", r)
+		for _, sp := range spans[r] {
+			if sp.name == refusedName {
+				continue
+			}
+			assert.False(t, sp.begin.Before(refused.begin) && sp.end.After(refused.begin), "round %d: a row ran when the receiver's row began", r)
+			assert.False(t, sp.begin.After(refused.begin) && sp.begin.Before(refused.begin.Add(300*time.Millisecond)),
+				"round %d: a row began %s after the receiver's row", r, sp.begin.Sub(refused.begin))
 		}
 	}
+}
+
+// A span is a row's time in a round.
+type span struct {
+	name       string
+	begin, end time.Time
+}
+
+// mostAtOnce is the most spans that overlap at any instant.
+func mostAtOnce(spans []span) int {
+	most := 0
+	for _, a := range spans {
+		n := 0
+		for _, b := range spans {
+			if !b.begin.After(a.begin) && b.end.After(a.begin) {
+				n++
+			}
+		}
+		most = max(most, n)
+	}
+	return most
 }
 
 // onlyReruns are the lines of a run's progress that announce a rerun.
