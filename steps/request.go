@@ -140,6 +140,12 @@ func (s *Steps) send(ctx context.Context, sc *scenario) error {
 	_ = json.Unmarshal(sc.raw, &sc.resp)
 	if sc.endpoint == "signature" && sc.status == http.StatusCreated {
 		s.noteCreated(ctx, sc)
+		// Every 201's created_at has its form, not only the one a
+		// scenario looks at: a fraction that loses its trailing zeros
+		// shows on one contract in ten.
+		if v, ok := envelope(sc)["created_at"].(string); ok && !millisUTC.MatchString(v) {
+			return engine.Breaks("§2.2 created_at", "expected data.created_at of every 201 to be UTC with exactly three fraction digits and Z, like 2026-11-22T10:00:00.512Z, got %q; sent: %s", engine.Seen(clip(v, 100)), sc.sent)
+		}
 	}
 	return nil
 }

@@ -139,7 +139,8 @@ func (s envelopeFaults) shown(env firmakit.Envelope, req firmakit.CreateSignatur
 }
 
 // faultTime rewrites a time in firmakit.TimeFormat without its
-// milliseconds, or in the -03:00 offset, when the named fault is on.
+// milliseconds, with its fraction's trailing zeros trimmed, or in the
+// -03:00 offset, when the named fault is on.
 func (s envelopeFaults) faultTime(v, noMillis, offset string) string {
 	t, err := time.Parse(firmakit.TimeFormat, v)
 	if err != nil {
@@ -148,6 +149,8 @@ func (s envelopeFaults) faultTime(v, noMillis, offset string) string {
 	switch {
 	case s.fault(noMillis):
 		return t.UTC().Format("2006-01-02T15:04:05Z")
+	case s.fault(faultEnvelopeCreatedAtTrimsZeros):
+		return t.UTC().Truncate(10 * time.Millisecond).Format("2006-01-02T15:04:05.999Z")
 	case s.fault(offset):
 		return t.In(time.FixedZone("", -3*3600)).Format("2006-01-02T15:04:05.000-07:00")
 	}

@@ -9,9 +9,14 @@ import (
 	"unicode/utf8"
 
 	"github.com/firmakit/firmakit"
+	"github.com/firmakit/firmakit/reference"
 	"github.com/firmakit/firmakit/reference/internal/reftest"
 	"github.com/stretchr/testify/require"
 )
+
+// halfSecond is a time at .500 of a second, a minute ago (within the
+// timestamp's tolerance, which the requests signed at the present meet).
+var halfSecond = time.Now().Add(-time.Minute).Truncate(time.Second).Add(500 * time.Millisecond)
 
 // envelopeCases are the cases of the faults of the envelope and its 201.
 func envelopeCases() []faultCase {
@@ -57,6 +62,17 @@ func envelopeCases() []faultCase {
 					return x.Now.UTC().Format("2006-01-02T15:04:05Z")
 				}
 				return firmakit.FormatTime(x.Now)
+			}},
+		// The clock stopped at .500 of a second, where the fault shows.
+		{fault: "envelope-created-at-trims-zeros", probe: createdAt,
+			server: func(s *reference.Server) {
+				s.Clock = reftest.StoppedClock(func() time.Time { return halfSecond })
+			},
+			expect: func(_ *reftest.Exchange, faulty bool) any {
+				if faulty {
+					return halfSecond.UTC().Format("2006-01-02T15:04:05.9Z")
+				}
+				return firmakit.FormatTime(halfSecond)
 			}},
 		{fault: "envelope-created-at-offset", probe: createdAt,
 			expect: func(x *reftest.Exchange, faulty bool) any {

@@ -111,6 +111,7 @@ const (
 	faultEnvelopeSignatureIDReused      = "envelope-signature-id-reused"
 	faultEnvelopeTitleLineBreaks        = "envelope-title-line-breaks-normalised"
 	faultEnvelopeCreatedAtClientClock   = "envelope-created-at-client-clock"
+	faultEnvelopeCreatedAtTrimsZeros    = "envelope-created-at-trims-zeros"
 	faultEnvelopeRoutingIgnored         = "envelope-routing-ignored"
 	faultEnvelopeHTTP200                = "envelope-http-200"
 	faultEnvelopeStatusCode200          = "envelope-status-code-200"
@@ -326,6 +327,8 @@ var faultTable = []Fault{
 		"Every contract gets the same signature_id (the notification carries the same id)."},
 	{faultEnvelopeTitleLineBreaks, AreaEnvelope, "interface §2.2 title (echoed from the request)",
 		"The title's line breaks are normalised before it is echoed: CR LF and CR become LF, and U+2028 and U+2029 too."},
+	{faultEnvelopeCreatedAtTrimsZeros, AreaEnvelope, "defaults.md C created_at (exactly three fraction digits)",
+		"created_at's fraction loses its trailing zeros (Go's .999 layout) on a clock that counts in hundredths: .510 is written .51, .500 .5, .000 not at all, so every created_at has fewer than three digits (on a finer clock, one in ten would)."},
 	{faultEnvelopeCreatedAtClientClock, AreaEnvelope, "interface §2.2 created_at (the time of creation)",
 		"created_at is the time the request was signed at (its timestamp header), not the service's clock: a client whose clock is minutes off, within the tolerance, gets a created_at minutes off."},
 	{faultEnvelopeRoutingIgnored, AreaEnvelope, "defaults.md C routing (parallel or sequential)",
