@@ -65,5 +65,22 @@ func TestLikelyCausesNameWhatTheyExplain(t *testing.T) {
 	var b bytes.Buffer
 	reports.WriteLikelyCauses(&b, res)
 	assert.Equal(t, "likely cause of 1 failure: Requests got 401 Request expired: the target's clock and this machine's differ by more than the profile's tolerance, or the target reads the timestamp header another way.\n"+
-		"likely cause of 2 inconclusive results: The target could not be reached: check --target and that the service is running.\n", b.String())
+		"likely cause of 2 inconclusive results: No answer came back on any attempt (the connection refused, reset or closed without one): when the target answered the run's other requests, it drops these (a handler that crashes?) or something on the way does, so look at its logs for them; else check --target and that the service is running.\n", b.String())
+}
+
+// An inconclusive run whose unjudged results all got no answer on any
+// attempt says so, not that this process ran late; one timing result
+// among them brings the timing explanation back.
+func TestInconclusiveWithoutAnswersSaysSo(t *testing.T) {
+	res := []reports.ScenarioResult{
+		{Lang: "en", Requirement: "AUTH-OK", Status: reports.Passed},
+		{Lang: "en", Requirement: "SIG-REFUSED-INVALID", Status: reports.Inconclusive, FailureKind: reports.FailureUnreachable, Error: "connection closed without an answer"},
+	}
+	for _, lang := range []string{"en", "es"} {
+		line := reports.ExplainIn(lang, "", res)
+		assert.Contains(t, line, map[string]string{"en": "got no answer on any attempt", "es": "no obtuvieron respuesta en ningún intento"}[lang])
+		assert.NotContains(t, line, map[string]string{"en": "did not run on time", "es": "no se ejecutó a tiempo"}[lang])
+	}
+	res = append(res, reports.ScenarioResult{Lang: "en", Requirement: "DEMO-NOTIFICATION", Status: reports.Inconclusive, Error: "this process ran late"})
+	assert.Contains(t, reports.ExplainIn("en", "", res), "did not run on time")
 }

@@ -212,6 +212,9 @@ func ExplainIn(lang, tags string, results []ScenarioResult) string {
 		if outOfTime(results) {
 			return tr(lang, "explain.inconclusive.time", s.Inconclusive, scenariosIn(lang, s.Scenarios), tagList(results, Inconclusive), more)
 		}
+		if unanswered(results) {
+			return tr(lang, "explain.inconclusive.unanswered", s.Inconclusive, scenariosIn(lang, s.Scenarios), tagList(results, Inconclusive), more)
+		}
 		return tr(lang, "explain.inconclusive", s.Inconclusive, scenariosIn(lang, s.Scenarios), tagList(results, Inconclusive), more)
 	}
 	if s.Scenarios == 0 {
@@ -243,6 +246,22 @@ const NotJudgedInTime = "not judged: the run reached its time bound (max duratio
 // outOfTime tells whether every inconclusive result is one the run's time
 // bound cut short: the verdict then says so, not that this process was
 // late.
+// unanswered tells whether every inconclusive result is one whose
+// requests got no answer on any attempt (FailureUnreachable): nothing
+// about timing kept them from a verdict.
+func unanswered(results []ScenarioResult) bool {
+	n := 0
+	for _, r := range results {
+		if r.Status == Inconclusive {
+			if r.FailureKind != FailureUnreachable {
+				return false
+			}
+			n++
+		}
+	}
+	return n > 0
+}
+
 func outOfTime(results []ScenarioResult) bool {
 	n := 0
 	for _, r := range results {
