@@ -57,3 +57,22 @@ func TestEveryCreatedAtHasItsForm(t *testing.T) {
 		}
 	}
 }
+
+// TestALaterRetryIsJudgedWhenAnEarlierCannotBe: a sender whose every
+// retry waits 1 s, where the schedule says 1, 2, 4, 8 and 16 s, misses the
+// second retry's wait by 1 s and the third's by 3 s. With this process
+// 200 ms late all along (excusing up to 1.6 s with the sender here), the
+// second gap cannot be judged but the third can: the scenario fails on
+// it, where it stopped at the second, inconclusive.
+func TestALaterRetryIsJudgedWhenAnEarlierCannotBe(t *testing.T) {
+	flat, err := refaults.New([]string{"notification-retry-schedule-flat"})
+	require.NoError(t, err)
+	s := runLaggingTags(t, 200*time.Millisecond, "@DEMO-RETRY-EXHAUSTED", &reference.Server{Addr: "127.0.0.1:0", Config: reference.DemoConfig(), Deviations: flat})
+	require.Equal(t, reports.Failed, s.Verdict())
+	for _, r := range s.Results() {
+		if r.Requirement == "DEMO-RETRY-EXHAUSTED" {
+			assert.Equal(t, reports.Failed, r.Status, r.Error)
+			assert.Contains(t, r.Error, "expected the delivery again after the profile's retry delay 4s")
+		}
+	}
+}

@@ -99,13 +99,19 @@ func TestHeldAnswerCountsThisProcessesLateness(t *testing.T) {
 // saw this process wake lag late all along (0: always on time).
 func runLagging(t *testing.T, lag time.Duration, ref *reference.Server) *Suite {
 	t.Helper()
+	return runLaggingTags(t, lag, "@DEMO-NOTIFICATION", ref)
+}
+
+// runLaggingTags is runLagging for the English rows tags select.
+func runLaggingTags(t *testing.T, lag time.Duration, tags string, ref *reference.Server) *Suite {
+	t.Helper()
 	rv := &receiver.Receiver{Addr: "127.0.0.1:0", DB: ":memory:"}
 	require.NoError(t, rv.Open())
 	t.Cleanup(func() { rv.Close() })
 	require.NoError(t, ref.Config.SetWebhooks(rv.HookURL))
 	require.NoError(t, ref.Open())
 	t.Cleanup(func() { ref.Close() })
-	s := &Suite{Target: DemoTarget(ref.URL(), rv, true), lag: engine.LaggingMonitor(lag), RunOptions: RunOptions{Lang: "en", Tags: "@DEMO-NOTIFICATION", Concurrency: 8}}
+	s := &Suite{Target: DemoTarget(ref.URL(), rv, true), lag: engine.LaggingMonitor(lag), RunOptions: RunOptions{Lang: "en", Tags: tags, Concurrency: 8}}
 	_, err := s.Run()
 	require.NoError(t, err)
 	return s
