@@ -246,27 +246,24 @@ const NotJudgedInTime = "not judged: the run reached its time bound (max duratio
 // outOfTime tells whether every inconclusive result is one the run's time
 // bound cut short: the verdict then says so, not that this process was
 // late.
+func outOfTime(results []ScenarioResult) bool {
+	return everyInconclusive(results, func(r ScenarioResult) bool { return r.Error == NotJudgedInTime })
+}
+
 // unanswered tells whether every inconclusive result is one whose
 // requests got no answer on any attempt (FailureUnreachable): nothing
 // about timing kept them from a verdict.
 func unanswered(results []ScenarioResult) bool {
-	n := 0
-	for _, r := range results {
-		if r.Status == Inconclusive {
-			if r.FailureKind != FailureUnreachable {
-				return false
-			}
-			n++
-		}
-	}
-	return n > 0
+	return everyInconclusive(results, func(r ScenarioResult) bool { return r.FailureKind == FailureUnreachable })
 }
 
-func outOfTime(results []ScenarioResult) bool {
+// everyInconclusive tells whether there is an inconclusive result and
+// each is one of.
+func everyInconclusive(results []ScenarioResult, of func(ScenarioResult) bool) bool {
 	n := 0
 	for _, r := range results {
 		if r.Status == Inconclusive {
-			if r.Error != NotJudgedInTime {
+			if !of(r) {
 				return false
 			}
 			n++
